@@ -1,0 +1,154 @@
+"""Data acquisition: fetch each input file from the first source that has it.
+
+Sources are tried in order:
+
+1. a local folder (by default ``data/local/<dataset>/``), for files a user
+   placed by hand;
+2. mirror folders, from the configuration and from an environment variable
+   (CI and the developers' machines point it at a shared copy);
+3. the upstream URL, pinned to one commit, when downloads are allowed.
+
+Every file is checked against its git blob SHA-1 before it is moved into its
+final place. A file with the wrong hash is never used, and nothing is moved
+or deleted at its source, so a failure loses nothing; the error names the
+file, the source and both hashes. A file that no source has is an error that
+lists every place that was searched and says where to put the file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..io import atomic_path
+from .manifest import ManifestEntry, git_blob_sha1
+
+__all__ = [
+    "AcquisitionError",
+    "HashMismatchError",
+    "MissingDataError",
+    "Sources",
+    "acquire",
+    "verify_file",
+]
+
+
+class AcquisitionError(RuntimeError):
+    """Base class of data-acquisition errors."""
+
+
+class HashMismatchError(AcquisitionError):
+    """A file's content does not match its manifest hash."""
+
+
+class MissingDataError(AcquisitionError):
+    """No source has the file."""
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where to look for the files of one dataset.
+
+    Attributes
+    ----------
+    local_dir : Path or None
+        Folder a user fills by hand, with the manifest's relative paths.
+    mirror_dirs : sequence of Path
+        Mirror folders with the manifest's relative paths.
+    upstream_url : str or None
+        Base URL; the manifest path is appended. None disables downloads.
+    timeout : float
+        Seconds before a download attempt is abandoned.
+    """
+
+    local_dir: Path | None = None
+    mirror_dirs: Sequence[Path] = ()
+    upstream_url: str | None = None
+    timeout: float = 60.0
+
+    def folders(self) -> list[tuple[str, Path]]:
+        out = []
+        if self.local_dir is not None:
+            out.append(("local folder", Path(self.local_dir)))
+        out.extend(("mirror", Path(m)) for m in self.mirror_dirs)
+        return out
+
+
+def verify_file(path: str | os.PathLike, entry: ManifestEntry, origin: str | None = None) -> None:
+    """Raise :class:`HashMismatchError` unless ``path`` has ``entry``'s hash."""
+    path = Path(path)
+    actual = git_blob_sha1(path)
+    if actual != entry.git_blob_sha1:
+        where = f" (from {origin})" if origin else ""
+        raise HashMismatchError(
+            f"{entry.path}: hash mismatch for {path}{where}: expected git blob "
+            f"{entry.git_blob_sha1}, got {actual} ({path.stat().st_size} bytes). "
+            "The file is truncated, corrupt or a different version; it was not "
+            "used. Replace or delete it and rerun."
+        )
+
+
+def _download(url: str, dest: Path, timeout: float) -> None:
+    with urllib.request.urlopen(url, timeout=timeout) as response, open(dest, "wb") as out:
+        shutil.copyfileobj(response, out, length=1 << 20)
+
+
+def acquire(entry: ManifestEntry, dest: str | os.PathLike, sources: Sources) -> str:
+    """Place a verified copy of ``entry`` at ``dest``.
+
+    Parameters
+    ----------
+    entry : ManifestEntry
+        The file to fetch (its relative path and hash).
+    dest : path
+        Final location; written atomically, only after verification.
+    sources : Sources
+
+    Returns
+    -------
+    str
+        A description of the source that supplied the file.
+
+    Raises
+    ------
+    HashMismatchError
+        A source holds the file with the wrong content.
+    MissingDataError
+        No source has the file.
+    """
+    dest = Path(dest)
+    searched = []
+    for kind, folder in sources.folders():
+        candidate = folder / entry.path
+        searched.append(f"{kind} {candidate}")
+        if candidate.is_file():
+            verify_file(candidate, entry, origin=f"{kind} {folder}")
+            with atomic_path(dest) as tmp:
+                shutil.copyfile(candidate, tmp)
+                verify_file(tmp, entry, origin=f"copy of {candidate}")
+            return f"{kind} {candidate}"
+
+    if sources.upstream_url:
+        url = sources.upstream_url.rstrip("/") + "/" + entry.path
+        searched.append(f"upstream {url}")
+        try:
+            with atomic_path(dest) as tmp:
+                _download(url, tmp, sources.timeout)
+                verify_file(tmp, entry, origin=url)
+            return f"upstream {url}"
+        except OSError as exc:  # URLError, timeouts and refused connections
+            searched[-1] += f" (failed: {exc})"
+
+    local_hint = (
+        f" Put it at {Path(sources.local_dir) / entry.path}," if sources.local_dir else ""
+    )
+    raise MissingDataError(
+        f"{entry.path}: no source has this file (git blob {entry.git_blob_sha1}).{local_hint}"
+        " or set a mirror folder (config data.mirror_dirs or the environment "
+        "variable OTFS_DATA_MIRROR), or allow downloads (config data.download). "
+        "Searched: " + "; ".join(searched)
+    )

@@ -1,0 +1,161 @@
+"""The HDF5 feature cache: one file per feature set, preprocessed once.
+
+Layout of ``<feature set>.h5``::
+
+    /                     attrs: format, feature_set, dataset, preprocessing (JSON),
+                                 class_names (JSON), versions (JSON), created_by
+    /<domain>/X           float64 (n, d), preprocessed features
+    /<domain>/y           int64 (n,), labels 1..K
+    /<domain>             attrs: source_path, source_git_blob_sha1, n_samples
+
+Later stages read only this file, so an expensive extraction or a slow
+``.mat`` parse happens once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from ..io import atomic_path
+from ..preprocessing import apply_steps
+from ..provenance import package_versions
+
+__all__ = ["CACHE_FORMAT", "CacheError", "DomainData", "FeatureCache", "read_cache", "write_cache"]
+
+CACHE_FORMAT = "otfs-feature-cache/1"
+
+
+class CacheError(ValueError):
+    """A feature cache is missing, unreadable or inconsistent."""
+
+
+@dataclass(frozen=True)
+class DomainData:
+    """Preprocessed features of one domain."""
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    source_path: str = ""
+    source_git_blob_sha1: str = ""
+
+
+@dataclass(frozen=True)
+class FeatureCache:
+    """Contents of a feature cache file."""
+
+    path: Path
+    feature_set: str
+    class_names: list[str]
+    preprocessing: list[str]
+    attrs: dict
+    domains: dict
+
+    @property
+    def n_features(self) -> int:
+        return next(iter(self.domains.values())).X.shape[1]
+
+    def domain(self, name: str) -> DomainData:
+        try:
+            return self.domains[name]
+        except KeyError:
+            raise CacheError(
+                f"{self.path}: no domain {name!r} (has {sorted(self.domains)})"
+            ) from None
+
+
+def write_cache(
+    path: str | os.PathLike,
+    *,
+    feature_set: str,
+    dataset: str,
+    domains: Mapping[str, DomainData],
+    class_names: Sequence[str],
+    preprocessing: Sequence[str],
+    extra_attrs: Mapping[str, object] | None = None,
+) -> None:
+    """Preprocess raw domains and write them to an HDF5 cache, atomically.
+
+    Parameters
+    ----------
+    path : path
+        Output file.
+    feature_set, dataset : str
+        Names recorded as attributes.
+    domains : mapping of name to DomainData
+        Raw (not yet preprocessed) features and labels.
+    class_names : sequence of str
+        Name of class ``k`` at position ``k - 1``.
+    preprocessing : sequence of str
+        Steps of :data:`otfs.preprocessing.STEPS`, applied per domain.
+    extra_attrs : mapping, optional
+        More root attributes (JSON-encoded when not a scalar or string).
+    """
+    if not domains:
+        raise CacheError(f"{path}: no domain to write")
+    widths = {name: dom.X.shape[1] for name, dom in domains.items()}
+    if len(set(widths.values())) != 1:
+        raise CacheError(f"{path}: domains disagree on the number of features: {widths}")
+    with atomic_path(path) as tmp, h5py.File(tmp, "w", track_order=True) as h5:
+        h5.attrs["format"] = CACHE_FORMAT
+        h5.attrs["feature_set"] = feature_set
+        h5.attrs["dataset"] = dataset
+        h5.attrs["preprocessing"] = json.dumps(list(preprocessing))
+        h5.attrs["class_names"] = json.dumps(list(class_names))
+        h5.attrs["versions"] = json.dumps(package_versions(), sort_keys=True)
+        for key, value in (extra_attrs or {}).items():
+            is_plain = isinstance(value, (str, int, float))
+            h5.attrs[key] = value if is_plain else json.dumps(value, sort_keys=True)
+        for name, dom in domains.items():
+            g = h5.create_group(name)
+            g.create_dataset("X", data=apply_steps(dom.X, preprocessing), track_times=False)
+            g.create_dataset("y", data=np.asarray(dom.y, dtype=np.int64), track_times=False)
+            g.attrs["source_path"] = dom.source_path
+            g.attrs["source_git_blob_sha1"] = dom.source_git_blob_sha1
+            g.attrs["n_samples"] = int(dom.X.shape[0])
+
+
+def read_cache(path: str | os.PathLike, domains: Sequence[str] | None = None) -> FeatureCache:
+    """Read a feature cache (all domains, or only ``domains``)."""
+    path = Path(path)
+    if not path.is_file():
+        raise CacheError(f"{path}: feature cache not found")
+    try:
+        h5 = h5py.File(path, "r")
+    except OSError as exc:
+        raise CacheError(f"{path}: not a readable HDF5 file ({exc}); delete it and rerun") from exc
+    with h5:
+        if h5.attrs.get("format") != CACHE_FORMAT:
+            raise CacheError(
+                f"{path}: format {h5.attrs.get('format')!r}, expected {CACHE_FORMAT!r}; "
+                "delete it and rerun"
+            )
+        attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in h5.attrs.items()}
+        names = list(h5.keys()) if domains is None else list(domains)
+        out = {}
+        for name in names:
+            if name not in h5:
+                raise CacheError(f"{path}: no domain {name!r} (has {sorted(h5.keys())})")
+            g = h5[name]
+            out[name] = DomainData(
+                name=name,
+                X=g["X"][()],
+                y=g["y"][()],
+                source_path=str(g.attrs.get("source_path", "")),
+                source_git_blob_sha1=str(g.attrs.get("source_git_blob_sha1", "")),
+            )
+    return FeatureCache(
+        path=path,
+        feature_set=str(attrs["feature_set"]),
+        class_names=json.loads(attrs["class_names"]),
+        preprocessing=json.loads(attrs["preprocessing"]),
+        attrs=attrs,
+        domains=out,
+    )

@@ -1,0 +1,84 @@
+"""Data manifests: what each input file is, where it lives upstream, its hash.
+
+A manifest is a TSV file with ``# key: value`` header lines followed by a
+table with at least the columns ``path`` and ``git_blob_sha1``. The git blob
+SHA-1 (what ``git hash-object FILE`` prints) identifies each file exactly and
+is checked before any file is used.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Manifest", "ManifestEntry", "git_blob_sha1", "read_manifest"]
+
+_CHUNK = 1 << 20
+
+
+def git_blob_sha1(path: str | os.PathLike) -> str:
+    """Git blob SHA-1 of a file: ``sha1(b"blob <size>\\0" + content)``."""
+    path = Path(path)
+    size = path.stat().st_size
+    h = hashlib.sha1(f"blob {size}\0".encode())
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One file of a manifest; ``extra`` holds the remaining columns as text."""
+
+    path: str
+    git_blob_sha1: str
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A parsed manifest: header metadata and entries by relative path."""
+
+    source: Path
+    meta: dict
+    entries: dict
+
+    def entry(self, path: str) -> ManifestEntry:
+        try:
+            return self.entries[path]
+        except KeyError:
+            raise KeyError(
+                f"{path!r} is not listed in the manifest {self.source}; "
+                f"listed: {sorted(self.entries)}"
+            ) from None
+
+
+def read_manifest(path: str | os.PathLike) -> Manifest:
+    """Parse a manifest file, naming the file and line on malformed input."""
+    path = Path(path)
+    meta: dict[str, str] = {}
+    rows: list[str] = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("#"):
+                key, sep, value = line[1:].partition(":")
+                if sep and key.strip() and " " not in key.strip():
+                    meta[key.strip()] = value.strip()
+            elif line.strip():
+                rows.append(line)
+    reader = csv.DictReader(rows, delimiter="\t")
+    required = {"path", "git_blob_sha1"}
+    if reader.fieldnames is None or not required <= set(reader.fieldnames):
+        raise ValueError(f"{path}: manifest must have the columns {sorted(required)}")
+    entries = {}
+    for lineno, row in enumerate(reader, start=2):
+        sha = row["git_blob_sha1"].strip()
+        if len(sha) != 40 or any(c not in "0123456789abcdef" for c in sha):
+            raise ValueError(f"{path}: row {lineno}: invalid git_blob_sha1 {sha!r}")
+        extra = {k: v for k, v in row.items() if k not in required}
+        entries[row["path"]] = ManifestEntry(row["path"], sha, extra)
+    return Manifest(source=path, meta=meta, entries=entries)

@@ -1,0 +1,57 @@
+"""Provenance recorded with every result: versions, configuration, input hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import sys
+from importlib import metadata
+from pathlib import Path
+
+__all__ = ["PACKAGES", "file_sha256", "package_versions", "provenance_record"]
+
+#: Distributions whose versions can change a result.
+PACKAGES = ("otfs", "numpy", "scipy", "POT", "scikit-learn", "pandas", "h5py", "matplotlib")
+
+
+def package_versions(packages=PACKAGES) -> dict[str, str]:
+    """Installed versions of ``packages`` (``"not installed"`` when absent)."""
+    out = {"python": platform.python_version()}
+    for name in packages:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def provenance_record(inputs=(), params=None, config=None) -> dict:
+    """A JSON-serialisable provenance record.
+
+    Parameters
+    ----------
+    inputs : iterable of path
+        Files whose SHA-256 is recorded.
+    params : dict, optional
+        Parameters of the step.
+    config : dict, optional
+        The (validated) configuration of the run.
+    """
+    return {
+        "versions": package_versions(),
+        "platform": platform.platform(),
+        "executable": sys.executable,
+        "inputs": {str(p): file_sha256(p) for p in inputs if Path(p).is_file()},
+        "params": params or {},
+        "config": config or {},
+    }

@@ -1,0 +1,58 @@
+"""Stage ``aggregation``: one tidy table per configuration, with summaries and provenance."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from ..aggregation import mean_over_pairs, per_pair_summary
+from ..data.cache import read_cache
+from ..io import read_tsv, write_json, write_tsv
+from ..provenance import provenance_record
+from .classification import COLUMNS
+
+
+def run(run_tables: Sequence[str], cache_path, outputs: Mapping[str, str], params: Mapping,
+        config: Mapping) -> pd.DataFrame:
+    """Concatenate per-run tables; write the long table, summaries and provenance.
+
+    Parameters
+    ----------
+    run_tables : paths of the classification stage's TSV files
+    cache_path : the feature cache (its hash and source hashes are recorded)
+    outputs : mapping with keys ``long``, ``per_pair``, ``summary``, ``provenance``
+    params : the wildcards and protocol values of this aggregate
+    config : the validated configuration, recorded verbatim
+    """
+    if not run_tables:
+        raise ValueError("aggregation needs at least one run table")
+    frames = [read_tsv(p) for p in run_tables]
+    long = pd.concat(frames, ignore_index=True)
+    missing = [c for c in COLUMNS if c not in long.columns]
+    if missing:
+        raise ValueError(f"run tables lack the columns {missing}")
+    long = long[COLUMNS].sort_values(
+        ["pair", "iteration", "order", "n_features"], kind="stable"
+    ).reset_index(drop=True)
+    write_tsv(long, outputs["long"])
+    write_tsv(per_pair_summary(long), outputs["per_pair"])
+    write_tsv(mean_over_pairs(long), outputs["summary"])
+
+    cache = read_cache(cache_path)
+    record = provenance_record(inputs=[cache_path], params=dict(params), config=dict(config))
+    record["raw_files"] = {
+        name: {"path": dom.source_path, "git_blob_sha1": dom.source_git_blob_sha1}
+        for name, dom in cache.domains.items()
+    }
+    record["runs"] = {"tables": len(run_tables), "rows": int(len(long))}
+    write_json(outputs["provenance"], record)
+    return long
+
+
+def collect(tables: Sequence[str], output) -> pd.DataFrame:
+    """Concatenate several long tables into the single tidy results table."""
+    frames = [read_tsv(p) for p in tables]
+    long = pd.concat(frames, ignore_index=True)[COLUMNS]
+    write_tsv(long, output)
+    return long

@@ -1,0 +1,47 @@
+"""Stage ``classification``: adapt and score 1-NN along every feature order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from ..adaptation import get_adapter
+from ..classification import accuracy_curve
+from ..data.cache import read_cache
+from ..io import read_json, write_tsv
+from ..protocol import feature_counts
+
+#: Columns of the tidy results table, in order.
+COLUMNS = [
+    "feature_set", "pair", "source", "target", "iteration", "selection", "adapter",
+    "order", "n_features", "accuracy", "seconds",
+]
+
+
+def run(cache_path, selection_path, ranking_path, adapter: str, orders: Sequence[str],
+        counts_scheme: str, output) -> pd.DataFrame:
+    """Write one TSV row per (order, number of features) for one pair and iteration."""
+    sel = read_json(selection_path)
+    rank = read_json(ranking_path)
+    if (rank["pair"], rank["iteration"]) != (sel["pair"], sel["iteration"]):
+        raise ValueError(f"{ranking_path} and {selection_path} describe different runs")
+    cache = read_cache(cache_path, domains=[sel["source"], sel["target"]])
+    src, tgt = cache.domain(sel["source"]), cache.domain(sel["target"])
+    subset = sel["source_subset"]
+    rows = accuracy_curve(
+        src.X[subset], src.y[subset], tgt.X, tgt.y,
+        orders={name: rank["orders"][name] for name in orders},
+        n_features=feature_counts(cache.n_features, counts_scheme),
+        adapter=get_adapter(adapter),
+    )
+    df = pd.DataFrame(rows)
+    for key, value in (
+        ("feature_set", sel["feature_set"]), ("pair", sel["pair"]), ("source", sel["source"]),
+        ("target", sel["target"]), ("iteration", sel["iteration"]),
+        ("selection", sel["strategy"]), ("adapter", adapter),
+    ):
+        df[key] = value
+    df = df[COLUMNS]
+    write_tsv(df, output)
+    return df

@@ -1,0 +1,21 @@
+# Stage acquisition: one hash-verified raw file from the first source that has it
+# (local folder, mirror folders, pinned upstream URL). Library code is not an
+# input: the output is identified by its hash, whatever code fetched it.
+
+
+rule acquire:
+    output:
+        raw="data/raw/{dataset}/{folder}/{domain}.mat",
+    input:
+        manifest=lambda w: config["datasets"][w.dataset]["manifest"],
+    params:
+        relpath=lambda w: f"{w.folder}/{w.domain}.mat",
+        dataset=lambda w: config["datasets"][w.dataset],
+    log:
+        "logs/acquisition/{dataset}/{folder}/{domain}.log",
+    threads: 1
+    resources:
+        mem_mb=256,
+        runtime=15,
+    script:
+        "../scripts/acquisition.py"

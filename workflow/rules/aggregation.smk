@@ -1,0 +1,58 @@
+# Stage aggregation: the tidy long table of one configuration, its summaries and
+# provenance; and the single table of every configuration that was built.
+
+
+rule aggregate:
+    output:
+        long="results/tables/{feature_set}/{selection}/{adapter}/long.tsv",
+        per_pair="results/tables/{feature_set}/{selection}/{adapter}/per_pair.tsv",
+        summary="results/tables/{feature_set}/{selection}/{adapter}/summary.tsv",
+        provenance="results/tables/{feature_set}/{selection}/{adapter}/provenance.json",
+    input:
+        runs=lambda w: expand(
+            "results/runs/{{feature_set}}/classification/{{selection}}/{{adapter}}/{pair}/{iteration}.tsv",
+            pair=fs_pairs(w.feature_set),
+            iteration=ITERATIONS,
+        ),
+        cache="data/cache/{feature_set}.h5",
+        code=lib("stages/aggregation.py", "aggregation.py", "provenance.py", "data/cache.py"),
+    params:
+        run=lambda w: {
+            "feature_set": w.feature_set,
+            "selection": w.selection,
+            "adapter": w.adapter,
+            "pairs": len(fs_pairs(w.feature_set)),
+            "iterations": len(ITERATIONS),
+        },
+    log:
+        "logs/aggregation/{feature_set}/{selection}/{adapter}.log",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/aggregation.py"
+
+
+def built_tables():
+    fig7 = config["targets"]["figure7"]
+    return [
+        f"results/tables/{fs}/{SELECTION}/{fig7['adapter']}/long.tsv"
+        for fs in fig7["feature_sets"]
+    ]
+
+
+rule collect_results:
+    output:
+        tsv="results/results_long.tsv",
+    input:
+        tables=built_tables(),
+        code=lib("stages/aggregation.py"),
+    log:
+        "logs/aggregation/collect_results.log",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/collect.py"

@@ -1,0 +1,25 @@
+# Stage classification: adapt, then 1-NN accuracy along every feature order.
+
+
+rule classify:
+    output:
+        tsv="results/runs/{feature_set}/classification/{selection}/{adapter}/{pair}/{iteration}.tsv",
+    input:
+        cache="data/cache/{feature_set}.h5",
+        selection="results/runs/{feature_set}/selection/{selection}/{pair}/{iteration}.json",
+        ranking="results/runs/{feature_set}/ranking/{selection}/{pair}/{iteration}.json",
+        code=lib(
+            "stages/classification.py", "classification.py", "adaptation.py",
+            "protocol.py", "data/cache.py",
+        ),
+    params:
+        orders=config["classification"]["orders"],
+        feature_counts=config["protocol"]["feature_counts"],
+    log:
+        "logs/classification/{feature_set}/{selection}/{adapter}/{pair}/{iteration}.log",
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=20,
+    script:
+        "../scripts/classification.py"

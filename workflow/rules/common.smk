@@ -1,0 +1,77 @@
+# Shared set-up: the library on the path, config validation, helpers.
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(workflow.basedir)
+SRC = REPO / "src"
+# The pipeline always runs the library of this checkout; the variable reaches
+# the jobs' script processes, locally and on cluster nodes.
+sys.path.insert(0, str(SRC))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p
+)
+
+from otfs.config import pairs_for, validate_config  # noqa: E402
+from otfs.data.manifest import read_manifest  # noqa: E402
+from otfs.protocol import feature_counts, parse_pair, source_per_class  # noqa: E402
+
+validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
+
+# Paths of repository files named in the config are relative to the repository.
+for _ds in config["datasets"].values():
+    _ds["manifest"] = str(REPO / _ds["manifest"])
+
+# Results are reproducible only with pinned seeds: no wildcard may contain '/'.
+wildcard_constraints:
+    feature_set=r"[A-Za-z0-9_]+",
+    dataset=r"[A-Za-z0-9_-]+",
+    domain=r"[A-Za-z0-9_]+",
+    pair=r"[A-Za-z0-9_]+-[A-Za-z0-9_]+",
+    iteration=r"\d+",
+    selection=r"ot|1nn|random",
+    adapter=r"[A-Za-z0-9_]+",
+
+
+def lib(*modules):
+    """Library source files a rule depends on (Snakemake does not track imports)."""
+    base = ["__init__.py", "_checks.py", "io.py", "stages/__init__.py"]
+    return sorted({str(SRC / "otfs" / m) for m in (*base, *modules)})
+
+
+def fs_config(feature_set):
+    try:
+        return config["feature_sets"][feature_set]
+    except KeyError:
+        raise ValueError(
+            f"unknown feature set {feature_set!r}; configured: {sorted(config['feature_sets'])}"
+        ) from None
+
+
+def fs_dataset(feature_set):
+    return config["datasets"][fs_config(feature_set)["dataset"]]
+
+
+def fs_domains(feature_set):
+    return fs_config(feature_set).get("domains") or fs_dataset(feature_set)["domains"]
+
+
+def fs_pairs(feature_set):
+    domains = set(fs_domains(feature_set))
+    pairs = pairs_for(config, fs_config(feature_set)["dataset"])
+    return [p for p in pairs if set(parse_pair(p)) <= domains]
+
+
+def fs_n_features(feature_set):
+    """Number of features of a feature set, from its manifest (no data needed)."""
+    fs = fs_config(feature_set)
+    manifest = read_manifest(fs_dataset(feature_set)["manifest"])
+    widths = {
+        int(manifest.entry(f"{fs['folder']}/{d}.mat").extra["d"]) for d in fs_domains(feature_set)
+    }
+    (d,) = widths
+    return d
+
+
+ITERATIONS = list(range(config["protocol"]["iterations"]))
+SELECTION = config["selection"]["strategy"]

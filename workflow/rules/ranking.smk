@@ -1,0 +1,20 @@
+# Stage ranking: Algorithm 2's coupling diagonal and the three feature orders.
+
+
+rule rank_features:
+    output:
+        json="results/runs/{feature_set}/ranking/{selection}/{pair}/{iteration}.json",
+    input:
+        cache="data/cache/{feature_set}.h5",
+        selection="results/runs/{feature_set}/selection/{selection}/{pair}/{iteration}.json",
+        code=lib("stages/ranking.py", "ranking.py", "preprocessing.py", "protocol.py", "data/cache.py"),
+    params:
+        ranking=config["ranking"],
+    log:
+        "logs/ranking/{feature_set}/{selection}/{pair}/{iteration}.log",
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    script:
+        "../scripts/ranking.py"

@@ -1,0 +1,25 @@
+# Stage selection: the iteration's source subset and Algorithm 1's sample pairs.
+
+
+rule select_samples:
+    output:
+        json="results/runs/{feature_set}/selection/{selection}/{pair}/{iteration}.json",
+    input:
+        cache="data/cache/{feature_set}.h5",
+        code=lib("stages/selection.py", "selection.py", "protocol.py", "data/cache.py"),
+    params:
+        per_class=lambda w: source_per_class(
+            parse_pair(w.pair)[0],
+            config["protocol"]["source_per_class"],
+            config["protocol"]["source_per_class_overrides"],
+        ),
+        tie_break=config["selection"]["tie_break"],
+        emd_max_iter=config["selection"]["emd_max_iter"],
+    log:
+        "logs/selection/{feature_set}/{selection}/{pair}/{iteration}.log",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/selection.py"

@@ -1,0 +1,11 @@
+"""Snakemake wrapper of otfs.stages.acquisition (rule acquire)."""
+
+from otfs.stages import acquisition, job
+
+with job(snakemake.log[0], snakemake.threads, "acquisition"):  # noqa: F821
+    acquisition.run(
+        manifest_path=snakemake.input.manifest,  # noqa: F821
+        relpath=snakemake.params.relpath,  # noqa: F821
+        output=snakemake.output.raw,  # noqa: F821
+        dataset_cfg=snakemake.params.dataset,  # noqa: F821
+    )

@@ -1,0 +1,6 @@
+"""Snakemake wrapper of otfs.stages.aggregation.collect (rule collect_results)."""
+
+from otfs.stages import aggregation, job
+
+with job(snakemake.log[0], snakemake.threads, "collect"):  # noqa: F821
+    aggregation.collect(list(snakemake.input.tables), snakemake.output.tsv)  # noqa: F821

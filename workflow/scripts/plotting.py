@@ -1,0 +1,11 @@
+"""Snakemake wrapper of otfs.stages.plotting (rule plot_figure7)."""
+
+from otfs.stages import job, plotting
+
+with job(snakemake.log[0], snakemake.threads, "plotting"):  # noqa: F821
+    plotting.run(
+        summary_path=snakemake.input.summary,  # noqa: F821
+        provenance_path=snakemake.input.provenance,  # noqa: F821
+        outputs=dict(snakemake.output.items()),  # noqa: F821
+        title=snakemake.params.title,  # noqa: F821
+    )

@@ -1,0 +1,11 @@
+"""Snakemake wrapper of otfs.stages.ranking (rule rank_features)."""
+
+from otfs.stages import job, ranking
+
+with job(snakemake.log[0], snakemake.threads, "ranking"):  # noqa: F821
+    ranking.run(
+        cache_path=snakemake.input.cache,  # noqa: F821
+        selection_path=snakemake.input.selection,  # noqa: F821
+        ranking_cfg=snakemake.params.ranking,  # noqa: F821
+        output=snakemake.output.json,  # noqa: F821
+    )

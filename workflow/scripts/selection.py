@@ -1,0 +1,17 @@
+"""Snakemake wrapper of otfs.stages.selection (rule select_samples)."""
+
+from otfs.stages import job, selection
+
+with job(snakemake.log[0], snakemake.threads, "selection"):  # noqa: F821
+    w = snakemake.wildcards  # noqa: F821
+    selection.run(
+        cache_path=snakemake.input.cache,  # noqa: F821
+        feature_set=w.feature_set,
+        pair=w.pair,
+        iteration=int(w.iteration),
+        strategy=w.selection,
+        per_class=snakemake.params.per_class,  # noqa: F821
+        tie_break=snakemake.params.tie_break,  # noqa: F821
+        emd_max_iter=snakemake.params.emd_max_iter,  # noqa: F821
+        output=snakemake.output.json,  # noqa: F821
+    )
