@@ -69,7 +69,8 @@ def feature_coupling_diagonal(
     method: str = "sinkhorn",
     max_iter: int = 1000,
     tol: float = 1e-8,
-) -> np.ndarray:
+    return_n_iter: bool = False,
+):
     """Diagonal of the entropic OT coupling between the features of two paired sets.
 
     Parameters
@@ -84,11 +85,15 @@ def feature_coupling_diagonal(
         POT Sinkhorn variant. ``"sinkhorn"`` is what the paper's POT 0.4 ran.
     max_iter, tol : int, float
         Sinkhorn iteration limit and stopping threshold.
+    return_n_iter : bool
+        Also return the number of Sinkhorn iterations run.
 
     Returns
     -------
-    ndarray of shape (d,)
+    diag : ndarray of shape (d,)
         ``gamma[i, i]`` for every feature ``i``; the coupling sums to one.
+    n_iter : int
+        Only with ``return_n_iter=True``.
     """
     Su = as_float_matrix(Su, "Su")
     Tu = as_float_matrix(Tu, "Tu")
@@ -107,13 +112,17 @@ def feature_coupling_diagonal(
     w = ot.unif(d)
     # Stopping at max_iter without a warning is the paper's protocol: POT 0.4
     # stopped silently after its 1000 iterations.
-    G = ot.sinkhorn(w, w, C, reg, method=method, numItermax=max_iter, stopThr=tol, warn=False)
+    G, log = ot.sinkhorn(
+        w, w, C, reg, method=method, numItermax=max_iter, stopThr=tol, warn=False, log=True
+    )
     diag = np.ascontiguousarray(np.diag(G))
     if not np.isfinite(diag).all():
         raise FloatingPointError(
             f"Sinkhorn ({method}, reg={reg}) produced non-finite couplings; "
             "use method='sinkhorn_log' or a larger reg"
         )
+    if return_n_iter:
+        return diag, int(log.get("niter", max_iter))
     return diag
 
 
@@ -151,11 +160,14 @@ class FeatureRanking:
         Feature indices by decreasing score.
     matching : SampleMatching
         The sample pairs of Algorithm 1 that described the features.
+    n_iter : int
+        Sinkhorn iterations run for the feature coupling.
     """
 
     scores: np.ndarray
     order: np.ndarray
     matching: SampleMatching
+    n_iter: int
 
 
 def rank_features(
@@ -206,7 +218,7 @@ def rank_features(
         emd_max_iter=emd_max_iter,
         random_state=random_state,
     )
-    scores = feature_coupling_diagonal(
+    scores, n_iter = feature_coupling_diagonal(
         Xs[matching.source_index],
         Xt[matching.target_index],
         reg=reg,
@@ -214,8 +226,11 @@ def rank_features(
         method=method,
         max_iter=max_iter,
         tol=tol,
+        return_n_iter=True,
     )
-    return FeatureRanking(scores=scores, order=descending_order(scores), matching=matching)
+    return FeatureRanking(
+        scores=scores, order=descending_order(scores), matching=matching, n_iter=n_iter
+    )
 
 
 class OTFeatureRanker(SelectorMixin, BaseEstimator):
@@ -232,7 +247,7 @@ class OTFeatureRanker(SelectorMixin, BaseEstimator):
         features; None keeps half of them.
     selection : {"ot", "1nn", "random"}, default="ot"
         Sample-selection strategy of Algorithm 1.
-    tie_break : {"lowest", "highest", "random"}, default="lowest"
+    tie_break : {"lowest", "highest", "random", "nearest"}, default="lowest"
         Tie rule for the rows of the exact coupling (see :mod:`otfs.selection`).
     emd_max_iter : int, default=100000
         Iteration limit of the exact OT solver.
@@ -263,6 +278,8 @@ class OTFeatureRanker(SelectorMixin, BaseEstimator):
         Number of selected features.
     matching_ : SampleMatching
         Sample pairs found by Algorithm 1.
+    n_iter_ : int
+        Sinkhorn iterations run for the feature coupling.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Defined when ``X`` has string column names.
@@ -394,6 +411,7 @@ class OTFeatureRanker(SelectorMixin, BaseEstimator):
         support[result.order[:n_keep]] = True
         self.support_ = support
         self.matching_ = result.matching
+        self.n_iter_ = result.n_iter
         return self
 
     def _get_support_mask(self):

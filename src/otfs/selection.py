@@ -22,7 +22,10 @@ value ``1/N_T``. Which maximum is chosen decides which target samples form
 ``"highest"``
     the highest index among the maxima;
 ``"random"``
-    one of the maxima drawn uniformly with ``random_state``.
+    one of the maxima drawn uniformly with ``random_state``;
+``"nearest"``
+    the maximum whose sample is nearest (squared Euclidean) to the matched
+    sample, then the lowest index; it does not depend on the storage order.
 
 Two coupling values are considered equal when they differ by at most
 ``tie_rtol`` times the row maximum, which absorbs the round-off of the
@@ -38,6 +41,7 @@ References
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +54,7 @@ from ._checks import as_float_matrix, check_same_features
 __all__ = ["STRATEGIES", "TIE_BREAKS", "SampleMatching", "argmax_rows", "select_samples"]
 
 STRATEGIES = ("ot", "1nn", "random")
-TIE_BREAKS = ("lowest", "highest", "random")
+TIE_BREAKS = ("lowest", "highest", "random", "nearest")
 
 
 @dataclass(frozen=True)
@@ -75,18 +79,21 @@ class SampleMatching:
         return int(self.source_index.shape[0])
 
 
-def argmax_rows(P, tie_break: str = "lowest", random_state=None, tie_rtol: float = 1e-9):
+def argmax_rows(P, tie_break: str = "lowest", random_state=None, tie_rtol: float = 1e-9,
+                cost=None):
     """Index of the largest entry of every row, with an explicit tie rule.
 
     Parameters
     ----------
     P : array-like of shape (n_rows, n_cols)
-    tie_break : {"lowest", "highest", "random"}
+    tie_break : {"lowest", "highest", "random", "nearest"}
         See the module documentation.
     random_state : int, RandomState instance or None
         Used only when ``tie_break="random"``.
     tie_rtol : float
         Entries within ``tie_rtol * row_max`` of the row maximum tie.
+    cost : array-like of shape (n_rows, n_cols), optional
+        Required by ``tie_break="nearest"``: ties go to the lowest cost.
 
     Returns
     -------
@@ -101,6 +108,10 @@ def argmax_rows(P, tie_break: str = "lowest", random_state=None, tie_rtol: float
         return np.argmax(is_max, axis=1)
     if tie_break == "highest":
         return P.shape[1] - 1 - np.argmax(is_max[:, ::-1], axis=1)
+    if tie_break == "nearest":
+        if cost is None:
+            raise ValueError('tie_break="nearest" needs the cost matrix')
+        return np.argmin(np.where(is_max, np.asarray(cost, dtype=np.float64), np.inf), axis=1)
     rng = check_random_state(random_state)
     out = np.empty(P.shape[0], dtype=np.intp)
     for i, row in enumerate(is_max):
@@ -109,16 +120,19 @@ def argmax_rows(P, tie_break: str = "lowest", random_state=None, tie_rtol: float
     return out
 
 
-def _emd_coupling(A: np.ndarray, B: np.ndarray, max_iter: int) -> np.ndarray:
-    """Exact OT coupling between uniform measures on A and B (squared Euclidean)."""
+def _emd_coupling(A: np.ndarray, B: np.ndarray, max_iter: int):
+    """Exact OT coupling between uniform measures on A and B, and its cost matrix."""
     M = ot.dist(A, B, metric="sqeuclidean")
-    G, log = ot.emd(ot.unif(A.shape[0]), ot.unif(B.shape[0]), M, numItermax=max_iter, log=True)
+    with warnings.catch_warnings():
+        # reported below as an error with the configuration key to change
+        warnings.filterwarnings("ignore", message="numItermax reached")
+        G, log = ot.emd(ot.unif(A.shape[0]), ot.unif(B.shape[0]), M, numItermax=max_iter, log=True)
     if log["result_code"] != 1:
         raise RuntimeError(
             f"exact OT did not reach optimality ({log['warning']}); "
             f"increase the EMD iteration limit (currently {max_iter})"
         )
-    return G
+    return G, M
 
 
 def select_samples(
@@ -148,7 +162,7 @@ def select_samples(
         method); ``"1nn"``: the nearest neighbour in squared Euclidean
         distance (ties: lowest index); ``"random"``: ``min(N_S, N_T)``
         samples of the larger set drawn without replacement.
-    tie_break : {"lowest", "highest", "random"}
+    tie_break : {"lowest", "highest", "random", "nearest"}
         Tie rule for the coupling rows (``"ot"`` only).
     emd_max_iter : int
         Iteration limit of the network-simplex solver; reaching it is an error.
@@ -174,8 +188,8 @@ def select_samples(
     small, large = (Xt, Xs) if flipped else (Xs, Xt)
 
     if strategy == "ot":
-        G = _emd_coupling(small, large, emd_max_iter)
-        chosen = argmax_rows(G, tie_break=tie_break, random_state=rng)
+        G, M = _emd_coupling(small, large, emd_max_iter)
+        chosen = argmax_rows(G, tie_break=tie_break, random_state=rng, cost=M)
     elif strategy == "1nn":
         chosen = pairwise_distances_argmin(small, large, metric="sqeuclidean")
     else:

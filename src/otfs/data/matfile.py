@@ -46,10 +46,10 @@ def load_mat_features(
     y : ndarray of int64, shape (n,)
     """
     path = Path(path)
+    if not path.is_file():
+        raise MatFileError(f"{path}: file not found")
     try:
         mat = scipy.io.loadmat(path)
-    except FileNotFoundError:
-        raise MatFileError(f"{path}: file not found") from None
     except Exception as exc:  # scipy raises many types on corrupt input
         raise MatFileError(
             f"{path}: cannot read MATLAB data ({type(exc).__name__}: {exc}); "

@@ -1,0 +1,191 @@
+"""Data layer: hashes, acquisition from each source, clear errors, the HDF5 cache."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.io
+
+from otfs.data import (
+    CacheError,
+    HashMismatchError,
+    MatFileError,
+    MissingDataError,
+    Sources,
+    acquire,
+    git_blob_sha1,
+    load_mat_features,
+    read_cache,
+    read_manifest,
+    write_cache,
+)
+from otfs.data.cache import DomainData
+
+from .conftest import REPO
+
+MANIFEST = REPO / "data" / "manifests" / "office-caltech.tsv"
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return read_manifest(MANIFEST)
+
+
+def test_manifest_lists_all_twelve_files(manifest):
+    assert len(manifest.entries) == 12
+    assert manifest.meta["upstream_commit"].startswith("097f519e")
+    assert manifest.meta["class_names"].split(",")[0] == "backpack"
+    assert manifest.entry("surf/dslr.mat").extra["n"] == "157"
+    with pytest.raises(KeyError, match="not listed"):
+        manifest.entry("surf/nope.mat")
+
+
+def test_git_blob_sha1_matches_git(tmp_path):
+    f = tmp_path / "x.bin"
+    f.write_bytes(b"hello\x00world\n" * 1000)
+    out = subprocess.run(["git", "hash-object", str(f)], capture_output=True, text=True, check=True)
+    assert git_blob_sha1(f) == out.stdout.strip()
+
+
+def test_acquire_from_mirror_verifies(tmp_path, mirror, manifest):
+    entry = manifest.entry("surf/dslr.mat")
+    dest = tmp_path / "raw" / "surf" / "dslr.mat"
+    origin = acquire(entry, dest, Sources(local_dir=tmp_path / "local", mirror_dirs=[mirror]))
+    assert origin.startswith("mirror")
+    assert git_blob_sha1(dest) == entry.git_blob_sha1
+
+
+def test_local_folder_comes_first(tmp_path, mirror, manifest):
+    entry = manifest.entry("surf/webcam.mat")
+    local = tmp_path / "local"
+    (local / "surf").mkdir(parents=True)
+    shutil.copy(mirror / "surf" / "webcam.mat", local / "surf" / "webcam.mat")
+    origin = acquire(entry, tmp_path / "out.mat", Sources(local_dir=local, mirror_dirs=[mirror]))
+    assert origin.startswith("local folder")
+
+
+def test_download_from_upstream_url(tmp_path, mirror, manifest):
+    # The upstream path is exercised with a file:// URL standing for the web.
+    entry = manifest.entry("surf/dslr.mat")
+    dest = tmp_path / "dl.mat"
+    origin = acquire(entry, dest, Sources(upstream_url=mirror.as_uri()))
+    assert origin.startswith("upstream file://")
+    assert git_blob_sha1(dest) == entry.git_blob_sha1
+
+
+def test_hash_mismatch_is_a_clear_error_and_loses_nothing(tmp_path, mirror, manifest):
+    entry = manifest.entry("surf/dslr.mat")
+    bad = tmp_path / "mirror" / "surf"
+    bad.mkdir(parents=True)
+    data = (mirror / "surf" / "dslr.mat").read_bytes()
+    (bad / "dslr.mat").write_bytes(data[:100] + bytes([data[100] ^ 0xFF]) + data[101:])
+    dest = tmp_path / "raw" / "dslr.mat"
+    dest.parent.mkdir()
+    dest.write_bytes(b"previous content")
+    with pytest.raises(HashMismatchError, match=r"surf/dslr.mat: hash mismatch .*expected git blob 944902f1"):
+        acquire(entry, dest, Sources(mirror_dirs=[tmp_path / "mirror"]))
+    assert dest.read_bytes() == b"previous content"  # nothing overwritten
+    assert (bad / "dslr.mat").stat().st_size == len(data)  # the source is kept
+    assert [p.name for p in dest.parent.iterdir()] == ["dslr.mat"]  # no temp left
+
+
+def test_truncated_file(tmp_path, mirror, manifest):
+    entry = manifest.entry("surf/amazon.mat")
+    folder = tmp_path / "mirror" / "surf"
+    folder.mkdir(parents=True)
+    data = (mirror / "surf" / "amazon.mat").read_bytes()
+    (folder / "amazon.mat").write_bytes(data[: len(data) // 2])
+    with pytest.raises(HashMismatchError, match=rf"{len(data) // 2} bytes\).*truncated"):
+        acquire(entry, tmp_path / "out.mat", Sources(mirror_dirs=[tmp_path / "mirror"]))
+    assert not (tmp_path / "out.mat").exists()
+    # read directly (no hash known), a truncated file names itself too
+    with pytest.raises(MatFileError, match=r"amazon.mat: cannot read MATLAB data.*truncated"):
+        load_mat_features(folder / "amazon.mat")
+
+
+def test_missing_file_says_where_to_put_it(tmp_path, manifest):
+    entry = manifest.entry("CaffeNet4096/amazon.mat")
+    local = tmp_path / "local"
+    with pytest.raises(MissingDataError) as err:
+        acquire(entry, tmp_path / "out.mat",
+                Sources(local_dir=local, mirror_dirs=[tmp_path / "m"],
+                        upstream_url=(tmp_path / "nowhere").as_uri()))
+    msg = str(err.value)
+    assert "CaffeNet4096/amazon.mat: no source has this file" in msg
+    assert f"Put it at {local / 'CaffeNet4096' / 'amazon.mat'}" in msg
+    assert "OTFS_DATA_MIRROR" in msg and "upstream file://" in msg
+    assert not (tmp_path / "out.mat").exists()
+
+
+def _write_mat(path, X, y):
+    scipy.io.savemat(path, {"fts": X, "labels": np.asarray(y).reshape(-1, 1)})
+
+
+def test_mat_validation_errors(tmp_path):
+    X = np.random.RandomState(0).rand(6, 3)
+    y = [1, 1, 2, 2, 3, 3]
+    ok = tmp_path / "ok.mat"
+    _write_mat(ok, X, y)
+    X2, y2 = load_mat_features(ok, n_classes=3, class_counts=[2, 2, 2])
+    np.testing.assert_allclose(X2, X)
+    np.testing.assert_array_equal(y2, y)
+
+    with pytest.raises(MatFileError, match=r"ok.mat: class label\(s\) \[4\] have no sample"):
+        load_mat_features(ok, n_classes=4)
+    with pytest.raises(MatFileError, match="per-class sample counts"):
+        load_mat_features(ok, n_classes=3, class_counts=[3, 2, 1])
+    nan = tmp_path / "nan.mat"
+    Xn = X.copy()
+    Xn[2, 1] = np.nan
+    _write_mat(nan, Xn, y)
+    with pytest.raises(MatFileError, match=r"nan.mat: 'fts' holds 1 NaN .*sample 2, feature 1"):
+        load_mat_features(nan)
+    nokey = tmp_path / "nokey.mat"
+    scipy.io.savemat(nokey, {"features": X})
+    with pytest.raises(MatFileError, match=r"variable 'fts' missing \(found \['features'\]\)"):
+        load_mat_features(nokey)
+    with pytest.raises(MatFileError, match="file not found"):
+        load_mat_features(tmp_path / "absent.mat")
+
+
+def test_real_files_load_with_manifest_counts(mirror, manifest):
+    for path in ("surf/dslr.mat", "GoogleNet1024/webcam.mat", "CaffeNet4096/dslr.mat"):
+        e = manifest.entry(path)
+        counts = [int(c) for c in e.extra["class_counts"].split(",")]
+        X, y = load_mat_features(mirror / path, n_classes=10, class_counts=counts)
+        assert X.shape == (int(e.extra["n"]), int(e.extra["d"]))
+
+
+def test_cache_round_trip_and_errors(tmp_path):
+    rng = np.random.RandomState(0)
+    raw = {
+        "a": DomainData("a", rng.poisson(3, size=(8, 5)).astype(float), np.array([1, 2] * 4), "a.mat", "0" * 40),
+        "b": DomainData("b", rng.poisson(3, size=(6, 5)).astype(float), np.array([1, 2] * 3), "b.mat", "1" * 40),
+    }
+    raw["a"].X[:, 0] = 0.0  # a constant feature
+    before = raw["a"].X.copy()
+    path = tmp_path / "fs.h5"
+    write_cache(path, feature_set="fs", dataset="toy", domains=raw, class_names=["x", "y"],
+                preprocessing=["row_sum_normalize", "zscore"])
+    np.testing.assert_array_equal(raw["a"].X, before)  # input untouched
+    cache = read_cache(path)
+    assert cache.class_names == ["x", "y"]
+    assert cache.preprocessing == ["row_sum_normalize", "zscore"]
+    assert cache.n_features == 5
+    A = cache.domain("a").X
+    assert np.isfinite(A).all()
+    np.testing.assert_allclose(A.mean(0), 0, atol=1e-12)
+    np.testing.assert_array_equal(A[:, 0], 0.0)
+    assert cache.domain("b").source_git_blob_sha1 == "1" * 40
+    assert "numpy" in cache.attrs["versions"]
+    with pytest.raises(CacheError, match="no domain 'c'"):
+        cache.domain("c")
+
+    broken = tmp_path / "broken.h5"
+    broken.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(CacheError, match="broken.h5: not a readable HDF5 file"):
+        read_cache(broken)
+    with pytest.raises(CacheError, match="feature cache not found"):
+        read_cache(tmp_path / "absent.h5")

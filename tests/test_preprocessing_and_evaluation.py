@@ -1,0 +1,67 @@
+"""Preprocessing of the released protocol, and the 1-NN evaluation."""
+
+import numpy as np
+import pytest
+
+from otfs.adaptation import ADAPTERS, get_adapter
+from otfs.classification import accuracy_curve, one_nn_accuracy
+from otfs.preprocessing import apply_steps, row_sum_normalize, zscore
+
+
+def test_row_sum_normalize():
+    X = np.array([[1, 3, 0], [0, 0, 0], [2, 2, 4]], dtype=np.uint8)
+    Y = row_sum_normalize(X)
+    np.testing.assert_allclose(Y[[0, 2]].sum(1), 1.0)
+    np.testing.assert_array_equal(Y[1], 0.0)  # an empty histogram stays finite
+    assert X.dtype == np.uint8 and X[0, 1] == 3
+    with pytest.raises(ValueError, match="non-negative"):
+        row_sum_normalize(-np.ones((2, 2)))
+
+
+def test_zscore_constant_feature_is_zero_not_nan():
+    X = np.column_stack([np.arange(5.0), np.full(5, 7.0)])
+    Z = zscore(X)
+    assert np.isfinite(Z).all()
+    np.testing.assert_allclose(Z[:, 0].std(), 1.0)
+    np.testing.assert_array_equal(Z[:, 1], 0.0)
+    np.testing.assert_array_equal(X[:, 1], 7.0)
+
+
+def test_apply_steps():
+    X = np.random.RandomState(0).poisson(2, size=(6, 4)).astype(float) + 1
+    np.testing.assert_allclose(apply_steps(X, ["row_sum_normalize", "zscore"]),
+                               zscore(row_sum_normalize(X)))
+    with pytest.raises(ValueError, match="unknown preprocessing step 'whiten'"):
+        apply_steps(X, ["whiten"])
+
+
+def test_one_nn_accuracy_by_hand():
+    Xs = np.array([[0.0], [10.0]])
+    ys = np.array([1, 2])
+    Xt = np.array([[1.0], [9.0], [4.0], [6.0]])
+    yt = np.array([1, 2, 2, 2])
+    assert one_nn_accuracy(Xs, ys, Xt, yt) == 75.0
+
+
+def test_accuracy_curve_records():
+    rng = np.random.RandomState(0)
+    Xs, Xt = rng.randn(20, 6), rng.randn(25, 6)
+    ys, yt = rng.randint(2, size=20), rng.randint(2, size=25)
+    orders = {"Descending": np.arange(6), "Ascending": np.arange(6)[::-1]}
+    rows = accuracy_curve(Xs, ys, Xt, yt, orders, [2, 6])
+    assert [(r["order"], r["n_features"]) for r in rows] == [
+        ("Descending", 2), ("Descending", 6), ("Ascending", 2), ("Ascending", 6)]
+    assert rows[1]["accuracy"] == rows[3]["accuracy"]  # all features: order irrelevant
+    assert rows[0]["accuracy"] == one_nn_accuracy(Xs[:, :2], ys, Xt[:, :2], yt)
+    with pytest.raises(ValueError, match="not a permutation"):
+        accuracy_curve(Xs, ys, Xt, yt, {"bad": [0, 0, 1, 2, 3, 4]}, [2])
+
+
+def test_adapter_registry():
+    assert "NA" in ADAPTERS
+    Xs, Xt = np.ones((3, 2)), np.zeros((4, 2))
+    A, B = get_adapter("NA").fit_transform(Xs, [1, 2, 1], Xt)
+    A[0, 0] = 5
+    assert Xs[0, 0] == 1  # returns copies
+    with pytest.raises(ValueError, match="unknown adapter 'XX'"):
+        get_adapter("XX")
