@@ -109,7 +109,7 @@ def _estimator_checks():
                 yield pytest.param(estimator, check, id=f"{estimator!r}-{name}")
 
 
-@pytest.mark.parametrize("estimator, check", _estimator_checks())
+@pytest.mark.parametrize("estimator, check", list(_estimator_checks()))
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="OTFeatureRanker.fit got no X_target")

@@ -10,9 +10,8 @@ rule aggregate:
         provenance="results/tables/{feature_set}/{selection}/{adapter}/provenance.json",
     input:
         runs=lambda w: expand(
-            "results/runs/{{feature_set}}/classification/{{selection}}/{{adapter}}/{pair}/{iteration}.tsv",
+            "results/runs/{{feature_set}}/classification/{{selection}}/{{adapter}}/{pair}.tsv",
             pair=fs_pairs(w.feature_set),
-            iteration=ITERATIONS,
         ),
         cache="data/cache/{feature_set}.h5",
         code=lib("stages/aggregation.py", "aggregation.py", "provenance.py", "data/cache.py"),

@@ -3,11 +3,11 @@
 
 rule classify:
     output:
-        tsv="results/runs/{feature_set}/classification/{selection}/{adapter}/{pair}/{iteration}.tsv",
+        tsv="results/runs/{feature_set}/classification/{selection}/{adapter}/{pair}.tsv",
     input:
         cache="data/cache/{feature_set}.h5",
-        selection="results/runs/{feature_set}/selection/{selection}/{pair}/{iteration}.json",
-        ranking="results/runs/{feature_set}/ranking/{selection}/{pair}/{iteration}.json",
+        selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
+        ranking="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
         code=lib(
             "stages/classification.py", "classification.py", "adaptation.py",
             "protocol.py", "data/cache.py",
@@ -16,7 +16,7 @@ rule classify:
         orders=config["classification"]["orders"],
         feature_counts=config["protocol"]["feature_counts"],
     log:
-        "logs/classification/{feature_set}/{selection}/{adapter}/{pair}/{iteration}.log",
+        "logs/classification/{feature_set}/{selection}/{adapter}/{pair}.log",
     threads: 1
     resources:
         mem_mb=2048,

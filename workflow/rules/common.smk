@@ -28,7 +28,6 @@ wildcard_constraints:
     dataset=r"[A-Za-z0-9_-]+",
     domain=r"[A-Za-z0-9_]+",
     pair=r"[A-Za-z0-9_]+-[A-Za-z0-9_]+",
-    iteration=r"\d+",
     selection=r"ot|1nn|random",
     adapter=r"[A-Za-z0-9_]+",
 

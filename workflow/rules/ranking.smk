@@ -3,15 +3,15 @@
 
 rule rank_features:
     output:
-        json="results/runs/{feature_set}/ranking/{selection}/{pair}/{iteration}.json",
+        json="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
     input:
         cache="data/cache/{feature_set}.h5",
-        selection="results/runs/{feature_set}/selection/{selection}/{pair}/{iteration}.json",
+        selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
         code=lib("stages/ranking.py", "ranking.py", "preprocessing.py", "protocol.py", "data/cache.py"),
     params:
         ranking=config["ranking"],
     log:
-        "logs/ranking/{feature_set}/{selection}/{pair}/{iteration}.log",
+        "logs/ranking/{feature_set}/{selection}/{pair}.log",
     threads: 1
     resources:
         mem_mb=2048,

@@ -1,9 +1,10 @@
-# Stage selection: the iteration's source subset and Algorithm 1's sample pairs.
+# Stage selection: each iteration's source subset and Algorithm 1's sample pairs.
+# One job per pair runs every iteration; each iteration is seeded on its own.
 
 
 rule select_samples:
     output:
-        json="results/runs/{feature_set}/selection/{selection}/{pair}/{iteration}.json",
+        json="results/runs/{feature_set}/selection/{selection}/{pair}.json",
     input:
         cache="data/cache/{feature_set}.h5",
         code=lib("stages/selection.py", "selection.py", "protocol.py", "data/cache.py"),
@@ -13,10 +14,11 @@ rule select_samples:
             config["protocol"]["source_per_class"],
             config["protocol"]["source_per_class_overrides"],
         ),
+        iterations=ITERATIONS,
         tie_break=config["selection"]["tie_break"],
         emd_max_iter=config["selection"]["emd_max_iter"],
     log:
-        "logs/selection/{feature_set}/{selection}/{pair}/{iteration}.log",
+        "logs/selection/{feature_set}/{selection}/{pair}.log",
     threads: 1
     resources:
         mem_mb=1024,

@@ -8,7 +8,7 @@ with job(snakemake.log[0], snakemake.threads, "selection"):  # noqa: F821
         cache_path=snakemake.input.cache,  # noqa: F821
         feature_set=w.feature_set,
         pair=w.pair,
-        iteration=int(w.iteration),
+        iterations=snakemake.params.iterations,  # noqa: F821
         strategy=w.selection,
         per_class=snakemake.params.per_class,  # noqa: F821
         tie_break=snakemake.params.tie_break,  # noqa: F821

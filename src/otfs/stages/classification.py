@@ -21,25 +21,32 @@ COLUMNS = [
 
 def run(cache_path, selection_path, ranking_path, adapter: str, orders: Sequence[str],
         counts_scheme: str, output) -> pd.DataFrame:
-    """Write one TSV row per (order, number of features) for one pair and iteration."""
+    """Write one TSV row per (iteration, order, number of features) of one pair."""
     sel = read_json(selection_path)
     rank = read_json(ranking_path)
-    if (rank["pair"], rank["iteration"]) != (sel["pair"], sel["iteration"]):
+    sel_its = [it["iteration"] for it in sel["iterations"]]
+    rank_its = [it["iteration"] for it in rank["iterations"]]
+    if rank["pair"] != sel["pair"] or rank_its != sel_its:
         raise ValueError(f"{ranking_path} and {selection_path} describe different runs")
     cache = read_cache(cache_path, domains=[sel["source"], sel["target"]])
     src, tgt = cache.domain(sel["source"]), cache.domain(sel["target"])
-    subset = sel["source_subset"]
-    rows = accuracy_curve(
-        src.X[subset], src.y[subset], tgt.X, tgt.y,
-        orders={name: rank["orders"][name] for name in orders},
-        n_features=feature_counts(cache.n_features, counts_scheme),
-        adapter=get_adapter(adapter),
-    )
-    df = pd.DataFrame(rows)
+    counts = feature_counts(cache.n_features, counts_scheme)
+    frames = []
+    for s_it, r_it in zip(sel["iterations"], rank["iterations"], strict=True):
+        subset = s_it["source_subset"]
+        rows = accuracy_curve(
+            src.X[subset], src.y[subset], tgt.X, tgt.y,
+            orders={name: r_it["orders"][name] for name in orders},
+            n_features=counts,
+            adapter=get_adapter(adapter),
+        )
+        df = pd.DataFrame(rows)
+        df["iteration"] = s_it["iteration"]
+        frames.append(df)
+    df = pd.concat(frames, ignore_index=True)
     for key, value in (
         ("feature_set", sel["feature_set"]), ("pair", sel["pair"]), ("source", sel["source"]),
-        ("target", sel["target"]), ("iteration", sel["iteration"]),
-        ("selection", sel["strategy"]), ("adapter", adapter),
+        ("target", sel["target"]), ("selection", sel["strategy"]), ("adapter", adapter),
     ):
         df[key] = value
     df = df[COLUMNS]

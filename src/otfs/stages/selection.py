@@ -1,6 +1,8 @@
-"""Stage ``selection``: draw the source subset and pair samples (Algorithm 1)."""
+"""Stage ``selection``: draw each iteration's source subset and pair samples (Algorithm 1)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from ..data.cache import read_cache
 from ..io import write_json
@@ -8,42 +10,46 @@ from ..protocol import derive_seed, draw_source_subset, parse_pair
 from ..selection import select_samples
 
 
-def run(cache_path, feature_set: str, pair: str, iteration: int, strategy: str, *,
+def run(cache_path, feature_set: str, pair: str, iterations: Sequence[int], strategy: str, *,
         per_class: int, tie_break: str, emd_max_iter: int, output) -> dict:
-    """Draw the iteration's source subset, run Algorithm 1, write JSON.
+    """Run every iteration of one pair and write them to one JSON file.
 
-    The source subset depends only on (feature set, pair, iteration), not on
-    the strategy, so strategies are compared on the same source samples.
+    Each iteration is seeded from (feature set, pair, iteration) alone, so
+    its result does not depend on which other iterations share the job. The
+    source subset does not depend on the strategy either, so strategies are
+    compared on the same source samples.
     """
     source, target = parse_pair(pair)
     cache = read_cache(cache_path, domains=[source, target])
     src, tgt = cache.domain(source), cache.domain(target)
-    subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
-    subset = draw_source_subset(src.y, per_class, random_state=subset_seed,
-                                classes=range(1, len(cache.class_names) + 1))
-    selection_seed = derive_seed(feature_set, pair, iteration, "selection", strategy)
-    matching = select_samples(
-        src.X[subset], tgt.X, strategy,
-        tie_break=tie_break,
-        emd_max_iter=emd_max_iter,
-        random_state=selection_seed,
-    )
-    record = {
+    classes = range(1, len(cache.class_names) + 1)
+    records = []
+    for iteration in iterations:
+        subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
+        subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes)
+        selection_seed = derive_seed(feature_set, pair, iteration, "selection", strategy)
+        matching = select_samples(
+            src.X[subset], tgt.X, strategy,
+            tie_break=tie_break, emd_max_iter=emd_max_iter, random_state=selection_seed,
+        )
+        records.append({
+            "iteration": int(iteration),
+            "seed_source_subset": subset_seed,
+            "seed_selection": selection_seed,
+            "source_subset": subset,
+            "matched_source": matching.source_index,
+            "matched_target": matching.target_index,
+            "flipped": matching.flipped,
+        })
+    out = {
         "feature_set": feature_set,
         "pair": pair,
         "source": source,
         "target": target,
-        "iteration": int(iteration),
         "strategy": strategy,
-        "tie_break": tie_break,
-        "emd_max_iter": emd_max_iter,
-        "source_per_class": per_class,
-        "seed_source_subset": subset_seed,
-        "seed_selection": selection_seed,
-        "source_subset": subset,
-        "matched_source": matching.source_index,
-        "matched_target": matching.target_index,
-        "flipped": matching.flipped,
+        "params": {"source_per_class": per_class, "tie_break": tie_break,
+                   "emd_max_iter": emd_max_iter},
+        "iterations": records,
     }
-    write_json(output, record)
-    return record
+    write_json(output, out)
+    return out
