@@ -9,6 +9,8 @@
 # src/otfs/stages/<stage>.py): acquisition, cache, selection, ranking,
 # classification, aggregation, plotting.
 
+import os
+
 from snakemake.utils import min_version
 
 min_version("9.0")

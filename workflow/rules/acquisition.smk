@@ -11,6 +11,8 @@ rule acquire:
     params:
         relpath=lambda w: f"{w.folder}/{w.domain}.mat",
         dataset=lambda w: config["datasets"][w.dataset],
+    conda:
+        "../../envs/otfs.yaml"
     log:
         "logs/acquisition/{dataset}/{folder}/{domain}.log",
     threads: 1

@@ -23,6 +23,8 @@ rule aggregate:
             "pairs": len(fs_pairs(w.feature_set)),
             "iterations": len(ITERATIONS),
         },
+    conda:
+        "../../envs/otfs.yaml"
     log:
         "logs/aggregation/{feature_set}/{selection}/{adapter}.log",
     threads: 1
@@ -33,20 +35,14 @@ rule aggregate:
         "../scripts/aggregation.py"
 
 
-def built_tables():
-    fig7 = config["targets"]["figure7"]
-    return [
-        f"results/tables/{fs}/{SELECTION}/{fig7['adapter']}/long.tsv"
-        for fs in fig7["feature_sets"]
-    ]
-
-
 rule collect_results:
     output:
         tsv="results/results_long.tsv",
     input:
-        tables=built_tables(),
+        tables=figure7_tables(),
         code=lib("stages/aggregation.py"),
+    conda:
+        "../../envs/otfs.yaml"
     log:
         "logs/aggregation/collect_results.log",
     threads: 1

@@ -17,6 +17,8 @@ rule build_cache:
     params:
         feature_set=lambda w: fs_config(w.feature_set),
         domains=lambda w: fs_domains(w.feature_set),
+    conda:
+        "../../envs/otfs.yaml"
     log:
         "logs/cache/{feature_set}.log",
     threads: 1

@@ -15,6 +15,8 @@ rule classify:
     params:
         orders=config["classification"]["orders"],
         feature_counts=config["protocol"]["feature_counts"],
+    conda:
+        "../../envs/otfs.yaml"
     log:
         "logs/classification/{feature_set}/{selection}/{adapter}/{pair}.log",
     threads: 1

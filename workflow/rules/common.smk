@@ -1,16 +1,11 @@
 # Shared set-up: the library on the path, config validation, helpers.
-import os
 import sys
 from pathlib import Path
 
 REPO = Path(workflow.basedir)
 SRC = REPO / "src"
-# The pipeline always runs the library of this checkout; the variable reaches
-# the jobs' script processes, locally and on cluster nodes.
+# The pipeline always runs the library of this checkout (the scripts do the same).
 sys.path.insert(0, str(SRC))
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p
-)
 
 from otfs.config import pairs_for, validate_config  # noqa: E402
 from otfs.data.manifest import read_manifest  # noqa: E402
@@ -74,3 +69,12 @@ def fs_n_features(feature_set):
 
 ITERATIONS = list(range(config["protocol"]["iterations"]))
 SELECTION = config["selection"]["strategy"]
+
+
+def figure7_tables():
+    """Long tables behind the Figure 7 target."""
+    fig7 = config["targets"]["figure7"]
+    return [
+        f"results/tables/{fs}/{SELECTION}/{fig7['adapter']}/long.tsv"
+        for fs in fig7["feature_sets"]
+    ]

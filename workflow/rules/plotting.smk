@@ -25,6 +25,8 @@ rule plot_figure7:
         code=lib("stages/plotting.py", "plotting.py"),
     params:
         title=lambda w: f"Figure 7: {FIGURE_TITLES.get(w.feature_set, w.feature_set)}, no adaptation",
+    conda:
+        "../../envs/otfs.yaml"
     log:
         "logs/plotting/figure7/{feature_set}.log",
     threads: 1

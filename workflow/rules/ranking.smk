@@ -10,6 +10,8 @@ rule rank_features:
         code=lib("stages/ranking.py", "ranking.py", "preprocessing.py", "protocol.py", "data/cache.py"),
     params:
         ranking=config["ranking"],
+    conda:
+        "../../envs/otfs.yaml"
     log:
         "logs/ranking/{feature_set}/{selection}/{pair}.log",
     threads: 1

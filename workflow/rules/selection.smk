@@ -17,6 +17,8 @@ rule select_samples:
         iterations=ITERATIONS,
         tie_break=config["selection"]["tie_break"],
         emd_max_iter=config["selection"]["emd_max_iter"],
+    conda:
+        "../../envs/otfs.yaml"
     log:
         "logs/selection/{feature_set}/{selection}/{pair}.log",
     threads: 1

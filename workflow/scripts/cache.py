@@ -1,5 +1,11 @@
 """Snakemake wrapper of otfs.stages.cache (rule build_cache)."""
 
+import sys
+from pathlib import Path
+
+# Run this checkout's library (Snakemake copies scripts before running them).
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
+
 from otfs.stages import cache, job
 
 with job(snakemake.log[0], snakemake.threads, "cache"):  # noqa: F821

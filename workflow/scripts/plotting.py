@@ -1,5 +1,11 @@
 """Snakemake wrapper of otfs.stages.plotting (rule plot_figure7)."""
 
+import sys
+from pathlib import Path
+
+# Run this checkout's library (Snakemake copies scripts before running them).
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
+
 from otfs.stages import job, plotting
 
 with job(snakemake.log[0], snakemake.threads, "plotting"):  # noqa: F821

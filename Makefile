@@ -1,0 +1,30 @@
+# Two commands on a fresh machine with Python 3.11+:
+#   make all    set up .venv, then run the paper's targets (snakemake --cores $(CORES) all)
+#   make test   set up .venv, then run the test suite
+PYTHON ?= python3
+VENV ?= .venv
+CORES ?= 16
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.otfs-installed
+
+.PHONY: setup all test lint clean-results
+
+$(STAMP): pyproject.toml envs/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test]'
+	touch $@
+
+setup: $(STAMP)
+
+all: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) all
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/snakemake --lint
+
+clean-results:
+	rm -rf results logs
