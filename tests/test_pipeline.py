@@ -24,7 +24,7 @@ from .conftest import REPO, mirror_dir
 pytestmark = pytest.mark.pipeline
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-COPIED = ["Snakefile", "config.yaml", "config", "workflow", "src", "data/manifests"]
+COPIED = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests"]
 ROWS_PER_PAIR_ITERATION = 3 * 17  # orders x feature counts (SURF, d = 800)
 
 
