@@ -189,3 +189,20 @@ def test_cache_round_trip_and_errors(tmp_path):
         read_cache(broken)
     with pytest.raises(CacheError, match="feature cache not found"):
         read_cache(tmp_path / "absent.h5")
+
+
+def test_atomic_writes_leave_nothing_on_failure(tmp_path):
+    from otfs.io import atomic_path, read_json, write_json
+
+    target = tmp_path / "out.json"
+    write_json(target, {"a": 1})
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("half-written")
+            raise RuntimeError("interrupted")
+    assert read_json(target) == {"a": 1}  # the previous output is intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="bad.json: not valid JSON"):
+        read_json(bad)
