@@ -15,6 +15,8 @@ rule acquire:
         "../../envs/otfs.yaml"
     log:
         "logs/acquisition/{dataset}/{folder}/{domain}.log",
+    benchmark:
+        "logs/benchmarks/acquisition/{dataset}/{folder}/{domain}.tsv",
     threads: 1
     resources:
         mem_mb=256,

@@ -27,6 +27,8 @@ rule aggregate:
         "../../envs/otfs.yaml"
     log:
         "logs/aggregation/{feature_set}/{selection}/{adapter}.log",
+    benchmark:
+        "logs/benchmarks/aggregation/{feature_set}/{selection}/{adapter}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -45,6 +47,8 @@ rule collect_results:
         "../../envs/otfs.yaml"
     log:
         "logs/aggregation/collect_results.log",
+    benchmark:
+        "logs/benchmarks/aggregation/collect_results.tsv",
     threads: 1
     resources:
         mem_mb=1024,

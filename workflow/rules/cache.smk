@@ -21,6 +21,8 @@ rule build_cache:
         "../../envs/otfs.yaml"
     log:
         "logs/cache/{feature_set}.log",
+    benchmark:
+        "logs/benchmarks/cache/{feature_set}.tsv",
     threads: 1
     resources:
         mem_mb=2048,

@@ -19,6 +19,8 @@ rule classify:
         "../../envs/otfs.yaml"
     log:
         "logs/classification/{feature_set}/{selection}/{adapter}/{pair}.log",
+    benchmark:
+        "logs/benchmarks/classification/{feature_set}/{selection}/{adapter}/{pair}.tsv",
     threads: 1
     resources:
         mem_mb=2048,

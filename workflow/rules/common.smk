@@ -8,7 +8,6 @@ SRC = REPO / "src"
 sys.path.insert(0, str(SRC))
 
 from otfs.config import pairs_for, validate_config  # noqa: E402
-from otfs.data.manifest import read_manifest  # noqa: E402
 from otfs.protocol import feature_counts, parse_pair, source_per_class  # noqa: E402
 
 validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
@@ -54,17 +53,6 @@ def fs_pairs(feature_set):
     domains = set(fs_domains(feature_set))
     pairs = pairs_for(config, fs_config(feature_set)["dataset"])
     return [p for p in pairs if set(parse_pair(p)) <= domains]
-
-
-def fs_n_features(feature_set):
-    """Number of features of a feature set, from its manifest (no data needed)."""
-    fs = fs_config(feature_set)
-    manifest = read_manifest(fs_dataset(feature_set)["manifest"])
-    widths = {
-        int(manifest.entry(f"{fs['folder']}/{d}.mat").extra["d"]) for d in fs_domains(feature_set)
-    }
-    (d,) = widths
-    return d
 
 
 ITERATIONS = list(range(config["protocol"]["iterations"]))

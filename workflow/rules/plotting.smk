@@ -29,6 +29,8 @@ rule plot_figure7:
         "../../envs/otfs.yaml"
     log:
         "logs/plotting/figure7/{feature_set}.log",
+    benchmark:
+        "logs/benchmarks/plotting/figure7/{feature_set}.tsv",
     threads: 1
     resources:
         mem_mb=1024,

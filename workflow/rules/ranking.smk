@@ -14,6 +14,8 @@ rule rank_features:
         "../../envs/otfs.yaml"
     log:
         "logs/ranking/{feature_set}/{selection}/{pair}.log",
+    benchmark:
+        "logs/benchmarks/ranking/{feature_set}/{selection}/{pair}.tsv",
     threads: 1
     resources:
         mem_mb=2048,

@@ -21,6 +21,8 @@ rule select_samples:
         "../../envs/otfs.yaml"
     log:
         "logs/selection/{feature_set}/{selection}/{pair}.log",
+    benchmark:
+        "logs/benchmarks/selection/{feature_set}/{selection}/{pair}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
