@@ -13,7 +13,7 @@ rule aggregate:
             "results/runs/{{feature_set}}/classification/{{selection}}/{{adapter}}/{pair}.tsv",
             pair=fs_pairs(w.feature_set),
         ),
-        cache="data/cache/{feature_set}.h5",
+        caches=lambda w: [f"data/cache/{w.feature_set}/{d}.h5" for d in pairs_domains(fs_pairs(w.feature_set))],
         code=lib("stages/aggregation.py", "aggregation.py", "provenance.py", "data/cache.py"),
     params:
         run=lambda w: {

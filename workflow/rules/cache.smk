@@ -1,14 +1,12 @@
-# Stage cache: one HDF5 file per feature set with every domain preprocessed.
+# Stage cache: one HDF5 file per feature set and domain, preprocessed once. A
+# domain whose raw file is missing blocks only the pairs that need it.
 
 
 rule build_cache:
     output:
-        h5="data/cache/{feature_set}.h5",
+        h5="data/cache/{feature_set}/{domain}.h5",
     input:
-        mat=lambda w: [
-            f"data/raw/{fs_config(w.feature_set)['dataset']}/{fs_config(w.feature_set)['folder']}/{d}.mat"
-            for d in fs_domains(w.feature_set)
-        ],
+        mat=lambda w: raw_file(w.feature_set, w.domain),
         manifest=lambda w: fs_dataset(w.feature_set)["manifest"],
         code=lib(
             "stages/cache.py", "data/cache.py", "data/matfile.py", "data/manifest.py",
@@ -16,16 +14,15 @@ rule build_cache:
         ),
     params:
         feature_set=lambda w: fs_config(w.feature_set),
-        domains=lambda w: fs_domains(w.feature_set),
     conda:
         "../../envs/otfs.yaml"
     log:
-        "logs/cache/{feature_set}.log",
+        "logs/cache/{feature_set}/{domain}.log",
     benchmark:
-        "logs/benchmarks/cache/{feature_set}.tsv",
+        "logs/benchmarks/cache/{feature_set}/{domain}.tsv",
     threads: 1
     resources:
-        mem_mb=2048,
+        mem_mb=1024,
         runtime=10,
     script:
         "../scripts/cache.py"

@@ -5,7 +5,7 @@ rule classify:
     output:
         tsv="results/runs/{feature_set}/classification/{selection}/{adapter}/{pair}.tsv",
     input:
-        cache="data/cache/{feature_set}.h5",
+        caches=pair_caches,
         selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
         ranking="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
         code=lib(

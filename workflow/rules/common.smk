@@ -49,6 +49,22 @@ def fs_domains(feature_set):
     return fs_config(feature_set).get("domains") or fs_dataset(feature_set)["domains"]
 
 
+def raw_file(feature_set, domain):
+    """The acquired raw file of one domain of a feature set."""
+    fs = fs_config(feature_set)
+    return f"data/raw/{fs['dataset']}/{fs['folder']}/{domain}.mat"
+
+
+def pair_caches(w):
+    """Cache files of the two domains of the pair ``w.pair``."""
+    return [f"data/cache/{w.feature_set}/{d}.h5" for d in parse_pair(w.pair)]
+
+
+def pairs_domains(pairs):
+    """Domains that appear in ``pairs``, in first-seen order."""
+    return list(dict.fromkeys(d for p in pairs for d in parse_pair(p)))
+
+
 def fs_pairs(feature_set):
     domains = set(fs_domains(feature_set))
     pairs = pairs_for(config, fs_config(feature_set)["dataset"])

@@ -5,7 +5,7 @@ rule rank_features:
     output:
         json="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
     input:
-        cache="data/cache/{feature_set}.h5",
+        caches=pair_caches,
         selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
         code=lib("stages/ranking.py", "ranking.py", "preprocessing.py", "protocol.py", "data/cache.py"),
     params:

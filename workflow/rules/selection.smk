@@ -6,7 +6,7 @@ rule select_samples:
     output:
         json="results/runs/{feature_set}/selection/{selection}/{pair}.json",
     input:
-        cache="data/cache/{feature_set}.h5",
+        caches=pair_caches,
         code=lib("stages/selection.py", "selection.py", "protocol.py", "data/cache.py"),
     params:
         per_class=lambda w: source_per_class(

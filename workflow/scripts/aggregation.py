@@ -11,7 +11,7 @@ from otfs.stages import aggregation, job
 with job(snakemake.log[0], snakemake.threads, "aggregation"):  # noqa: F821
     aggregation.run(
         run_tables=list(snakemake.input.runs),  # noqa: F821
-        cache_path=snakemake.input.cache,  # noqa: F821
+        caches=list(snakemake.input.caches),  # noqa: F821
         outputs=dict(snakemake.output.items()),  # noqa: F821
         params=dict(snakemake.params.run),  # noqa: F821
         config=snakemake.config,  # noqa: F821

@@ -11,8 +11,9 @@ from otfs.stages import cache, job
 with job(snakemake.log[0], snakemake.threads, "cache"):  # noqa: F821
     cache.run(
         feature_set=snakemake.wildcards.feature_set,  # noqa: F821
+        domain=snakemake.wildcards.domain,  # noqa: F821
         fs_cfg=snakemake.params.feature_set,  # noqa: F821
         manifest_path=snakemake.input.manifest,  # noqa: F821
-        mat_files=dict(zip(snakemake.params.domains, snakemake.input.mat)),  # noqa: F821
+        mat_path=snakemake.input.mat,  # noqa: F821
         output=snakemake.output.h5,  # noqa: F821
     )

@@ -6,11 +6,11 @@ from pathlib import Path
 # Run this checkout's library (Snakemake copies scripts before running them).
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
-from otfs.stages import classification, job
+from otfs.stages import domain_caches, classification, job
 
 with job(snakemake.log[0], snakemake.threads, "classification"):  # noqa: F821
     classification.run(
-        cache_path=snakemake.input.cache,  # noqa: F821
+        caches=domain_caches(snakemake.input.caches),  # noqa: F821
         selection_path=snakemake.input.selection,  # noqa: F821
         ranking_path=snakemake.input.ranking,  # noqa: F821
         adapter=snakemake.wildcards.adapter,  # noqa: F821

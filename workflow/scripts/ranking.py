@@ -6,11 +6,11 @@ from pathlib import Path
 # Run this checkout's library (Snakemake copies scripts before running them).
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
-from otfs.stages import job, ranking
+from otfs.stages import domain_caches, job, ranking
 
 with job(snakemake.log[0], snakemake.threads, "ranking"):  # noqa: F821
     ranking.run(
-        cache_path=snakemake.input.cache,  # noqa: F821
+        caches=domain_caches(snakemake.input.caches),  # noqa: F821
         selection_path=snakemake.input.selection,  # noqa: F821
         ranking_cfg=snakemake.params.ranking,  # noqa: F821
         output=snakemake.output.json,  # noqa: F821

@@ -6,12 +6,12 @@ from pathlib import Path
 # Run this checkout's library (Snakemake copies scripts before running them).
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
-from otfs.stages import job, selection
+from otfs.stages import domain_caches, job, selection
 
 with job(snakemake.log[0], snakemake.threads, "selection"):  # noqa: F821
     w = snakemake.wildcards  # noqa: F821
     selection.run(
-        cache_path=snakemake.input.cache,  # noqa: F821
+        caches=domain_caches(snakemake.input.caches),  # noqa: F821
         feature_set=w.feature_set,
         pair=w.pair,
         iterations=snakemake.params.iterations,  # noqa: F821

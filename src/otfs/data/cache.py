@@ -1,6 +1,9 @@
 """The HDF5 feature cache: one file per feature set, preprocessed once.
 
-Layout of ``<feature set>.h5``::
+The pipeline writes one file per feature set and domain
+(``data/cache/<feature set>/<domain>.h5``), so a domain whose raw file is
+missing blocks only the pairs that need it; the format itself holds any
+number of domains. Layout::
 
     /                     attrs: format, feature_set, dataset, preprocessing (JSON),
                                  class_names (JSON), versions (JSON), created_by
@@ -27,7 +30,15 @@ from ..io import atomic_path
 from ..preprocessing import apply_steps
 from ..provenance import package_versions
 
-__all__ = ["CACHE_FORMAT", "CacheError", "DomainData", "FeatureCache", "read_cache", "write_cache"]
+__all__ = [
+    "CACHE_FORMAT",
+    "CacheError",
+    "DomainData",
+    "FeatureCache",
+    "read_cache",
+    "read_domains",
+    "write_cache",
+]
 
 CACHE_FORMAT = "otfs-feature-cache/1"
 
@@ -158,4 +169,30 @@ def read_cache(path: str | os.PathLike, domains: Sequence[str] | None = None) ->
         preprocessing=json.loads(attrs["preprocessing"]),
         attrs=attrs,
         domains=out,
+    )
+
+
+def read_domains(paths: Mapping[str, str | os.PathLike]) -> FeatureCache:
+    """Read one domain from each of several cache files into one :class:`FeatureCache`.
+
+    ``paths`` maps a domain name to the file holding it. All files must
+    describe the same feature set, with the same features and classes.
+    """
+    if not paths:
+        raise CacheError("read_domains needs at least one cache file")
+    caches = [read_cache(path, domains=[domain]) for domain, path in paths.items()]
+    first = caches[0]
+    for c in caches[1:]:
+        if (c.feature_set, c.n_features, c.class_names, c.preprocessing) != (
+            first.feature_set, first.n_features, first.class_names, first.preprocessing
+        ):
+            raise CacheError(f"{c.path} and {first.path} describe different feature sets")
+    domains = {name: c.domain(name) for c, name in zip(caches, paths, strict=True)}
+    return FeatureCache(
+        path=first.path,
+        feature_set=first.feature_set,
+        class_names=first.class_names,
+        preprocessing=first.preprocessing,
+        attrs=first.attrs,
+        domains=domains,
     )

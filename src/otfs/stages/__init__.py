@@ -14,7 +14,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["job"]
+__all__ = ["domain_caches", "job"]
 
 
 @contextlib.contextmanager
@@ -44,3 +44,8 @@ def job(log_path=None, threads: int = 1, name: str = "otfs"):
         logger.exception("job failed")
         raise
     logger.info("done in %.2f s", time.perf_counter() - start)
+
+
+def domain_caches(paths) -> dict[str, str]:
+    """``{domain: path}`` from cache paths named ``.../<domain>.h5``."""
+    return {Path(p).stem: str(p) for p in paths}

@@ -13,14 +13,14 @@ from ..provenance import provenance_record
 from .classification import COLUMNS
 
 
-def run(run_tables: Sequence[str], cache_path, outputs: Mapping[str, str], params: Mapping,
+def run(run_tables: Sequence[str], caches: Sequence[str], outputs: Mapping[str, str], params: Mapping,
         config: Mapping) -> pd.DataFrame:
     """Concatenate per-run tables; write the long table, summaries and provenance.
 
     Parameters
     ----------
     run_tables : paths of the classification stage's TSV files
-    cache_path : the feature cache (its hash and source hashes are recorded)
+    caches : the feature caches used (their hashes and source hashes are recorded)
     outputs : mapping with keys ``long``, ``per_pair``, ``summary``, ``provenance``
     params : the wildcards and protocol values of this aggregate
     config : the validated configuration, recorded verbatim
@@ -39,12 +39,13 @@ def run(run_tables: Sequence[str], cache_path, outputs: Mapping[str, str], param
     write_tsv(per_pair_summary(long), outputs["per_pair"])
     write_tsv(mean_over_pairs(long), outputs["summary"])
 
-    cache = read_cache(cache_path)
-    record = provenance_record(inputs=[cache_path], params=dict(params), config=dict(config))
-    record["raw_files"] = {
-        name: {"path": dom.source_path, "git_blob_sha1": dom.source_git_blob_sha1}
-        for name, dom in cache.domains.items()
-    }
+    record = provenance_record(inputs=caches, params=dict(params), config=dict(config))
+    record["raw_files"] = {}
+    for path in caches:
+        for name, dom in read_cache(path).domains.items():
+            record["raw_files"][name] = {
+                "path": dom.source_path, "git_blob_sha1": dom.source_git_blob_sha1
+            }
     record["runs"] = {"tables": len(run_tables), "rows": int(len(long))}
     write_json(outputs["provenance"], record)
     return long

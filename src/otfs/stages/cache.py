@@ -1,4 +1,4 @@
-"""Stage ``cache``: build the HDF5 feature cache of one feature set."""
+"""Stage ``cache``: build the HDF5 feature cache of one feature set and domain."""
 
 from __future__ import annotations
 
@@ -13,38 +13,35 @@ from ..data.matfile import load_mat_features
 log = logging.getLogger(__name__)
 
 
-def run(feature_set: str, fs_cfg: Mapping, manifest_path, mat_files: Mapping[str, str], output) -> None:
-    """Read, verify and preprocess every domain's ``.mat`` file into ``output``.
+def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, mat_path, output) -> None:
+    """Read, verify and preprocess one domain's ``.mat`` file into ``output``.
 
     Parameters
     ----------
-    feature_set : str
+    feature_set, domain : str
     fs_cfg : mapping
         The feature set's configuration (``folder``, ``preprocessing``...).
     manifest_path : path
-    mat_files : mapping of domain name to the acquired ``.mat`` path
+    mat_path : path of the acquired ``.mat`` file
     output : path of the HDF5 cache
     """
     manifest = read_manifest(manifest_path)
     class_names = manifest.meta["class_names"].split(",")
-    domains = {}
-    for domain, path in mat_files.items():
-        entry = manifest.entry(f"{fs_cfg['folder']}/{domain}.mat")
-        # The raw copy was verified when acquired; verify again in case it was
-        # replaced by hand since.
-        verify_file(path, entry)
-        counts = [int(c) for c in entry.extra["class_counts"].split(",")]
-        X, y = load_mat_features(path, n_classes=len(class_names), class_counts=counts)
-        expected = (int(entry.extra["n"]), int(entry.extra["d"]))
-        if X.shape != expected:
-            raise ValueError(f"{path}: features have shape {X.shape}, manifest says {expected}")
-        domains[domain] = DomainData(domain, X, y, str(path), entry.git_blob_sha1)
-        log.info("%s/%s: %d samples x %d features", feature_set, domain, *X.shape)
+    entry = manifest.entry(f"{fs_cfg['folder']}/{domain}.mat")
+    # The raw copy was verified when acquired; verify again in case it was
+    # replaced by hand since.
+    verify_file(mat_path, entry)
+    counts = [int(c) for c in entry.extra["class_counts"].split(",")]
+    X, y = load_mat_features(mat_path, n_classes=len(class_names), class_counts=counts)
+    expected = (int(entry.extra["n"]), int(entry.extra["d"]))
+    if X.shape != expected:
+        raise ValueError(f"{mat_path}: features have shape {X.shape}, manifest says {expected}")
+    log.info("%s/%s: %d samples x %d features", feature_set, domain, *X.shape)
     write_cache(
         output,
         feature_set=feature_set,
         dataset=fs_cfg["dataset"],
-        domains=domains,
+        domains={domain: DomainData(domain, X, y, str(mat_path), entry.git_blob_sha1)},
         class_names=class_names,
         preprocessing=fs_cfg["preprocessing"],
         extra_attrs={"manifest": str(manifest_path)},

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from ..adaptation import get_adapter
 from ..classification import accuracy_curve
-from ..data.cache import read_cache
+from ..data.cache import read_domains
 from ..io import read_json, write_tsv
 from ..protocol import feature_counts
 
@@ -19,7 +19,7 @@ COLUMNS = [
 ]
 
 
-def run(cache_path, selection_path, ranking_path, adapter: str, orders: Sequence[str],
+def run(caches: Mapping[str, str], selection_path, ranking_path, adapter: str, orders: Sequence[str],
         counts_scheme: str, output) -> pd.DataFrame:
     """Write one TSV row per (iteration, order, number of features) of one pair."""
     sel = read_json(selection_path)
@@ -28,7 +28,7 @@ def run(cache_path, selection_path, ranking_path, adapter: str, orders: Sequence
     rank_its = [it["iteration"] for it in rank["iterations"]]
     if rank["pair"] != sel["pair"] or rank_its != sel_its:
         raise ValueError(f"{ranking_path} and {selection_path} describe different runs")
-    cache = read_cache(cache_path, domains=[sel["source"], sel["target"]])
+    cache = read_domains({d: caches[d] for d in (sel["source"], sel["target"])})
     src, tgt = cache.domain(sel["source"]), cache.domain(sel["target"])
     counts = feature_counts(cache.n_features, counts_scheme)
     frames = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..data.cache import read_cache
+from ..data.cache import read_domains
 from ..io import read_json, write_json
 from ..protocol import derive_seed
 from ..ranking import feature_coupling_diagonal, feature_orders
@@ -12,7 +12,7 @@ from ..ranking import feature_coupling_diagonal, feature_orders
 _HEADER = ("feature_set", "pair", "source", "target", "strategy")
 
 
-def run(cache_path, selection_path, ranking_cfg: Mapping, output) -> dict:
+def run(caches: Mapping[str, str], selection_path, ranking_cfg: Mapping, output) -> dict:
     """Rank features on the sample pairs of the selection stage; write JSON.
 
     Besides the coupling diagonal, each iteration holds the three feature
@@ -20,7 +20,7 @@ def run(cache_path, selection_path, ranking_cfg: Mapping, output) -> dict:
     set, pair, iteration).
     """
     sel = read_json(selection_path)
-    cache = read_cache(cache_path, domains=[sel["source"], sel["target"]])
+    cache = read_domains({d: caches[d] for d in (sel["source"], sel["target"])})
     Xs_full = cache.domain(sel["source"]).X
     Xt = cache.domain(sel["target"]).X
     records = []

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from ..data.cache import read_cache
+from ..data.cache import read_domains
 from ..io import write_json
 from ..protocol import derive_seed, draw_source_subset, parse_pair
 from ..selection import select_samples
 
 
-def run(cache_path, feature_set: str, pair: str, iterations: Sequence[int], strategy: str, *,
+def run(caches: Mapping[str, str], feature_set: str, pair: str, iterations: Sequence[int], strategy: str, *,
         per_class: int, tie_break: str, emd_max_iter: int, output) -> dict:
     """Run every iteration of one pair and write them to one JSON file.
 
@@ -20,7 +20,7 @@ def run(cache_path, feature_set: str, pair: str, iterations: Sequence[int], stra
     compared on the same source samples.
     """
     source, target = parse_pair(pair)
-    cache = read_cache(cache_path, domains=[source, target])
+    cache = read_domains({d: caches[d] for d in (source, target)})
     src, tgt = cache.domain(source), cache.domain(target)
     classes = range(1, len(cache.class_names) + 1)
     records = []
