@@ -24,8 +24,9 @@ from .conftest import REPO, mirror_dir
 pytestmark = pytest.mark.pipeline
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-COPIED = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests"]
-ROWS_PER_PAIR_ITERATION = 3 * 17  # orders x feature counts (SURF, d = 800)
+COPIED = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests",
+          "data/paper"]
+ROWS_PER_PAIR_ITERATION = 3 * 5  # orders x feature counts of the test grid
 
 
 def copy_workflow(dest: Path) -> Path:
@@ -69,44 +70,91 @@ def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def test_run(tmp_path_factory):
-    """The test configuration, built once with 2 cores."""
+    """Every target of the test configuration, built once with 2 cores."""
     work = copy_workflow(tmp_path_factory.mktemp("run_cores2"))
-    snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "all")
+    snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
     return work
 
 
 def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     work = copy_workflow(tmp_path)
     jobs = planned_jobs(snakemake(work, "--dry-run", "--cores", "16", "all"))
-    assert jobs["acquire"] == 4 and jobs["build_cache"] == 4  # one cache per domain
-    for rule in ("select_samples", "rank_features", "classify"):
-        assert jobs[rule] == 12, jobs  # one job per pair, 19 iterations inside
-    assert jobs["aggregate"] == 1 and jobs["plot_figure7"] == 1
+    # 3 feature sets x 4 domains, each acquired and cached once
+    assert jobs["acquire"] == 12 and jobs["build_cache"] == 12
+    # selection and ranking: one job per pair; OT for 3 feature sets, plus
+    # Random and 1NN for Table 5's CaffeNet
+    assert jobs["select_samples"] == jobs["rank_features"] == 12 * 3 + 12 * 2
+    # classification: NA curves (3 feature sets), OT3 curves (GoogleNet),
+    # Table 3's 5 adapters (CaffeNet), Table 5's two other strategies
+    assert jobs["classify"] == 12 * (3 + 1 + 5 + 2)
+    for rule in ("make_table1", "make_table2", "make_table3", "make_table5", "make_table6",
+                 "plot_figure1", "plot_figure2", "plot_figure5", "plot_figure6", "plot_figure7",
+                 "make_comparison"):
+        assert jobs[rule] == 1, rule
+
+
+def test_every_target_is_built(test_run):
+    out = test_run / "results" / "available"
+    for name in ("table1/surf", "table1/GoogleNet1024", "table2/table2", "table3/surf",
+                 "table3/GoogleNet1024", "table5/surf", "table5/GoogleNet1024", "table6/table6"):
+        for ext in ("csv", "tex", "md", "comparison.csv"):
+            assert (out / f"{name}.{ext}").stat().st_size > 0, f"{name}.{ext}"
+    for name in ("figure1/surf", "figure1/GoogleNet1024", "figure2/GoogleNet1024", "figure7/figure7",
+                 "figure5/figure5", "figure6/figure6"):
+        assert (out / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+        assert (out / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+    # CaffeNet has one domain here: no pair, so no CaffeNet target
+    assert not list(out.glob("*/CaffeNet4096.*"))
+    tex = (out / "table6" / "table6.tex").read_text()
+    assert r"\begin{tabular}" in tex and r"$\searrow$" in tex
+
+
+def test_tables_and_comparisons(test_run):
+    out = test_run / "results" / "available"
+    t3 = pd.read_csv(out / "table3" / "GoogleNet1024.csv", keep_default_na=False)
+    assert set(t3["adapter"]) == {"NA", "CORAL", "SA", "TCA", "OT3"}
+    assert sorted(set(t3["n_features"])) == [128, 256, 512, 1024]
+    assert (t3.loc[t3["adapter"] == "NA", "seconds"] < t3.loc[t3["adapter"] == "CORAL", "seconds"].max()).all()
+    t5 = pd.read_csv(out / "table5" / "surf.csv", keep_default_na=False)
+    assert set(t5["selection"]) == {"ot", "1nn", "random"}
+    at_d = t5[t5["order"] == "All"].groupby("selection")["accuracy"].first()
+    assert at_d.nunique() == 1  # all features: the selection strategy cannot matter
+
+    comp = pd.read_csv(out / "table6" / "table6.comparison.csv", keep_default_na=False)
+    assert {"published", "reproduced", "difference", "pairs"} <= set(comp.columns)
+    row = comp[(comp["feature_set"] == "surf") & (comp["pair"] == "dslr-webcam")
+               & (comp["order"] == "Descending")].iloc[0]
+    assert row["published"] == 53.6
+    assert abs(row["difference"] - (row["reproduced"] - 53.6)) < 1e-9
+    summary = (out / "comparison" / "summary.md").read_text()
+    assert "table6.comparison.csv" in summary and "table2.comparison.csv" in summary
 
 
 def test_end_to_end_table_and_figure(test_run):
-    long = read_tsv(test_run / "results" / "results_long.tsv")
-    assert set(long["pair"]) == {"dslr-webcam", "webcam-dslr", "amazon-dslr"}
-    assert len(long) == 3 * 2 * ROWS_PER_PAIR_ITERATION
-    assert set(long["adapter"]) == {"NA"} and set(long["selection"]) == {"ot"}
+    long = read_tsv(test_run / "results" / "available" / "results_long.tsv")
+    surf = long[(long["feature_set"] == "surf") & (long["selection"] == "ot")
+                & (long["adapter"] == "NA") & (long["grid"] == "curves")]
+    assert set(surf["pair"]) == {"dslr-webcam", "webcam-dslr", "amazon-dslr"}
+    assert len(surf) == 3 * 2 * ROWS_PER_PAIR_ITERATION
     assert long["accuracy"].between(0, 100).all()
-    assert not long.duplicated(["pair", "iteration", "order", "n_features"]).any()
-    at_d = long[long["n_features"] == 800].groupby(["pair", "iteration"])["accuracy"].nunique()
+    assert not long.duplicated(
+        ["feature_set", "selection", "adapter", "grid", "pair", "iteration", "order", "n_features"]
+    ).any()
+    at_d = surf[surf["n_features"] == 800].groupby(["pair", "iteration"])["accuracy"].nunique()
     assert (at_d == 1).all()  # all features: the order cannot matter
 
-    summary = read_tsv(test_run / "results" / "tables" / "surf" / "ot" / "NA" / "summary.tsv")
-    assert len(summary) == 3 * 17 and (summary["pairs"] == 3).all()
+    agg = test_run / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves"
+    summary = read_tsv(agg / "summary.tsv")
+    assert len(summary) == 3 * 5 and (summary["pairs"] == 3).all()
     pick = summary.set_index(["order", "n_features"])["accuracy"]
     # the method's signal on real data: most similar features beat least similar
     assert pick[("Descending", 100)] > pick[("Ascending", 100)] + 10
 
-    fig = test_run / "results" / "figures" / "figure7"
-    assert (fig / "surf.pdf").read_bytes().startswith(b"%PDF")
-    assert (fig / "surf.png").read_bytes().startswith(b"\x89PNG")
-    plotted = pd.read_csv(fig / "surf.csv")
-    assert len(plotted) == 51
+    fig = test_run / "results" / "available" / "figure7"
+    plotted = pd.read_csv(fig / "figure7.csv")
+    assert set(plotted["panel"].str.split(" ").str[0]) == {"SURF", "GoogleNet"}
 
-    prov = json.loads((test_run / "results/tables/surf/ot/NA/provenance.json").read_text())
+    prov = json.loads((agg / "provenance.json").read_text())
     assert prov["versions"]["POT"] and prov["versions"]["numpy"]
     assert prov["config"]["protocol"]["iterations"] == 2
     assert prov["raw_files"]["dslr"]["git_blob_sha1"] == "944902f10891e355beed167f54d14c345453e38b"
@@ -119,9 +167,9 @@ def test_end_to_end_table_and_figure(test_run):
 
 def test_results_do_not_depend_on_cores(test_run, tmp_path):
     work = copy_workflow(tmp_path)
-    snakemake(work, "--configfile", "config/test.yaml", "--cores", "1", "all")
-    a = read_tsv(test_run / "results" / "results_long.tsv")
-    b = read_tsv(work / "results" / "results_long.tsv")
+    snakemake(work, "--configfile", "config/test.yaml", "--cores", "1", "table6")
+    a = read_tsv(test_run / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
+    b = read_tsv(work / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
     # "seconds" is a measured wall time, not a result
     pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
     for stage in ("selection", "ranking"):
@@ -130,17 +178,17 @@ def test_results_do_not_depend_on_cores(test_run, tmp_path):
 
 
 def test_rebuilding_a_figure_runs_only_what_it_needs(test_run):
-    # A change to the plotting code reruns the plot and nothing upstream.
+    # A change to the plotting code reruns the curve plots and nothing upstream.
     plotting = test_run / "src" / "otfs" / "plotting.py"
     plotting.write_text(plotting.read_text() + "\n# edited\n")
-    jobs = planned_jobs(
-        snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "--cores", "2", "figure7")
-    )
-    assert jobs == {"plot_figure7": 1, "figure7": 1}
-    # Deleting the figure alone also rebuilds only the figure.
-    (test_run / "results" / "figures" / "figure7" / "surf.pdf").unlink()
-    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "figure7")
-    assert (test_run / "results" / "figures" / "figure7" / "surf.pdf").is_file()
+    args = ("--configfile", "config/test.yaml", "--dry-run", "--cores", "2")
+    jobs = planned_jobs(snakemake(test_run, *args, "results/available/figure7/figure7.pdf"))
+    assert jobs == {"plot_figure7": 1}
+    # Deleting one figure also rebuilds only that figure.
+    (test_run / "results" / "available" / "figure1" / "surf.pdf").unlink()
+    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2",
+              "results/available/figure1/surf.pdf")
+    assert (test_run / "results" / "available" / "figure1" / "surf.pdf").is_file()
 
 
 def test_config_typo_stops_the_pipeline(tmp_path):
@@ -167,3 +215,9 @@ def test_missing_data_fails_with_a_clear_message(tmp_path):
     log = (work / "logs" / "acquisition" / "office-caltech" / "CaffeNet4096" / "amazon.log").read_text()
     assert "CaffeNet4096/amazon.mat: no source has this file" in log
     assert "data/local/office-caltech/CaffeNet4096/amazon.mat" in log
+    # A paper target that needs it fails before any job runs, saying why.
+    proc = snakemake(work, "--configfile", "config/caffenet.yaml", "--dry-run", "table1", check=False)
+    assert proc.returncode != 0
+    text = proc.stdout + proc.stderr
+    assert "feature set 'CaffeNet4096': the data of domain(s) ['amazon', 'caltech10', 'webcam'] cannot be obtained" in text
+    assert "snakemake available" in text

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn import config_context
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import estimator_checks_generator
@@ -85,11 +86,19 @@ def test_ranker_attributes_and_pipeline():
     assert not ranker.get_support()[shifted].any()
     assert ranker.transform(Xt).shape == (Xt.shape[0], 10)
 
-    pipe = Pipeline([("rank", OTFeatureRanker(n_features_to_select=10)),
-                     ("knn", KNeighborsClassifier(1))])
-    pipe.fit(Xs, ys, rank__X_target=Xt)
-    np.testing.assert_array_equal(pipe.named_steps["rank"].support_, ranker.support_)
-    assert pipe.score(Xt, yt) > 0.5
+    # Without metadata routing, fit parameters are addressed by step name ...
+    with config_context(enable_metadata_routing=False):
+        pipe = Pipeline([("rank", OTFeatureRanker(n_features_to_select=10)),
+                         ("knn", KNeighborsClassifier(1))])
+        pipe.fit(Xs, ys, rank__X_target=Xt)
+        np.testing.assert_array_equal(pipe.named_steps["rank"].support_, ranker.support_)
+        assert pipe.score(Xt, yt) > 0.5
+    # ... with routing (which importing skada switches on), the ranker requests X_target.
+    with config_context(enable_metadata_routing=True):
+        rank = OTFeatureRanker(n_features_to_select=10).set_fit_request(X_target=True)
+        pipe = Pipeline([("rank", rank), ("knn", KNeighborsClassifier(1))])
+        pipe.fit(Xs, ys, X_target=Xt)
+        np.testing.assert_array_equal(pipe.named_steps["rank"].support_, ranker.support_)
 
     half = OTFeatureRanker(n_features_to_select=0.25).fit(Xs, X_target=Xt)
     assert half.n_features_ == d // 4

@@ -18,7 +18,7 @@ import pandas as pd
 __all__ = ["KEYS", "mean_over_pairs", "per_pair_summary"]
 
 #: Columns identifying one curve point of one configuration.
-KEYS = ["feature_set", "selection", "adapter", "order", "n_features"]
+KEYS = ["feature_set", "selection", "adapter", "grid", "order", "n_features"]
 
 
 def per_pair_summary(long: pd.DataFrame) -> pd.DataFrame:

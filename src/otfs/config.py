@@ -80,7 +80,16 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                 f"(known: {sorted(datasets)})"
             )
     for target, spec in config["targets"].items():
-        for fs in spec.get("feature_sets", []):
+        named = list(spec.get("feature_sets", []))
+        per_fs = spec.get("n_features")
+        if isinstance(per_fs, dict):
+            named += list(per_fs)
+            for fs in spec.get("feature_sets", []):
+                if fs not in per_fs:
+                    problems.append(
+                        f"{source}: targets.{target}.n_features: no entry for feature set {fs!r}"
+                    )
+        for fs in named:
             if fs not in config["feature_sets"]:
                 problems.append(
                     f"{source}: targets.{target}.feature_sets: unknown feature set {fs!r} "

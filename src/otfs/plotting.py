@@ -56,3 +56,63 @@ def plot_accuracy_curves(summary: pd.DataFrame, ax=None, title: str | None = Non
     if title:
         ax.set_title(title)
     return ax
+
+
+def plot_couplings(Xs, ys, Xt, couplings: dict, axes_matrix, axes_points, top: int | None = None):
+    """Figure 5: each coupling as a matrix (top row) and as segments (bottom row).
+
+    Parameters
+    ----------
+    Xs, ys, Xt : source samples, source labels, target samples (2-D)
+    couplings : mapping of name to coupling matrix (n_source, n_target)
+    axes_matrix, axes_points : sequences of Axes, one per coupling
+    top : int, optional
+        Segments drawn per source sample (its largest couplings); all by default.
+    """
+    colours = np.array(["#0088FF", "#FF8800", "#00AA66"])
+    classes = np.unique(ys)
+    cidx = np.searchsorted(classes, ys)
+    for (name, G), axm, axp in zip(couplings.items(), axes_matrix, axes_points, strict=True):
+        im = axm.imshow(G, cmap="Blues", aspect="equal", interpolation="none")
+        axm.set_title(f"Coupling with {name}")
+        axm.set_xlabel("target sample")
+        axm.set_ylabel("source sample")
+        plt.colorbar(im, ax=axm, orientation="horizontal", format="%.1e", fraction=0.05,
+                     ticks=[float(G.min()), float(G.max())])
+        k = G.shape[1] if top is None else top
+        best = np.argsort(-G, axis=1)[:, :k]
+        gmax = G.max()
+        for i in range(G.shape[0]):
+            for j in best[i]:
+                alpha = float(G[i, j] / gmax) / 2
+                if alpha > 1e-3:
+                    axp.plot([Xs[i, 0], Xt[j, 0]], [Xs[i, 1], Xt[j, 1]], color=colours[cidx[i] % 3],
+                             alpha=alpha, zorder=0, linewidth=1)
+        axp.scatter(Xs[:, 0], Xs[:, 1], c=colours[cidx % 3], marker="o", edgecolor="black",
+                    s=40, zorder=2, label="Source")
+        axp.scatter(Xt[:, 0], Xt[:, 1], c="white", marker="P", edgecolor="black", s=50, zorder=3,
+                    label="Target")
+        axp.set_xticks([0, 2])
+        axp.legend(loc="lower left", fontsize="small")
+
+
+def plot_selection(S, T, selected: dict, axes):
+    """Figure 6: source and target, then the target samples each strategy selects."""
+    first, *rest = axes
+    first.scatter(T[:, 0], T[:, 1], marker="+", color="tab:blue", label="Target")
+    first.scatter(S[:, 0], S[:, 1], marker="o", color="tab:orange", s=14, label="Source")
+    first.legend(loc="upper right", fontsize="small")
+    for ax, (name, idx) in zip(rest, selected.items(), strict=True):
+        chosen, counts = np.unique(idx, return_counts=True)
+        ax.scatter(T[:, 0], T[:, 1], marker="+", color="0.85")
+        ax.scatter(T[chosen, 0], T[chosen, 1], marker="+", color="tab:blue", s=20 + 25 * counts,
+                   label=f"{name}: {chosen.size} distinct of {len(idx)}")
+        ax.legend(loc="upper right", fontsize="small")
+    lims = (min(S[:, 0].min(), T[:, 0].min()), max(S[:, 0].max(), T[:, 0].max()),
+            min(S[:, 1].min(), T[:, 1].min()), max(S[:, 1].max(), T[:, 1].max()))
+    pad = 0.08 * max(lims[1] - lims[0], lims[3] - lims[2])
+    for ax in axes:
+        ax.set_xlim(lims[0] - pad, lims[1] + pad)
+        ax.set_ylim(lims[2] - pad, lims[3] + pad)
+        ax.set_xticks([])
+        ax.set_yticks([])

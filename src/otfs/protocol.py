@@ -29,6 +29,8 @@ __all__ = [
     "make_pairs",
     "pair_name",
     "parse_pair",
+    "resolve_count",
+    "resolve_feature_counts",
     "source_per_class",
 ]
 
@@ -76,6 +78,34 @@ def feature_counts(d: int, scheme: str = "paper") -> list[int]:
     if counts[-1] != d:
         counts.append(d)
     return counts
+
+
+def resolve_count(spec, d: int) -> int:
+    """A number of features from an integer or a fraction of ``d``.
+
+    Examples
+    --------
+    >>> [resolve_count(s, 800) for s in ("d", "d/8", 50)]
+    [800, 100, 50]
+    """
+    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
+        n = int(spec)
+    elif isinstance(spec, str) and spec == "d":
+        n = d
+    elif isinstance(spec, str) and spec.startswith("d/") and spec[2:].isdigit() and int(spec[2:]) > 0:
+        n = d // int(spec[2:])
+    else:
+        raise ValueError(f"number of features {spec!r} is neither an integer nor 'd' or 'd/k'")
+    if not 1 <= n <= d:
+        raise ValueError(f"number of features {spec!r} gives {n}, outside [1, {d}]")
+    return n
+
+
+def resolve_feature_counts(spec, d: int) -> list[int]:
+    """Feature counts of a grid: ``"paper"`` or a list of :func:`resolve_count` specs."""
+    if spec == "paper":
+        return feature_counts(d, "paper")
+    return [resolve_count(s, d) for s in spec]
 
 
 def source_per_class(source: str, default: int, overrides: Mapping[str, int]) -> int:

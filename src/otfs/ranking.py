@@ -286,9 +286,12 @@ class OTFeatureRanker(SelectorMixin, BaseEstimator):
 
     Notes
     -----
-    The target domain is given to :meth:`fit` as ``X_target``, which in a
-    :class:`~sklearn.pipeline.Pipeline` is routed with the step name, e.g.
-    ``pipe.fit(Xs, ys, ranker__X_target=Xt)``. Without ``X_target`` the
+    The target domain is given to :meth:`fit` as ``X_target``. In a
+    :class:`~sklearn.pipeline.Pipeline` it is passed with the step name,
+    ``pipe.fit(Xs, ys, ranker__X_target=Xt)``, or, when scikit-learn's
+    metadata routing is enabled, requested with
+    ``OTFeatureRanker().set_fit_request(X_target=True)`` and passed as
+    ``pipe.fit(Xs, ys, X_target=Xt)``. Without ``X_target`` the
     ranker compares ``X`` with itself, which scores how distinct each feature
     is rather than how it shifts; a warning says so.
 

@@ -1,34 +1,40 @@
-# Stage aggregation: the tidy long table of one configuration, its summaries and
-# provenance; and the single table of every configuration that was built.
+# Stage aggregation: the tidy long table of one configuration (feature set,
+# domain scope, selection, adapter, grid), its summaries and provenance; and
+# the single long table of a target set.
 
 
 rule aggregate:
     output:
-        long="results/tables/{feature_set}/{selection}/{adapter}/long.tsv",
-        per_pair="results/tables/{feature_set}/{selection}/{adapter}/per_pair.tsv",
-        summary="results/tables/{feature_set}/{selection}/{adapter}/summary.tsv",
-        provenance="results/tables/{feature_set}/{selection}/{adapter}/provenance.json",
+        long="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/long.tsv",
+        per_pair="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/per_pair.tsv",
+        summary="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/summary.tsv",
+        provenance="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/provenance.json",
     input:
         runs=lambda w: expand(
-            "results/runs/{{feature_set}}/classification/{{selection}}/{{adapter}}/{pair}.tsv",
-            pair=fs_pairs(w.feature_set),
+            "results/runs/{{feature_set}}/classification/{{selection}}/{{adapter}}/{{grid}}/{pair}.tsv",
+            pair=scope_pairs(w.feature_set, w.scope),
         ),
-        caches=lambda w: [f"data/cache/{w.feature_set}/{d}.h5" for d in pairs_domains(fs_pairs(w.feature_set))],
+        caches=lambda w: [
+            f"data/cache/{w.feature_set}/{d}.h5"
+            for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
+        ],
         code=lib("stages/aggregation.py", "aggregation.py", "provenance.py", "data/cache.py"),
     params:
         run=lambda w: {
             "feature_set": w.feature_set,
+            "scope": w.scope,
             "selection": w.selection,
             "adapter": w.adapter,
-            "pairs": len(fs_pairs(w.feature_set)),
+            "grid": w.grid,
+            "pairs": len(scope_pairs(w.feature_set, w.scope)),
             "iterations": len(ITERATIONS),
         },
     conda:
         "../../envs/otfs.yaml"
     log:
-        "logs/aggregation/{feature_set}/{selection}/{adapter}.log",
+        "logs/aggregation/{feature_set}/{scope}/{selection}/{adapter}/{grid}.log",
     benchmark:
-        "logs/benchmarks/aggregation/{feature_set}/{selection}/{adapter}.tsv",
+        "logs/benchmarks/aggregation/{feature_set}/{scope}/{selection}/{adapter}/{grid}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -39,16 +45,16 @@ rule aggregate:
 
 rule collect_results:
     output:
-        tsv="results/results_long.tsv",
+        tsv="results/{target_set}/results_long.tsv",
     input:
-        tables=figure7_tables(),
+        tables=lambda w: [f"{p}/long.tsv" for p in target_aggregates(w.target_set)],
         code=lib("stages/aggregation.py"),
     conda:
         "../../envs/otfs.yaml"
     log:
-        "logs/aggregation/collect_results.log",
+        "logs/aggregation/collect_results_{target_set}.log",
     benchmark:
-        "logs/benchmarks/aggregation/collect_results.tsv",
+        "logs/benchmarks/aggregation/collect_results_{target_set}.tsv",
     threads: 1
     resources:
         mem_mb=1024,

@@ -1,9 +1,10 @@
-# Stage classification: adapt, then 1-NN accuracy along every feature order.
+# Stage classification: adapt, then 1-NN accuracy along the orders and numbers
+# of features of a grid (config `grids`), for every iteration of one pair.
 
 
 rule classify:
     output:
-        tsv="results/runs/{feature_set}/classification/{selection}/{adapter}/{pair}.tsv",
+        tsv="results/runs/{feature_set}/classification/{selection}/{adapter}/{grid}/{pair}.tsv",
     input:
         caches=pair_caches,
         selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
@@ -13,17 +14,17 @@ rule classify:
             "protocol.py", "data/cache.py",
         ),
     params:
-        orders=config["classification"]["orders"],
-        feature_counts=config["protocol"]["feature_counts"],
+        orders=lambda w: config["grids"][w.grid]["orders"],
+        feature_counts=lambda w: config["grids"][w.grid]["feature_counts"],
     conda:
         "../../envs/otfs.yaml"
     log:
-        "logs/classification/{feature_set}/{selection}/{adapter}/{pair}.log",
+        "logs/classification/{feature_set}/{selection}/{adapter}/{grid}/{pair}.log",
     benchmark:
-        "logs/benchmarks/classification/{feature_set}/{selection}/{adapter}/{pair}.tsv",
+        "logs/benchmarks/classification/{feature_set}/{selection}/{adapter}/{grid}/{pair}.tsv",
     threads: 1
     resources:
         mem_mb=2048,
-        runtime=20,
+        runtime=lambda w: 20 if w.adapter in ("NA", "SA", "CORAL") else 90,
     script:
         "../scripts/classification.py"

@@ -2,13 +2,17 @@
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+
 REPO = Path(workflow.basedir)
 SRC = REPO / "src"
 # The pipeline always runs the library of this checkout (the scripts do the same).
 sys.path.insert(0, str(SRC))
 
-from otfs.config import pairs_for, validate_config  # noqa: E402
-from otfs.protocol import feature_counts, parse_pair, source_per_class  # noqa: E402
+from otfs.config import mirror_dirs, pairs_for, validate_config  # noqa: E402
+from otfs.data.manifest import read_manifest  # noqa: E402
+from otfs.protocol import parse_pair, resolve_count, source_per_class  # noqa: E402
+from otfs.provenance import package_versions  # noqa: E402
 
 validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
 
@@ -24,6 +28,9 @@ wildcard_constraints:
     pair=r"[A-Za-z0-9_]+-[A-Za-z0-9_]+",
     selection=r"ot|1nn|random",
     adapter=r"[A-Za-z0-9_]+",
+    grid=r"[A-Za-z0-9_]+",
+    scope=r"all|[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)+",
+    target_set=r"paper|available",
 
 
 def lib(*modules):
@@ -71,14 +78,97 @@ def fs_pairs(feature_set):
     return [p for p in pairs if set(parse_pair(p)) <= domains]
 
 
-ITERATIONS = list(range(config["protocol"]["iterations"]))
-SELECTION = config["selection"]["strategy"]
+def fs_n_features(feature_set):
+    """Number of features of a feature set, read from its manifest (no data needed)."""
+    fs = fs_config(feature_set)
+    manifest = read_manifest(fs_dataset(feature_set)["manifest"])
+    widths = {
+        int(manifest.entry(f"{fs['folder']}/{d}.mat").extra["d"]) for d in fs_domains(feature_set)
+    }
+    if len(widths) != 1:
+        raise WorkflowError(f"{feature_set}: domains disagree on the number of features {widths}")
+    return widths.pop()
 
 
-def figure7_tables():
-    """Long tables behind the Figure 7 target."""
-    fig7 = config["targets"]["figure7"]
+def counts(feature_set, specs):
+    """Resolve "d/8"-style specs for a feature set."""
+    d = fs_n_features(feature_set)
+    return [resolve_count(s, d) for s in specs]
+
+
+# --- data availability -------------------------------------------------------
+# "paper" targets use every configured domain and may download; "available"
+# targets use the domains whose files are present locally, never downloading.
+TARGET_SETS = ("paper", "available")
+
+
+def _local_copies(feature_set, domain):
+    fs, ds = fs_config(feature_set), fs_dataset(feature_set)
+    rel = f"{fs['folder']}/{domain}.mat"
+    folders = [Path(ds["local_dir"]), *mirror_dirs(ds)]
+    return [Path(raw_file(feature_set, domain))] + [f / rel for f in folders]
+
+
+def local_domains(feature_set):
+    """Domains of a feature set whose raw file is present locally (raw, local, mirrors)."""
     return [
-        f"results/tables/{fs}/{SELECTION}/{fig7['adapter']}/long.tsv"
-        for fs in fig7["feature_sets"]
+        d for d in fs_domains(feature_set)
+        if any(p.is_file() for p in _local_copies(feature_set, d))
     ]
+
+
+def require_obtainable(feature_set):
+    """Fail while the DAG is built if a file is neither local nor downloadable."""
+    if fs_dataset(feature_set)["download"]:
+        return  # the acquisition job fetches it, or fails naming the file
+    missing = [d for d in fs_domains(feature_set) if d not in local_domains(feature_set)]
+    if missing:
+        fs, ds = fs_config(feature_set), fs_dataset(feature_set)
+        where = ", ".join(str(Path(ds["local_dir"]) / fs["folder"] / f"{d}.mat") for d in missing)
+        raise WorkflowError(
+            f"feature set {feature_set!r}: the data of domain(s) {missing} cannot be obtained "
+            f"(not found locally and downloads are disabled). Put the files at {where}, set "
+            f"OTFS_DATA_MIRROR, or enable datasets.{fs['dataset']}.download. "
+            "`snakemake available` builds every target the present data allows."
+        )
+
+
+def scope_for(target_set, feature_set):
+    """Domain scope of a feature set in a target set: "all", or "a+b+c" when partial."""
+    if target_set == "paper":
+        require_obtainable(feature_set)
+        return "all"
+    present = local_domains(feature_set)
+    return "all" if present == list(fs_domains(feature_set)) else "+".join(present)
+
+
+def scope_pairs(feature_set, scope):
+    """Configured pairs of a feature set within the domains of ``scope``."""
+    domains = set(fs_domains(feature_set) if scope == "all" else scope.split("+"))
+    return [p for p in fs_pairs(feature_set) if set(parse_pair(p)) <= domains]
+
+
+def target_feature_sets(target_set, names):
+    """Feature sets a target covers: as configured, or those with data for a pair."""
+    if target_set == "paper":
+        return list(names)
+    return [fs for fs in names if scope_pairs(fs, scope_for("available", fs))]
+
+
+def agg(target_set, feature_set, selection=None, adapter="NA", grid="curves"):
+    """Folder of one aggregate, for the scope of ``feature_set`` in ``target_set``."""
+    scope = scope_for(target_set, feature_set)
+    selection = selection or SELECTION
+    return f"results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}"
+
+
+def agg_files(prefixes, kinds=("per_pair.tsv", "summary.tsv", "provenance.json")):
+    prefixes = [prefixes] if isinstance(prefixes, str) else prefixes
+    return [f"{p}/{k}" for p in prefixes for k in kinds]
+
+
+PAPER = REPO / "data" / "paper"  # published numbers, transcribed
+ITERATIONS = list(range(config["protocol"]["iterations"]))
+# Shown in report captions (a version change rebuilds tables and figures).
+VERSIONS = ", ".join(f"{k} {v}" for k, v in package_versions().items())
+SELECTION = config["selection"]["strategy"]

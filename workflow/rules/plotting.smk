@@ -1,36 +1,28 @@
-# Stage plotting: the paper's figures. Each figure is its own target, and only
-# reads aggregated tables, so a plotting change never recomputes accuracies.
+# Stage plotting: the paper's figures. Curve figures read aggregated tables
+# only, so a plotting change never recomputes accuracies; the toy figures
+# generate their own data.
 
-FIGURE_TITLES = {
-    "surf": "SURF (d = 800)",
-    "GoogleNet1024": "GoogleNet (d = 1024)",
-    "CaffeNet4096": "CaffeNet (d = 4096)",
-}
+PLOT_CODE = lib("stages/plotting.py", "plotting.py", "provenance.py")
 
 
-rule plot_figure7:
+rule plot_figure1:
     output:
-        pdf=report(
-            "results/figures/figure7/{feature_set}.pdf",
-            caption="../report/figure7.rst",
-            category="Supplementary B.2",
-            subcategory="Figure 7",
-            labels={"feature set": "{feature_set}", "format": "PDF"},
-        ),
-        png="results/figures/figure7/{feature_set}.png",
-        csv="results/figures/figure7/{feature_set}.csv",
+        **curve_outputs("results/{target_set}/figure1/{feature_set}", "../report/figure1.rst",
+                        "5.1 Office/Caltech", "Figure 1"),
     input:
-        summary=f"results/tables/{{feature_set}}/{SELECTION}/{config['targets']['figure7']['adapter']}/summary.tsv",
-        provenance=f"results/tables/{{feature_set}}/{SELECTION}/{config['targets']['figure7']['adapter']}/provenance.json",
-        code=lib("stages/plotting.py", "plotting.py"),
+        agg=lambda w: agg_files(agg(w.target_set, w.feature_set), ("summary.tsv", "provenance.json")),
+        code=PLOT_CODE,
     params:
-        title=lambda w: f"Figure 7: {FIGURE_TITLES.get(w.feature_set, w.feature_set)}, no adaptation",
+        kind="curves",
+        versions=VERSIONS,
+        panels=lambda w: [(agg(w.target_set, w.feature_set), fs_title(w.feature_set, w.target_set))],
+        title="Figure 1: accuracy against the number of selected features, no adaptation",
     conda:
         "../../envs/otfs.yaml"
     log:
-        "logs/plotting/figure7/{feature_set}.log",
+        "logs/plotting/{target_set}/figure1/{feature_set}.log",
     benchmark:
-        "logs/benchmarks/plotting/figure7/{feature_set}.tsv",
+        "logs/benchmarks/plotting/{target_set}/figure1/{feature_set}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -39,10 +31,108 @@ rule plot_figure7:
         "../scripts/plotting.py"
 
 
-rule figure7:
+rule plot_figure2:
+    output:
+        **curve_outputs("results/{target_set}/figure2/{feature_set}", "../report/figure2.rst",
+                        "5.1 Office/Caltech", "Figure 2"),
     input:
-        expand(
-            "results/figures/figure7/{feature_set}.{ext}",
-            feature_set=config["targets"]["figure7"]["feature_sets"],
-            ext=["pdf", "png", "csv"],
-        ),
+        agg=lambda w: agg_files([agg(w.target_set, w.feature_set, adapter=a) for a in T["figure2"]["adapters"]],
+                                ("summary.tsv", "provenance.json")),
+        code=PLOT_CODE,
+    params:
+        kind="curves",
+        versions=VERSIONS,
+        panels=lambda w: [
+            (agg(w.target_set, w.feature_set, adapter=a),
+             fs_title(w.feature_set, w.target_set, f", {'no adaptation' if a == 'NA' else a}"))
+            for a in T["figure2"]["adapters"]
+        ],
+        title="Figure 2: accuracy against the number of selected features, without and with adaptation",
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/plotting/{target_set}/figure2/{feature_set}.log",
+    benchmark:
+        "logs/benchmarks/plotting/{target_set}/figure2/{feature_set}.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/plotting.py"
+
+
+rule plot_figure7:
+    output:
+        **curve_outputs("results/{target_set}/figure7/figure7", "../report/figure7.rst",
+                        "Supplementary B.2", "Figure 7"),
+    input:
+        agg=lambda w: agg_files([agg(w.target_set, fs) for fs in multi_fs_sets(w.target_set, "figure7")],
+                                ("summary.tsv", "provenance.json")),
+        code=PLOT_CODE,
+    params:
+        kind="curves",
+        versions=VERSIONS,
+        panels=lambda w: [(agg(w.target_set, fs), fs_title(fs, w.target_set))
+                          for fs in multi_fs_sets(w.target_set, "figure7")],
+        title="Figure 7: accuracy against the number of selected features, no adaptation",
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/plotting/{target_set}/figure7.log",
+    benchmark:
+        "logs/benchmarks/plotting/{target_set}/figure7.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/plotting.py"
+
+
+rule plot_figure5:
+    output:
+        pdf="results/{target_set}/figure5/figure5.pdf",
+        png=report("results/{target_set}/figure5/figure5.png", caption="../report/figure5.rst",
+                   category="Supplementary A", subcategory="Figure 5"),
+    input:
+        code=lib("stages/plotting.py", "plotting.py", "toys.py", "adaptation.py"),
+    params:
+        kind="figure5",
+        spec=T["figure5"],
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/plotting/{target_set}/figure5.log",
+    benchmark:
+        "logs/benchmarks/plotting/{target_set}/figure5.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/plotting.py"
+
+
+rule plot_figure6:
+    output:
+        pdf="results/{target_set}/figure6/figure6.pdf",
+        png=report("results/{target_set}/figure6/figure6.png", caption="../report/figure6.rst",
+                   category="Supplementary B.1", subcategory="Figure 6"),
+    input:
+        code=lib("stages/plotting.py", "plotting.py", "toys.py", "selection.py"),
+    params:
+        kind="figure6",
+        spec=T["figure6"],
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/plotting/{target_set}/figure6.log",
+    benchmark:
+        "logs/benchmarks/plotting/{target_set}/figure6.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/plotting.py"

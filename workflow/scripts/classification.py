@@ -14,7 +14,8 @@ with job(snakemake.log[0], snakemake.threads, "classification"):  # noqa: F821
         selection_path=snakemake.input.selection,  # noqa: F821
         ranking_path=snakemake.input.ranking,  # noqa: F821
         adapter=snakemake.wildcards.adapter,  # noqa: F821
+        grid=snakemake.wildcards.grid,  # noqa: F821
         orders=snakemake.params.orders,  # noqa: F821
-        counts_scheme=snakemake.params.feature_counts,  # noqa: F821
+        counts=snakemake.params.feature_counts,  # noqa: F821
         output=snakemake.output.tsv,  # noqa: F821
     )

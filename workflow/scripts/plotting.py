@@ -1,4 +1,4 @@
-"""Snakemake wrapper of otfs.stages.plotting (rule plot_figure7)."""
+"""Snakemake wrapper of otfs.stages.plotting (rules plot_figure*)."""
 
 import sys
 from pathlib import Path
@@ -9,9 +9,16 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 from otfs.stages import job, plotting
 
 with job(snakemake.log[0], snakemake.threads, "plotting"):  # noqa: F821
-    plotting.run(
-        summary_path=snakemake.input.summary,  # noqa: F821
-        provenance_path=snakemake.input.provenance,  # noqa: F821
-        outputs=dict(snakemake.output.items()),  # noqa: F821
-        title=snakemake.params.title,  # noqa: F821
-    )
+    p = snakemake.params  # noqa: F821
+    outputs = dict(snakemake.output.items())  # noqa: F821
+    if p.kind == "curves":
+        plotting.curves(panels=p.panels, outputs=outputs, title=p.title)
+    elif p.kind == "figure5":
+        plotting.figure5(
+            n_per_class=p.spec["samples_per_class"], reg=p.spec["reg"], eta=p.spec["eta"],
+            seed=p.spec["seed"], outputs=outputs,
+        )
+    elif p.kind == "figure6":
+        plotting.figure6(seed=p.spec["seed"], outputs=outputs)
+    else:
+        raise ValueError(f"unknown figure kind {p.kind!r}")

@@ -10,17 +10,18 @@ from ..adaptation import get_adapter
 from ..classification import accuracy_curve
 from ..data.cache import read_domains
 from ..io import read_json, write_tsv
-from ..protocol import feature_counts
+from ..protocol import resolve_feature_counts
 
 #: Columns of the tidy results table, in order.
 COLUMNS = [
     "feature_set", "pair", "source", "target", "iteration", "selection", "adapter",
-    "order", "n_features", "accuracy", "seconds",
+    "grid", "order", "n_features", "accuracy", "seconds",
 ]
 
 
-def run(caches: Mapping[str, str], selection_path, ranking_path, adapter: str, orders: Sequence[str],
-        counts_scheme: str, output) -> pd.DataFrame:
+def run(caches: Mapping[str, str], selection_path, ranking_path, adapter: str, grid: str,
+        orders: Sequence[str],
+        counts, output) -> pd.DataFrame:
     """Write one TSV row per (iteration, order, number of features) of one pair."""
     sel = read_json(selection_path)
     rank = read_json(ranking_path)
@@ -30,7 +31,7 @@ def run(caches: Mapping[str, str], selection_path, ranking_path, adapter: str, o
         raise ValueError(f"{ranking_path} and {selection_path} describe different runs")
     cache = read_domains({d: caches[d] for d in (sel["source"], sel["target"])})
     src, tgt = cache.domain(sel["source"]), cache.domain(sel["target"])
-    counts = feature_counts(cache.n_features, counts_scheme)
+    counts = resolve_feature_counts(counts, cache.n_features)
     frames = []
     for s_it, r_it in zip(sel["iterations"], rank["iterations"], strict=True):
         subset = s_it["source_subset"]
@@ -46,7 +47,7 @@ def run(caches: Mapping[str, str], selection_path, ranking_path, adapter: str, o
     df = pd.concat(frames, ignore_index=True)
     for key, value in (
         ("feature_set", sel["feature_set"]), ("pair", sel["pair"]), ("source", sel["source"]),
-        ("target", sel["target"]), ("selection", sel["strategy"]), ("adapter", adapter),
+        ("target", sel["target"]), ("selection", sel["strategy"]), ("adapter", adapter), ("grid", grid),
     ):
         df[key] = value
     df = df[COLUMNS]

@@ -1,0 +1,134 @@
+"""Stage ``tables``: the paper's tables with their published-versus-reproduced comparison.
+
+Each builder reads aggregates (``per_pair.tsv`` and ``summary.tsv`` of one
+feature set, selection, adapter and grid), writes the tidy CSV, the LaTeX
+and Markdown renderings, and the comparison with ``data/paper/<table>.csv``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..io import atomic_path, read_tsv, write_text
+from ..tables import cell_label, compare, pair_label, points, render_latex, render_markdown, wide
+
+#: Display names of the paper.
+FEATURE_SET_NAMES = {"surf": "SURF", "CaffeNet4096": "CaffeNet", "GoogleNet1024": "GoogleNet"}
+SELECTION_NAMES = {"ot": "OT", "1nn": "1NN", "random": "Random"}
+
+
+def _aggregate(prefix: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(per_pair, summary)`` of an aggregate folder."""
+    return read_tsv(f"{prefix}/per_pair.tsv"), read_tsv(f"{prefix}/summary.tsv")
+
+
+def _write(tidy: pd.DataFrame, table: pd.DataFrame, index_name: str, caption: str,
+           published_path, outputs: Mapping[str, str]) -> pd.DataFrame:
+    with atomic_path(outputs["csv"]) as tmp:
+        tidy.to_csv(tmp, index=False, float_format="%.4f")
+    write_text(outputs["md"], f"{caption}\n\n" + render_markdown(table, index_name))
+    write_text(outputs["tex"], render_latex(table, index_name, caption))
+    published = pd.read_csv(published_path, keep_default_na=False, na_values=[""])
+    comparison = compare(tidy, published)
+    with atomic_path(outputs["comparison"]) as tmp:
+        comparison.to_csv(tmp, index=False, float_format="%.4f")
+    return comparison
+
+
+def _fs(name: str) -> str:
+    return FEATURE_SET_NAMES.get(name, name)
+
+
+def table1(aggregate: str, n_features: int, published, outputs, caption: str) -> pd.DataFrame:
+    """Per pair: ↘n, ↗n and all features (Table 1, and Table 6 for one feature set)."""
+    per_pair, summary = _aggregate(aggregate)
+    tidy = points(per_pair, summary, [n_features])
+    table = wide(tidy, lambda r: pair_label(r["pair"]), lambda r: cell_label(r["order"], r["n_features"]))
+    return _write(tidy, table, "DA pairs", caption, published, outputs)
+
+
+def table2(aggregates: Mapping[str, str], counts: Mapping[str, Sequence[tuple[str, int]]],
+           published, outputs, caption: str) -> pd.DataFrame:
+    """Mean over pairs at d/32, d/8, d/2 and d, one column per feature set."""
+    frames, labels = [], {}
+    for fs, prefix in aggregates.items():
+        per_pair, summary = _aggregate(prefix)
+        tidy = points(per_pair, summary, [n for _, n in counts[fs]], with_pairs=False)
+        frames.append(tidy)
+        for spec, n in counts[fs]:
+            labels[(fs, n)] = spec
+        labels[(fs, int(summary["n_features"].max()))] = "d"
+    tidy = pd.concat(frames, ignore_index=True)
+
+    def row(r):
+        spec = labels[(r["feature_set"], r["n_features"])]
+        return spec if r["order"] == "All" else {"Descending": "↘", "Ascending": "↗"}[r["order"]] + spec
+
+    table = wide(tidy, row, lambda r: _fs(r["feature_set"]))
+    return _write(tidy, table, "#features", caption, published, outputs)
+
+
+def table3(aggregates: Mapping[str, str], counts: Sequence[int], published, outputs,
+           caption: str) -> pd.DataFrame:
+    """Adapters after Descending selection: mean accuracy and summed adaptation time."""
+    frames = []
+    for prefix in aggregates.values():
+        per_pair, summary = _aggregate(prefix)
+        d = int(summary["n_features"].max())
+        ordered = [n for n in counts if n != d]
+        frames.append(points(per_pair, summary, ordered, orders=("Descending",), with_pairs=False))
+    tidy = pd.concat(frames, ignore_index=True)
+    table = wide(tidy, lambda r: r["adapter"], lambda r: cell_label(r["order"], r["n_features"]),
+                 with_seconds=True)
+    return _write(tidy, table, "Method", caption, published, outputs)
+
+
+def table5(aggregates: Mapping[str, str], counts: Sequence[int], published, outputs,
+           caption: str) -> pd.DataFrame:
+    """Sample-selection strategies of Algorithm 1: mean over pairs, ↘/↗ and all features."""
+    frames = []
+    for prefix in aggregates.values():
+        per_pair, summary = _aggregate(prefix)
+        frames.append(points(per_pair, summary, counts, with_pairs=False))
+    tidy = pd.concat(frames, ignore_index=True)
+    table = wide(tidy, lambda r: cell_label(r["order"], r["n_features"]),
+                 lambda r: SELECTION_NAMES.get(r["selection"], r["selection"]))
+    return _write(tidy, table, "#features", caption, published, outputs)
+
+
+def table6(aggregates: Mapping[str, str], n_features: Mapping[str, int], published, outputs,
+           caption: str) -> pd.DataFrame:
+    """Per pair for several feature sets: ↘n, ↗n and all features of each."""
+    frames = []
+    for fs, prefix in aggregates.items():
+        per_pair, summary = _aggregate(prefix)
+        frames.append(points(per_pair, summary, [n_features[fs]]))
+    tidy = pd.concat(frames, ignore_index=True)
+    order = {p: i for i, p in enumerate(sorted(set(tidy["pair"]) - {"Mean"}) + ["Mean"])}
+    tidy = tidy.sort_values("pair", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    table = wide(tidy, lambda r: pair_label(r["pair"]),
+                 lambda r: f"{_fs(r['feature_set'])} {cell_label(r['order'], r['n_features'])}")
+    return _write(tidy, table, "DA pairs", caption, published, outputs)
+
+
+def summary(comparisons: Sequence[str], outputs) -> pd.DataFrame:
+    """All comparisons in one table, with the largest gap of each table."""
+    frames = []
+    for path in comparisons:
+        df = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        df.insert(0, "table", Path(path).parent.name)
+        df.insert(1, "file", str(path))
+        frames.append(df)
+    allc = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    with atomic_path(outputs["csv"]) as tmp:
+        allc.to_csv(tmp, index=False, float_format="%.4f")
+    lines = ["# Published versus reproduced", "",
+             "| file | cells | mean abs. difference | max abs. difference |", "|---|---|---|---|"]
+    for path, g in allc.groupby("file", sort=False) if not allc.empty else []:
+        diff = g["difference"].abs()
+        lines.append(f"| {path} | {len(g)} | {diff.mean():.2f} | {diff.max():.2f} |")
+    write_text(outputs["md"], "\n".join(lines) + "\n")
+    return allc

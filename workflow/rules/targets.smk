@@ -1,0 +1,100 @@
+# The paper's tables and figures, and what each needs. Two target sets:
+#   results/paper/...      every configured domain (`all`, and the named rules)
+#   results/available/...  the domains whose files are present (`available`)
+
+T = config["targets"]
+TABLE_EXTS = ["csv", "tex", "md", "comparison.csv"]
+CURVE_EXTS = ["pdf", "png", "csv"]
+TOY_EXTS = ["pdf", "png"]
+PER_FS = {"table1": TABLE_EXTS, "figure1": CURVE_EXTS, "figure2": CURVE_EXTS,
+          "table3": TABLE_EXTS, "table5": TABLE_EXTS}
+MULTI_FS = {"table2": TABLE_EXTS, "table6": TABLE_EXTS, "figure7": CURVE_EXTS}
+TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
+
+
+def per_fs_sets(target_set, target):
+    """Feature sets of a per-feature-set target: as configured for the paper;
+    every feature set with data for the available set, except Figure 2 which
+    is GoogleNet's (its configured list)."""
+    if target_set == "paper" or target == "figure2":
+        names = T[target]["feature_sets"]
+    else:
+        names = list(config["feature_sets"])
+    return target_feature_sets(target_set, names)
+
+
+def multi_fs_sets(target_set, target):
+    return target_feature_sets(target_set, T[target]["feature_sets"])
+
+
+def target_files(target_set, target):
+    """Output files of one target in one target set."""
+    base = f"results/{target_set}/{target}"
+    if target in PER_FS:
+        return [f"{base}/{fs}.{e}" for fs in per_fs_sets(target_set, target) for e in PER_FS[target]]
+    if target in MULTI_FS:
+        if not multi_fs_sets(target_set, target):
+            return []
+        return [f"{base}/{target}.{e}" for e in MULTI_FS[target]]
+    return [f"{base}/{target}.{e}" for e in TOYS[target]]
+
+
+def all_target_files(target_set):
+    files = []
+    for target in [*PER_FS, *MULTI_FS, *TOYS]:
+        files += target_files(target_set, target)
+    return files
+
+
+def comparison_files(target_set):
+    return [f for f in all_target_files(target_set) if f.endswith(".comparison.csv")]
+
+
+def target_aggregates(target_set):
+    """Aggregate folders behind the curve-based targets of a target set."""
+    out = []
+    for fs in per_fs_sets(target_set, "table1") + per_fs_sets(target_set, "figure1"):
+        out.append(agg(target_set, fs))
+    for fs in per_fs_sets(target_set, "figure2"):
+        out += [agg(target_set, fs, adapter=a) for a in T["figure2"]["adapters"]]
+    for fs in per_fs_sets(target_set, "table3"):
+        out += [agg(target_set, fs, adapter=a, grid="table3") for a in T["table3"]["adapters"]]
+    for fs in per_fs_sets(target_set, "table5"):
+        out += [agg(target_set, fs, selection=s) for s in T["table5"]["selections"]]
+    for target in MULTI_FS:
+        out += [agg(target_set, fs) for fs in multi_fs_sets(target_set, target)]
+    return list(dict.fromkeys(out))
+
+
+# --- output helpers of the table and figure rules -----------------------------
+FS_TITLES = {
+    "surf": "SURF",
+    "GoogleNet1024": "GoogleNet",
+    "CaffeNet4096": "CaffeNet",
+}
+
+
+def table_outputs(stem, caption, section, subcategory):
+    return {
+        "csv": report(f"{stem}.csv", caption=caption, category=section, subcategory=subcategory),
+        "tex": f"{stem}.tex",
+        "md": f"{stem}.md",
+        "comparison": report(
+            f"{stem}.comparison.csv", caption="../report/comparison.rst", category=section,
+            subcategory=subcategory,
+        ),
+    }
+
+
+def fs_title(feature_set, target_set, extra=""):
+    scope = scope_for(target_set, feature_set)
+    where = "" if scope == "all" else f", domains {scope.replace('+', ', ')}"
+    return f"{FS_TITLES.get(feature_set, feature_set)} (d = {fs_n_features(feature_set)}){where}{extra}"
+
+
+def curve_outputs(stem, caption, section, subcategory):
+    return {
+        "pdf": f"{stem}.pdf",
+        "png": report(f"{stem}.png", caption=caption, category=section, subcategory=subcategory),
+        "csv": f"{stem}.csv",
+    }
