@@ -7,7 +7,7 @@ CORES ?= 16
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.otfs-installed
 
-.PHONY: setup all test lint clean-results
+.PHONY: setup all available test lint clean-results
 
 $(STAMP): pyproject.toml envs/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,9 @@ setup: $(STAMP)
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) all
+
+available: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) available
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

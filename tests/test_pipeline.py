@@ -221,3 +221,18 @@ def test_missing_data_fails_with_a_clear_message(tmp_path):
     text = proc.stdout + proc.stderr
     assert "feature set 'CaffeNet4096': the data of domain(s) ['amazon', 'caltech10', 'webcam'] cannot be obtained" in text
     assert "snakemake available" in text
+
+
+def test_report_lists_every_target_by_section(test_run):
+    report = test_run / "report.html"
+    snakemake(test_run, "--configfile", "config/test.yaml", "--report", str(report), "available")
+    html = report.read_text(errors="replace")
+    for section in ("5.1 Office/Caltech", "Supplementary A", "Supplementary B.1",
+                    "Supplementary B.2", "Published versus reproduced"):
+        assert section in html, section
+    for name in ("table1/surf.csv", "table2/table2.csv", "table3/GoogleNet1024.csv",
+                 "table5/surf.csv", "table6/table6.csv", "figure1/surf.png",
+                 "figure2/GoogleNet1024.png", "figure5.png", "figure6.png", "figure7.png",
+                 "comparison/summary.csv"):
+        assert name in html, name
+    assert "iterations per pair" in html  # captions say what was run
