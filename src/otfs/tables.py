@@ -34,6 +34,8 @@ __all__ = [
 
 #: Columns identifying a cell of a table.
 KEYS = ["feature_set", "selection", "adapter", "pair", "order", "n_features"]
+#: Adaptation pairs behind every "Mean" the paper publishes.
+PAPER_PAIRS = 12
 ARROWS = {"Descending": "↘", "Ascending": "↗", "All": ""}
 SHORT = {"amazon": "A", "caltech10": "C", "dslr": "D", "webcam": "W"}
 LATEX = {"↘": r"$\searrow$", "↗": r"$\nearrow$", "±": r"$\pm$", "→": r"$\rightarrow$",
@@ -178,9 +180,9 @@ def compare(reproduced: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
 
     Returns one row per cell with ``published``, ``reproduced``,
     ``difference`` (reproduced minus published), both standard deviations,
-    both summed times when published, and ``pairs``: how many pairs the
-    reproduced number averages (a ``Mean`` over fewer pairs than the
-    paper's 12 is not the same quantity).
+    both summed times when published, ``pairs``: how many pairs the
+    reproduced number averages, and ``comparable``: False for a ``Mean``
+    over fewer pairs than the paper's 12, which is not the same quantity.
     """
     pub = published.rename(
         columns={"accuracy": "published", "std": "published_std", "seconds": "published_seconds"}
@@ -192,8 +194,9 @@ def compare(reproduced: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     rep = rep.assign(n_features=rep["n_features"].astype(int))
     merged = rep.merge(pub.drop(columns=["table"], errors="ignore"), on=KEYS, how="inner")
     merged["difference"] = merged["reproduced"] - merged["published"]
+    merged["comparable"] = (merged["pair"] != "Mean") | (merged["pairs"] == PAPER_PAIRS)
     cols = [*KEYS, "published", "reproduced", "difference", "published_std", "reproduced_std",
-            "pairs"]
+            "pairs", "comparable"]
     if merged["published_seconds"].notna().any():
         cols += ["published_seconds", "reproduced_seconds"]
     return merged[cols].reset_index(drop=True)
