@@ -7,6 +7,7 @@ from toy data generated here.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -21,7 +22,9 @@ from ..toys import diamond_rings, gaussian_classes, moons_halves
 
 
 def _save(fig, outputs: Mapping[str, str], title: str, note: str) -> None:
-    fig.text(0.01, 0.003, note, fontsize=6, color="0.4", ha="left", va="bottom")
+    width = int(fig.get_figwidth() * 22)  # characters per line at this font size
+    fig.text(0.01, 0.003, textwrap.fill(note, width), fontsize=6, color="0.4", ha="left",
+             va="bottom")
     for key in ("pdf", "png"):
         meta = ({"Title": title, "Subject": note, "Creator": "otfs", "CreationDate": None}
                 if key == "pdf" else {"Title": title, "Description": note})
@@ -40,7 +43,8 @@ def curves(panels: Sequence[tuple[str, str]], outputs: Mapping[str, str], title:
 
     Writes PDF, PNG and a CSV of every plotted number (with a ``panel`` column).
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.0 * len(panels), 4.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.0 * len(panels), 5.0), squeeze=False,
+                             sharey=True)
     frames, notes = [], []
     for ax, (prefix, panel_title) in zip(axes[0], panels, strict=True):
         summary = read_tsv(f"{prefix}/summary.tsv")
@@ -50,7 +54,7 @@ def curves(panels: Sequence[tuple[str, str]], outputs: Mapping[str, str], title:
         notes.append(f"{panel_title}: {runs['pairs']} pairs x {runs['iterations']} iterations")
     fig.suptitle(title)
     note = "; ".join(notes) + f". Seeds from SHA-256(feature set|pair|iteration). {_versions_note()}"
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     _save(fig, outputs, title, note)
     plotted = pd.concat(frames, ignore_index=True)
     with atomic_path(outputs["csv"]) as tmp:
