@@ -27,6 +27,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
+	$(BIN)/ruff check src tests workflow/scripts
 	$(BIN)/snakemake --lint
 
 clean-results:

@@ -2,7 +2,6 @@
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -115,7 +114,8 @@ def test_missing_file_says_where_to_put_it(tmp_path, manifest):
     msg = str(err.value)
     assert "CaffeNet4096/amazon.mat: no source has this file" in msg
     assert f"Put it at {local / 'CaffeNet4096' / 'amazon.mat'}" in msg
-    assert "OTFS_DATA_MIRROR" in msg and "upstream file://" in msg
+    assert "datasets.<dataset>.mirror_dirs or the environment variable OTFS_DATA_MIRROR" in msg
+    assert "upstream file://" in msg
     assert not (tmp_path / "out.mat").exists()
 
 

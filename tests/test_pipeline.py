@@ -215,6 +215,7 @@ def test_missing_data_fails_with_a_clear_message(tmp_path):
     log = (work / "logs" / "acquisition" / "office-caltech" / "CaffeNet4096" / "amazon.log").read_text()
     assert "CaffeNet4096/amazon.mat: no source has this file" in log
     assert "data/local/office-caltech/CaffeNet4096/amazon.mat" in log
+    assert "config datasets.office-caltech.download" in log
     # A paper target that needs it fails before any job runs, saying why.
     proc = snakemake(work, "--configfile", "config/caffenet.yaml", "--dry-run", "table1", check=False)
     assert proc.returncode != 0

@@ -6,7 +6,7 @@ from pathlib import Path
 # Run this checkout's library (Snakemake copies scripts before running them).
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
-from otfs.stages import domain_caches, classification, job
+from otfs.stages import classification, domain_caches, job
 
 with job(snakemake.log[0], snakemake.threads, "classification"):  # noqa: F821
     classification.run(

@@ -63,12 +63,18 @@ class Sources:
         Base URL; the manifest path is appended. None disables downloads.
     timeout : float
         Seconds before a download attempt is abandoned.
+    config_prefix : str
+        Where these settings live in the configuration, for error messages.
+    mirror_env : str or None
+        Environment variable adding mirror folders, for error messages.
     """
 
     local_dir: Path | None = None
     mirror_dirs: Sequence[Path] = ()
     upstream_url: str | None = None
     timeout: float = 60.0
+    config_prefix: str = "datasets.<dataset>"
+    mirror_env: str | None = "OTFS_DATA_MIRROR"
 
     def folders(self) -> list[tuple[str, Path]]:
         out = []
@@ -146,9 +152,10 @@ def acquire(entry: ManifestEntry, dest: str | os.PathLike, sources: Sources) -> 
     local_hint = (
         f" Put it at {Path(sources.local_dir) / entry.path}," if sources.local_dir else ""
     )
+    env_hint = f" or the environment variable {sources.mirror_env}" if sources.mirror_env else ""
     raise MissingDataError(
         f"{entry.path}: no source has this file (git blob {entry.git_blob_sha1}).{local_hint}"
-        " or set a mirror folder (config data.mirror_dirs or the environment "
-        "variable OTFS_DATA_MIRROR), or allow downloads (config data.download). "
+        f" or set a mirror folder (config {sources.config_prefix}.mirror_dirs{env_hint}),"
+        f" or allow downloads (config {sources.config_prefix}.download). "
         "Searched: " + "; ".join(searched)
     )

@@ -13,7 +13,16 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import atomic_path, read_tsv, write_text
-from ..tables import cell_label, compare, pair_label, points, render_latex, render_markdown, wide
+from ..tables import (
+    ARROWS,
+    cell_label,
+    compare,
+    pair_label,
+    points,
+    render_latex,
+    render_markdown,
+    wide,
+)
 
 #: Display names of the paper.
 FEATURE_SET_NAMES = {"surf": "SURF", "CaffeNet4096": "CaffeNet", "GoogleNet1024": "GoogleNet"}
@@ -65,7 +74,7 @@ def table2(aggregates: Mapping[str, str], counts: Mapping[str, Sequence[tuple[st
 
     def row(r):
         spec = labels[(r["feature_set"], r["n_features"])]
-        return spec if r["order"] == "All" else {"Descending": "↘", "Ascending": "↗"}[r["order"]] + spec
+        return ARROWS[r["order"]] + spec
 
     table = wide(tidy, row, lambda r: _fs(r["feature_set"]))
     return _write(tidy, table, "#features", caption, published, outputs)
