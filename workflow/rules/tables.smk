@@ -152,6 +152,32 @@ rule make_table6:
         "../scripts/tables.py"
 
 
+rule compare_figure2:
+    output:
+        comparison=report("results/{target_set}/figure2/{feature_set}.comparison.csv",
+                          caption="../report/comparison.rst", category="5.1 Office/Caltech",
+                          subcategory="Figure 2"),
+    input:
+        agg=lambda w: agg_files([agg(w.target_set, w.feature_set, adapter=a) for a in T["figure2"]["adapters"]]),
+        published=f"{PAPER}/figure2.csv",
+        code=TABLE_CODE,
+    params:
+        kind="figure2",
+        aggregates=lambda w: {a: agg(w.target_set, w.feature_set, adapter=a) for a in T["figure2"]["adapters"]},
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/tables/{target_set}/figure2/{feature_set}.log",
+    benchmark:
+        "logs/benchmarks/tables/{target_set}/figure2/{feature_set}.tsv",
+    threads: 1
+    resources:
+        mem_mb=512,
+        runtime=5,
+    script:
+        "../scripts/tables.py"
+
+
 rule make_comparison:
     output:
         csv=report("results/{target_set}/comparison/summary.csv", caption="../report/comparison.rst",

@@ -6,7 +6,7 @@ T = config["targets"]
 TABLE_EXTS = ["csv", "tex", "md", "comparison.csv"]
 CURVE_EXTS = ["pdf", "png", "csv"]
 TOY_EXTS = ["pdf", "png"]
-PER_FS = {"table1": TABLE_EXTS, "figure1": CURVE_EXTS, "figure2": CURVE_EXTS,
+PER_FS = {"table1": TABLE_EXTS, "figure1": CURVE_EXTS, "figure2": [*CURVE_EXTS, "comparison.csv"],
           "table3": TABLE_EXTS, "table5": TABLE_EXTS}
 MULTI_FS = {"table2": TABLE_EXTS, "table6": TABLE_EXTS, "figure7": CURVE_EXTS}
 TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}

@@ -22,6 +22,8 @@ with job(snakemake.log[0], snakemake.threads, "tables"):  # noqa: F821
         tables.table5(p.aggregates, p.counts, published, outputs, p.caption)
     elif p.kind == "table6":
         tables.table6(p.aggregates, p.n_features, published, outputs, p.caption)
+    elif p.kind == "figure2":
+        tables.figure2(p.aggregates, published, outputs["comparison"])
     elif p.kind == "summary":
         tables.summary(list(snakemake.input.comparisons), outputs)  # noqa: F821
     else:
