@@ -128,6 +128,9 @@ def test_tables_and_comparisons(test_run):
     assert abs(row["difference"] - (row["reproduced"] - 53.6)) < 1e-9
     summary = (out / "comparison" / "summary.md").read_text()
     assert "table6.comparison.csv" in summary and "table2.comparison.csv" in summary
+    fig2 = pd.read_csv(out / "figure2" / "GoogleNet1024.comparison.csv", keep_default_na=False)
+    assert dict(zip(fig2["adapter"], fig2["published"], strict=True)) == {"NA": 86.8, "OT3": 93.5}
+    assert set(fig2["comparable"].astype(str)) == {"False"}  # 3 pairs here, 12 in the paper
 
 
 def test_end_to_end_table_and_figure(test_run):
