@@ -72,3 +72,12 @@ def test_compare_with_published(long):
     assert not mean["comparable"]  # a mean over 2 pairs is not the paper's 12-pair mean
     pair = c[c["pair"] == "amazon-dslr"].iloc[0]
     assert pair["difference"] == pytest.approx(71.0 - 72.5) and pair["comparable"]
+
+
+def test_empty_collections_write_headers(tmp_path):
+    from otfs.stages import aggregation, tables
+
+    aggregation.collect([], tmp_path / "long.tsv")
+    assert (tmp_path / "long.tsv").read_text().startswith("feature_set\tpair")
+    tables.summary([], {"csv": tmp_path / "s.csv", "md": tmp_path / "s.md"})
+    assert "# Published versus reproduced" in (tmp_path / "s.md").read_text()

@@ -54,6 +54,6 @@ def run(run_tables: Sequence[str], caches: Sequence[str], outputs: Mapping[str, 
 def collect(tables: Sequence[str], output) -> pd.DataFrame:
     """Concatenate several long tables into the single tidy results table."""
     frames = [read_tsv(p) for p in tables]
-    long = pd.concat(frames, ignore_index=True)[COLUMNS]
+    long = pd.concat(frames, ignore_index=True)[COLUMNS] if frames else pd.DataFrame(columns=COLUMNS)
     write_tsv(long, output)
     return long
