@@ -20,7 +20,7 @@ validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
 for _ds in config["datasets"].values():
     _ds["manifest"] = str(REPO / _ds["manifest"])
 
-# Results are reproducible only with pinned seeds: no wildcard may contain '/'.
+# No wildcard spans a '/', so each output pattern matches one kind of file.
 wildcard_constraints:
     feature_set=r"[A-Za-z0-9_]+",
     dataset=r"[A-Za-z0-9_-]+",
