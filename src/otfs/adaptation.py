@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator
 from sklearn.decomposition import PCA
 
 from ._checks import as_float_matrix, as_label_vector, check_same_features
+from ._ot import exact_coupling, normalise_cost
 
 __all__ = [
     "ADAPTERS",
@@ -246,8 +247,7 @@ class _OTAdapter(BaseAdapter):
     norm = None
 
     def _cost(self, Xs, Xt):
-        M = ot.dist(Xs, Xt, metric="sqeuclidean")
-        return M if self.norm in (None, "none") else ot.utils.cost_normalization(M, self.norm)
+        return normalise_cost(ot.dist(Xs, Xt, metric="sqeuclidean"), self.norm)
 
     def _coupling(self, a, b, M, ys):  # pragma: no cover - interface
         raise NotImplementedError
@@ -279,10 +279,7 @@ class EMDAdapter(_OTAdapter):
         self.max_iter = max_iter
 
     def _coupling(self, a, b, M, ys):
-        G, log = ot.emd(a, b, M, numItermax=self.max_iter, log=True)
-        if log["result_code"] != 1:
-            raise RuntimeError(f"exact OT did not reach optimality ({log['warning']})")
-        return G
+        return exact_coupling(a, b, M, self.max_iter)
 
 
 @register_adapter("OT2")

@@ -38,6 +38,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import as_float_matrix, check_same_features
+from ._ot import normalise_cost
 from .preprocessing import zscore
 from .selection import STRATEGIES, TIE_BREAKS, SampleMatching, select_samples
 
@@ -54,10 +55,6 @@ __all__ = [
 ORDERS = ("Descending", "Ascending", "Random")
 NORMS = ("log", "median", "max", "none")
 SINKHORN_METHODS = ("sinkhorn", "sinkhorn_log", "sinkhorn_stabilized")
-
-
-def _normalise_cost(C: np.ndarray, norm: str) -> np.ndarray:
-    return C if norm == "none" else ot.utils.cost_normalization(C, norm)
 
 
 def feature_coupling_diagonal(
@@ -107,7 +104,7 @@ def feature_coupling_diagonal(
     # (a column of the transposed matrix) is z-scored.
     Fs = zscore(Su.T, axis=0)
     Ft = zscore(Tu.T, axis=0)
-    C = _normalise_cost(ot.dist(Fs, Ft, metric="sqeuclidean"), norm)
+    C = normalise_cost(ot.dist(Fs, Ft, metric="sqeuclidean"), norm)
     d = C.shape[0]
     w = ot.unif(d)
     # Stopping at max_iter without a warning is the paper's protocol: POT 0.4

@@ -41,7 +41,6 @@ References
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +49,7 @@ from sklearn.metrics import pairwise_distances_argmin
 from sklearn.utils import check_random_state
 
 from ._checks import as_float_matrix, check_same_features
+from ._ot import exact_coupling
 
 __all__ = ["STRATEGIES", "TIE_BREAKS", "SampleMatching", "argmax_rows", "select_samples"]
 
@@ -123,16 +123,7 @@ def argmax_rows(P, tie_break: str = "lowest", random_state=None, tie_rtol: float
 def _emd_coupling(A: np.ndarray, B: np.ndarray, max_iter: int):
     """Exact OT coupling between uniform measures on A and B, and its cost matrix."""
     M = ot.dist(A, B, metric="sqeuclidean")
-    with warnings.catch_warnings():
-        # reported below as an error with the configuration key to change
-        warnings.filterwarnings("ignore", message="numItermax reached")
-        G, log = ot.emd(ot.unif(A.shape[0]), ot.unif(B.shape[0]), M, numItermax=max_iter, log=True)
-    if log["result_code"] != 1:
-        raise RuntimeError(
-            f"exact OT did not reach optimality ({log['warning']}); "
-            f"increase the EMD iteration limit (currently {max_iter})"
-        )
-    return G, M
+    return exact_coupling(ot.unif(A.shape[0]), ot.unif(B.shape[0]), M, max_iter), M
 
 
 def select_samples(

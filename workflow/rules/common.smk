@@ -9,10 +9,11 @@ SRC = REPO / "src"
 # The pipeline always runs the library of this checkout (the scripts do the same).
 sys.path.insert(0, str(SRC))
 
-from otfs.config import mirror_dirs, pairs_for, validate_config  # noqa: E402
+from otfs.config import pairs_for, validate_config  # noqa: E402
 from otfs.data.manifest import read_manifest  # noqa: E402
 from otfs.protocol import parse_pair, resolve_count, source_per_class  # noqa: E402
 from otfs.provenance import package_versions  # noqa: E402
+from otfs.stages.acquisition import sources_for  # noqa: E402
 
 validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
 
@@ -35,7 +36,7 @@ wildcard_constraints:
 
 def lib(*modules):
     """Library source files a rule depends on (Snakemake does not track imports)."""
-    base = ["__init__.py", "_checks.py", "io.py", "stages/__init__.py"]
+    base = ["__init__.py", "_checks.py", "_ot.py", "io.py", "stages/__init__.py"]
     return sorted({str(SRC / "otfs" / m) for m in (*base, *modules)})
 
 
@@ -103,10 +104,11 @@ TARGET_SETS = ("paper", "available")
 
 
 def _local_copies(feature_set, domain):
-    fs, ds = fs_config(feature_set), fs_dataset(feature_set)
+    """The acquired copy, then every folder acquisition searches, in its order."""
+    fs = fs_config(feature_set)
+    folders = sources_for(fs["dataset"], fs_dataset(feature_set), None).folders()
     rel = f"{fs['folder']}/{domain}.mat"
-    folders = [Path(ds["local_dir"]), *mirror_dirs(ds)]
-    return [Path(raw_file(feature_set, domain))] + [f / rel for f in folders]
+    return [Path(raw_file(feature_set, domain))] + [folder / rel for _, folder in folders]
 
 
 def local_domains(feature_set):
