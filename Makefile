@@ -4,6 +4,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 CORES ?= 16
+TORCH ?= 2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.otfs-installed
 
@@ -12,7 +13,9 @@ STAMP := $(VENV)/.otfs-installed
 $(STAMP): pyproject.toml envs/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test]'
+	# The CPU build of PyTorch, for feature extraction (a bare `torch` would pull a CUDA build).
+	$(BIN)/python -m pip install --quiet torch==$(TORCH)
+	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test,extraction]'
 	touch $@
 
 setup: $(STAMP)

@@ -7,8 +7,8 @@
 #   snakemake --configfile config/test.yaml --cores 2 available   # the tiny CI run
 #
 # Stages (workflow/rules/<stage>.smk -> workflow/scripts/<stage>.py ->
-# src/otfs/stages/<stage>.py): acquisition, cache, selection, ranking,
-# classification, aggregation, tables, plotting.
+# src/otfs/stages/<stage>.py): acquisition, extraction (features from images),
+# cache, selection, ranking, classification, aggregation, tables, plotting.
 import os
 
 from snakemake.utils import min_version
@@ -25,6 +25,7 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/targets.smk"
 include: "workflow/rules/acquisition.smk"
+include: "workflow/rules/extraction.smk"
 include: "workflow/rules/cache.smk"
 include: "workflow/rules/selection.smk"
 include: "workflow/rules/ranking.smk"

@@ -3,6 +3,7 @@
 import copy
 
 import pytest
+from snakemake.utils import update_config
 
 from otfs.config import ConfigError, load_yaml, mirror_dirs, pairs_for, validate_config
 
@@ -20,9 +21,9 @@ def test_shipped_configs_are_valid(config):
     validate_config(config, SCHEMA)
     merged = copy.deepcopy(config)
     test = load_yaml(REPO / "config" / "test.yaml")
-    for key, value in test.items():
-        merged[key].update(value)
+    update_config(merged, test)  # as `snakemake --configfile config/test.yaml` merges it
     validate_config(merged, SCHEMA)
+    assert merged["feature_sets"]["EfficientNetLite0"]["extractor"] == "efficientnet-lite0"
     assert len(pairs_for(config, "office-caltech")) == 12
     assert pairs_for(merged, "office-caltech") == test["protocol"]["pairs"]
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from otfs.data import read_cache
 from otfs.io import read_tsv
 
 from .conftest import REPO, mirror_dir
@@ -79,15 +80,19 @@ def test_run(tmp_path_factory):
 def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     work = copy_workflow(tmp_path)
     jobs = planned_jobs(snakemake(work, "--dry-run", "--cores", "16", "all"))
-    # 3 feature sets x 4 domains, each acquired and cached once
-    assert jobs["acquire"] == 12 and jobs["build_cache"] == 12
-    # selection and ranking: one job per pair; OT for 3 feature sets, plus
+    # 3 released feature sets x 4 domains, each acquired and cached once; the
+    # images of 4 domains acquired, extracted and cached once
+    assert jobs["acquire"] == 12 and jobs["acquire_images"] == jobs["extract_features"] == 4
+    assert jobs["build_cache"] == 16
+    # selection and ranking: one job per pair; OT for 4 feature sets, plus
     # Random and 1NN for Table 5's CaffeNet
-    assert jobs["select_samples"] == jobs["rank_features"] == 12 * 3 + 12 * 2
-    # classification: NA curves (3 feature sets), OT3 curves (GoogleNet),
-    # Table 3's 5 adapters (CaffeNet), Table 5's two other strategies
-    assert jobs["classify"] == 12 * (3 + 1 + 5 + 2)
-    for rule in ("make_table1", "make_table2", "make_table3", "make_table5", "make_table6",
+    assert jobs["select_samples"] == jobs["rank_features"] == 12 * 4 + 12 * 2
+    # classification: NA curves (4 feature sets), OT3 curves (GoogleNet),
+    # Table 1's NA and OT3 (CaffeNet, EfficientNet), Table 3's 5 adapters
+    # (CaffeNet), Table 5's two other strategies
+    assert jobs["classify"] == 12 * (4 + 1 + 4 + 5 + 2)
+    assert jobs["make_table1"] == 2
+    for rule in ("make_table2", "make_table3", "make_table5", "make_table6",
                  "plot_figure1", "plot_figure2", "plot_figure5", "plot_figure6", "plot_figure7",
                  "make_comparison"):
         assert jobs[rule] == 1, rule
@@ -95,7 +100,7 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
 
 def test_every_target_is_built(test_run):
     out = test_run / "results" / "available"
-    for name in ("table1/surf", "table1/GoogleNet1024", "table2/table2", "table3/surf",
+    for name in ("table1/surf", "table1/GoogleNet1024", "table1/EfficientNetLite0", "table2/table2", "table3/surf",
                  "table3/GoogleNet1024", "table5/surf", "table5/GoogleNet1024", "table6/table6"):
         for ext in ("csv", "tex", "md", "comparison.csv"):
             assert (out / f"{name}.{ext}").stat().st_size > 0, f"{name}.{ext}"
@@ -168,9 +173,41 @@ def test_end_to_end_table_and_figure(test_run):
     assert len(sel["iterations"][0]["matched_source"]) == 157
 
 
+def test_extracted_feature_set_runs_like_the_released_ones(test_run):
+    # EfficientNet-Lite0 features, extracted from the images of dslr and webcam
+    feats = test_run / "data" / "features" / "office-caltech" / "efficientnet-lite0"
+    assert sorted(p.name for p in feats.glob("*.h5")) == ["dslr.h5", "webcam.h5"]
+    raw = read_cache(feats / "webcam.h5")
+    assert raw.domain("webcam").X.shape == (295, 1280) and raw.preprocessing == []
+    cache = read_cache(test_run / "data" / "cache" / "EfficientNetLite0" / "webcam.h5")
+    assert cache.preprocessing == ["zscore"] and cache.domain("webcam").sample_ids[0].startswith("images/webcam/")
+    assert json.loads(cache.attrs["extractor"])["name"] == "efficientnet-lite0"
+    log = (test_run / "logs" / "acquisition" / "office-caltech" / "images" / "webcam.log").read_text()
+    assert "295 images verified, by source: {'mirror': 295}" in log
+
+    out = test_run / "results" / "available"
+    t1 = pd.read_csv(out / "table1" / "EfficientNetLite0.csv", keep_default_na=False)
+    assert set(t1["adapter"]) == {"NA", "OT3"}
+    assert set(t1["pair"]) == {"dslr-webcam", "webcam-dslr", "Mean"}
+    assert set(t1["n_features"]) == {160, 1280}
+    md = (out / "table1" / "EfficientNetLite0.md").read_text()
+    assert "NA ↘160" in md and "OT3 ↗160" in md and "OT3 1280" in md
+    t2 = pd.read_csv(out / "table2" / "table2.csv", keep_default_na=False)
+    assert set(t2["feature_set"]) == {"surf", "GoogleNet1024", "EfficientNetLite0"}
+    assert sorted(set(t2.loc[t2["feature_set"] == "EfficientNetLite0", "n_features"])) == [40, 160, 640, 1280]
+    assert "EfficientNet-Lite0" in (out / "table2" / "table2.md").read_text()
+    # deep features: the 160 most similar features beat the 160 least similar
+    na = t1[(t1["adapter"] == "NA") & (t1["pair"] == "Mean")].set_index("order")["accuracy"]
+    assert na["Descending"] > na["Ascending"]
+
+
 def test_results_do_not_depend_on_cores(test_run, tmp_path):
     work = copy_workflow(tmp_path)
-    snakemake(work, "--configfile", "config/test.yaml", "--cores", "1", "table6")
+    features = "data/features/office-caltech/efficientnet-lite0/dslr.h5"
+    snakemake(work, "--configfile", "config/test.yaml", "--cores", "1", "table6", features)
+    # the network's features: the same bits with 1 core as with 2
+    assert read_cache(work / features).domain("dslr").X.tobytes() == \
+        read_cache(test_run / features).domain("dslr").X.tobytes()
     a = read_tsv(test_run / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
     b = read_tsv(work / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
     # "seconds" is a measured wall time, not a result

@@ -79,6 +79,15 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                 f"{source}: feature_sets.{name}.dataset: unknown dataset {fs['dataset']!r} "
                 f"(known: {sorted(datasets)})"
             )
+        problems += _feature_set_source(name, fs, datasets, source)
+    table1 = config["targets"]["table1"]["n_features"]
+    grid = [str(c) for c in config["grids"]["table1"]["feature_counts"]]
+    for needed in (str(table1), "d"):
+        if needed not in grid:
+            problems.append(
+                f"{source}: grids.table1.feature_counts: {grid} lacks {needed!r}, which "
+                "targets.table1 shows"
+            )
     for target, spec in config["targets"].items():
         named = list(spec.get("feature_sets", []))
         per_fs = spec.get("n_features")
@@ -113,6 +122,30 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                     )
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+
+
+def _feature_set_source(name: str, fs: Mapping, datasets: Mapping, source: str) -> list[str]:
+    """A feature set has a ``folder`` of released files or an ``extractor``, not both."""
+    where = f"{source}: feature_sets.{name}"
+    has = [k for k in ("folder", "extractor") if k in fs]
+    if len(has) != 1:
+        return [f"{where}: give exactly one of 'folder' (released .mat files) and 'extractor' "
+                f"(features extracted from images); got {has or 'neither'}"]
+    if "extractor" not in fs:
+        return []
+    from .extraction import EXTRACTORS  # imports no deep-learning package
+
+    problems = []
+    if fs["extractor"] not in EXTRACTORS:
+        close = difflib.get_close_matches(fs["extractor"], list(EXTRACTORS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        problems.append(f"{where}.extractor: unknown extractor {fs['extractor']!r}{hint}; "
+                        f"registered: {sorted(EXTRACTORS)}")
+    ds = datasets.get(fs["dataset"])
+    if ds is not None and not ds.get("image_manifest"):
+        problems.append(f"{where}.extractor: dataset {fs['dataset']!r} has no image_manifest "
+                        f"(set datasets.{fs['dataset']}.image_manifest)")
+    return problems
 
 
 def pairs_for(config: Mapping, dataset: str) -> list[str]:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "FEATURE_SET_NAMES",
     "KEYS",
     "compare",
     "points",
@@ -36,6 +37,9 @@ __all__ = [
 KEYS = ["feature_set", "selection", "adapter", "pair", "order", "n_features"]
 #: Adaptation pairs behind every "Mean" the paper publishes.
 PAPER_PAIRS = 12
+#: Display names of the feature sets (the paper's, and this project's).
+FEATURE_SET_NAMES = {"surf": "SURF", "CaffeNet4096": "CaffeNet", "GoogleNet1024": "GoogleNet",
+                     "EfficientNetLite0": "EfficientNet-Lite0"}
 ARROWS = {"Descending": "↘", "Ascending": "↗", "All": ""}
 SHORT = {"amazon": "A", "caltech10": "C", "dslr": "D", "webcam": "W"}
 LATEX = {"↘": r"$\searrow$", "↗": r"$\nearrow$", "±": r"$\pm$", "→": r"$\rightarrow$",

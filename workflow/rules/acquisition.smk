@@ -10,7 +10,7 @@ rule acquire:
         manifest=lambda w: config["datasets"][w.dataset]["manifest"],
     params:
         relpath=lambda w: f"{w.folder}/{w.domain}.mat",
-        dataset=lambda w: config["datasets"][w.dataset],
+        dataset=lambda w: source_settings(w.dataset),
     conda:
         "../../envs/otfs.yaml"
     log:
@@ -23,3 +23,26 @@ rule acquire:
         runtime=15,
     script:
         "../scripts/acquisition.py"
+
+
+# The images of one domain, as one folder (<class>/<file>), every file verified.
+# An interrupted or failed run keeps what it fetched for the next attempt.
+rule acquire_images:
+    output:
+        images=directory("data/raw/{dataset}/images/{domain}"),
+    input:
+        manifest=lambda w: config["datasets"][w.dataset]["image_manifest"],
+    params:
+        dataset=lambda w: source_settings(w.dataset),
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/acquisition/{dataset}/images/{domain}.log",
+    benchmark:
+        "logs/benchmarks/acquisition/{dataset}/images/{domain}.tsv",
+    threads: 4
+    resources:
+        mem_mb=256,
+        runtime=30,
+    script:
+        "../scripts/acquisition_images.py"

@@ -1,17 +1,13 @@
 # Stage cache: one HDF5 file per feature set and domain, preprocessed once. A
-# domain whose raw file is missing blocks only the pairs that need it.
-
+# domain whose raw file is missing blocks only the pairs that need it. A
+# released feature set reads its .mat file; an extracted one reads the
+# extraction output (rule extract_features).
 
 rule build_cache:
     output:
         h5="data/cache/{feature_set}/{domain}.h5",
     input:
-        mat=lambda w: raw_file(w.feature_set, w.domain),
-        manifest=lambda w: fs_dataset(w.feature_set)["manifest"],
-        code=lib(
-            "stages/cache.py", "data/cache.py", "data/matfile.py", "data/manifest.py",
-            "data/acquisition.py", "preprocessing.py", "provenance.py",
-        ),
+        unpack(cache_inputs),
     params:
         feature_set=lambda w: fs_config(w.feature_set),
     conda:

@@ -1,8 +1,15 @@
 # Shared set-up: the library on the path, config validation, helpers.
+import functools
+import os
 import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
+
+# The library gives POT NumPy arrays only; without this, `import ot` also imports
+# PyTorch when it is installed (the extraction extra), about 1.4 s per job. Jobs
+# inherit the variable; the extraction rule imports PyTorch itself.
+os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
 
 REPO = Path(workflow.basedir)
 SRC = REPO / "src"
@@ -10,7 +17,9 @@ SRC = REPO / "src"
 sys.path.insert(0, str(SRC))
 
 from otfs.config import pairs_for, validate_config  # noqa: E402
+from otfs.data.images import domain_images  # noqa: E402
 from otfs.data.manifest import read_manifest  # noqa: E402
+from otfs.extraction import get_extractor  # noqa: E402
 from otfs.protocol import parse_pair, resolve_count, source_per_class  # noqa: E402
 from otfs.provenance import package_versions  # noqa: E402
 from otfs.stages.acquisition import sources_for  # noqa: E402
@@ -20,12 +29,15 @@ validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
 # Paths of repository files named in the config are relative to the repository.
 for _ds in config["datasets"].values():
     _ds["manifest"] = str(REPO / _ds["manifest"])
+    if _ds.get("image_manifest"):
+        _ds["image_manifest"] = str(REPO / _ds["image_manifest"])
 
 # No wildcard spans a '/', so each output pattern matches one kind of file.
 wildcard_constraints:
     feature_set=r"[A-Za-z0-9_]+",
     dataset=r"[A-Za-z0-9_-]+",
     domain=r"[A-Za-z0-9_]+",
+    extractor=r"[A-Za-z0-9_.-]+",
     pair=r"[A-Za-z0-9_]+-[A-Za-z0-9_]+",
     selection=r"ot|1nn|random",
     adapter=r"[A-Za-z0-9_]+",
@@ -57,10 +69,26 @@ def fs_domains(feature_set):
     return fs_config(feature_set).get("domains") or fs_dataset(feature_set)["domains"]
 
 
+def is_extracted(feature_set):
+    """Whether a feature set is extracted from images (else read from released files)."""
+    return "extractor" in fs_config(feature_set)
+
+
 def raw_file(feature_set, domain):
-    """The acquired raw file of one domain of a feature set."""
+    """The acquired raw file of one domain of a released feature set."""
     fs = fs_config(feature_set)
     return f"data/raw/{fs['dataset']}/{fs['folder']}/{domain}.mat"
+
+
+def images_dir(dataset, domain):
+    """The acquired images of one domain."""
+    return f"data/raw/{dataset}/images/{domain}"
+
+
+def features_file(feature_set, domain):
+    """The extraction output behind one domain of an extracted feature set."""
+    fs = fs_config(feature_set)
+    return f"data/features/{fs['dataset']}/{fs['extractor']}/{domain}.h5"
 
 
 def pair_caches(w):
@@ -82,6 +110,8 @@ def fs_pairs(feature_set):
 def fs_n_features(feature_set):
     """Number of features of a feature set, read from its manifest (no data needed)."""
     fs = fs_config(feature_set)
+    if is_extracted(feature_set):
+        return get_extractor(fs["extractor"]).n_features
     manifest = read_manifest(fs_dataset(feature_set)["manifest"])
     widths = {
         int(manifest.entry(f"{fs['folder']}/{d}.mat").extra["d"]) for d in fs_domains(feature_set)
@@ -97,26 +127,72 @@ def counts(feature_set, specs):
     return [resolve_count(s, d) for s in specs]
 
 
+# --- inputs of the acquisition and cache rules ----------------------------------
+SOURCE_KEYS = ("local_dir", "mirror_dirs", "mirror_env", "download", "download_timeout_s")
+
+
+def source_settings(dataset):
+    """The settings of a dataset that say where its files come from (and only those,
+    so that editing another setting of the dataset does not refetch its files)."""
+    ds = config["datasets"][dataset]
+    return {k: ds[k] for k in SOURCE_KEYS if k in ds}
+
+
+CACHE_CODE = lib(
+    "stages/cache.py", "data/cache.py", "data/matfile.py", "data/manifest.py",
+    "data/acquisition.py", "preprocessing.py", "provenance.py",
+)
+
+
+def cache_inputs(w):
+    """A released feature set's .mat file, or an extracted one's extraction output."""
+    if is_extracted(w.feature_set):
+        return {"features": features_file(w.feature_set, w.domain), "code": CACHE_CODE}
+    return {
+        "mat": raw_file(w.feature_set, w.domain),
+        "manifest": fs_dataset(w.feature_set)["manifest"],
+        "code": CACHE_CODE,
+    }
+
+
 # --- data availability -------------------------------------------------------
 # "paper" targets use every configured domain and may download; "available"
 # targets use the domains whose files are present locally, never downloading.
 TARGET_SETS = ("paper", "available")
 
 
-def _local_copies(feature_set, domain):
-    """The acquired copy, then every folder acquisition searches, in its order."""
+def _search_folders(feature_set):
     fs = fs_config(feature_set)
-    folders = sources_for(fs["dataset"], fs_dataset(feature_set), None).folders()
+    return [folder for _, folder in sources_for(fs["dataset"], fs_dataset(feature_set), None).folders()]
+
+
+@functools.cache
+def _images_present(dataset, domain):
+    """Whether every image of a domain is in the acquired folder or a searched folder."""
+    if Path(images_dir(dataset, domain)).is_dir():
+        return True
+    ds = config["datasets"][dataset]
+    folders = [f for _, f in sources_for(dataset, ds, None).folders()]
+    try:
+        records = domain_images(read_manifest(ds["image_manifest"]), domain)
+    except ValueError:
+        return False
+    return all(any((f / r.entry.path).is_file() for f in folders) for r in records)
+
+
+def _present(feature_set, domain):
+    """Whether a domain's input is local: the acquired copy or a searched folder."""
+    fs = fs_config(feature_set)
+    if is_extracted(feature_set):
+        return Path(features_file(feature_set, domain)).is_file() or _images_present(fs["dataset"], domain)
     rel = f"{fs['folder']}/{domain}.mat"
-    return [Path(raw_file(feature_set, domain))] + [folder / rel for _, folder in folders]
+    copies = [Path(raw_file(feature_set, domain))] + [f / rel for f in _search_folders(feature_set)]
+    return any(p.is_file() for p in copies)
 
 
 def local_domains(feature_set):
-    """Domains of a feature set whose raw file is present locally (raw, local, mirrors)."""
-    return [
-        d for d in fs_domains(feature_set)
-        if any(p.is_file() for p in _local_copies(feature_set, d))
-    ]
+    """Domains of a feature set whose input is present locally (raw, local, mirrors)."""
+    return [d for d in fs_domains(feature_set) if _present(feature_set, d)]
 
 
 def require_obtainable(feature_set):
@@ -126,7 +202,10 @@ def require_obtainable(feature_set):
     missing = [d for d in fs_domains(feature_set) if d not in local_domains(feature_set)]
     if missing:
         fs, ds = fs_config(feature_set), fs_dataset(feature_set)
-        where = ", ".join(str(Path(ds["local_dir"]) / fs["folder"] / f"{d}.mat") for d in missing)
+        if is_extracted(feature_set):
+            where = ", ".join(f"{Path(ds['local_dir']) / 'images' / d}/<class>/<file>" for d in missing)
+        else:
+            where = ", ".join(str(Path(ds["local_dir"]) / fs["folder"] / f"{d}.mat") for d in missing)
         raise WorkflowError(
             f"feature set {feature_set!r}: the data of domain(s) {missing} cannot be obtained "
             f"(not found locally and downloads are disabled). Put the files at {where}, set "

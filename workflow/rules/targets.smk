@@ -53,7 +53,9 @@ def comparison_files(target_set):
 def target_aggregates(target_set):
     """Aggregate folders behind the curve-based targets of a target set."""
     out = []
-    for fs in per_fs_sets(target_set, "table1") + per_fs_sets(target_set, "figure1"):
+    for fs in per_fs_sets(target_set, "table1"):
+        out += [agg(target_set, fs, adapter=a, grid="table1") for a in T["table1"]["adapters"]]
+    for fs in per_fs_sets(target_set, "figure1"):
         out.append(agg(target_set, fs))
     for fs in per_fs_sets(target_set, "figure2"):
         out += [agg(target_set, fs, adapter=a) for a in T["figure2"]["adapters"]]
@@ -67,11 +69,7 @@ def target_aggregates(target_set):
 
 
 # --- output helpers of the table and figure rules -----------------------------
-FS_TITLES = {
-    "surf": "SURF",
-    "GoogleNet1024": "GoogleNet",
-    "CaffeNet4096": "CaffeNet",
-}
+from otfs.tables import FEATURE_SET_NAMES  # noqa: E402
 
 
 def table_outputs(stem, caption, section, subcategory):
@@ -89,7 +87,7 @@ def table_outputs(stem, caption, section, subcategory):
 def fs_title(feature_set, target_set, extra=""):
     scope = scope_for(target_set, feature_set)
     where = "" if scope == "all" else f", domains {scope.replace('+', ', ')}"
-    return f"{FS_TITLES.get(feature_set, feature_set)} (d = {fs_n_features(feature_set)}){where}{extra}"
+    return f"{FEATURE_SET_NAMES.get(feature_set, feature_set)} (d = {fs_n_features(feature_set)}){where}{extra}"
 
 
 def curve_outputs(stem, caption, section, subcategory):

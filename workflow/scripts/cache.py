@@ -9,11 +9,20 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 from otfs.stages import cache, job
 
 with job(snakemake.log[0], snakemake.threads, "cache"):  # noqa: F821
-    cache.run(
-        feature_set=snakemake.wildcards.feature_set,  # noqa: F821
-        domain=snakemake.wildcards.domain,  # noqa: F821
-        fs_cfg=snakemake.params.feature_set,  # noqa: F821
-        manifest_path=snakemake.input.manifest,  # noqa: F821
-        mat_path=snakemake.input.mat,  # noqa: F821
-        output=snakemake.output.h5,  # noqa: F821
-    )
+    if "features" in snakemake.input.keys():  # noqa: F821
+        cache.run_extracted(
+            feature_set=snakemake.wildcards.feature_set,  # noqa: F821
+            domain=snakemake.wildcards.domain,  # noqa: F821
+            fs_cfg=snakemake.params.feature_set,  # noqa: F821
+            features_path=snakemake.input.features,  # noqa: F821
+            output=snakemake.output.h5,  # noqa: F821
+        )
+    else:
+        cache.run(
+            feature_set=snakemake.wildcards.feature_set,  # noqa: F821
+            domain=snakemake.wildcards.domain,  # noqa: F821
+            fs_cfg=snakemake.params.feature_set,  # noqa: F821
+            manifest_path=snakemake.input.manifest,  # noqa: F821
+            mat_path=snakemake.input.mat,  # noqa: F821
+            output=snakemake.output.h5,  # noqa: F821
+        )

@@ -13,7 +13,7 @@ with job(snakemake.log[0], snakemake.threads, "tables"):  # noqa: F821
     outputs = dict(snakemake.output.items())  # noqa: F821
     published = getattr(snakemake.input, "published", None)  # noqa: F821
     if p.kind == "table1":
-        tables.table1(p.aggregate, p.n_features, published, outputs, p.caption)
+        tables.table1(p.aggregates, p.n_features, published, outputs, p.caption)
     elif p.kind == "table2":
         tables.table2(p.aggregates, p.counts, published, outputs, p.caption)
     elif p.kind == "table3":

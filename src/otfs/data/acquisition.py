@@ -20,7 +20,9 @@ from __future__ import annotations
 import os
 import shutil
 import urllib.request
+from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +35,7 @@ __all__ = [
     "MissingDataError",
     "Sources",
     "acquire",
+    "acquire_tree",
     "verify_file",
 ]
 
@@ -159,3 +162,75 @@ def acquire(entry: ManifestEntry, dest: str | os.PathLike, sources: Sources) -> 
         f" or allow downloads (config {sources.config_prefix}.download). "
         "Searched: " + "; ".join(searched)
     )
+
+
+def acquire_tree(
+    entries: Sequence[tuple[ManifestEntry, str]],
+    dest_dir: str | os.PathLike,
+    sources: Sources,
+    threads: int = 1,
+) -> Counter:
+    """Place verified copies of many files in a folder, as a whole.
+
+    The folder is assembled as ``.<name>.partial`` next to ``dest_dir`` and
+    renamed to ``dest_dir`` once every file is in place and verified. After an
+    interruption or a failure the partial folder is kept, and the next call
+    verifies and reuses what it holds, so finished downloads are never lost.
+
+    Parameters
+    ----------
+    entries : sequence of (ManifestEntry, relpath)
+        Each file and its path under ``dest_dir``.
+    dest_dir : path
+        The folder to create; it must not exist, or be empty.
+    sources : Sources
+    threads : int
+        Files fetched at once.
+
+    Returns
+    -------
+    Counter
+        Files per kind of source (``local``, ``mirror``, ``upstream``,
+        ``partial`` for files reused from an earlier attempt).
+
+    Raises
+    ------
+    HashMismatchError, MissingDataError
+        After trying every file, naming the failed ones (the first few) and
+        how many failed.
+    """
+    dest_dir = Path(dest_dir)
+    if dest_dir.exists() and (not dest_dir.is_dir() or any(dest_dir.iterdir())):
+        raise AcquisitionError(f"{dest_dir}: exists and is not an empty folder; delete it and rerun")
+    partial = dest_dir.with_name(f".{dest_dir.name}.partial")
+    partial.mkdir(parents=True, exist_ok=True)
+
+    def one(item):
+        entry, rel = item
+        target = partial / rel
+        if target.is_file():
+            try:
+                verify_file(target, entry)
+                return "partial"
+            except HashMismatchError:
+                target.unlink()
+        try:
+            return acquire(entry, target, sources).split(" ", 1)[0]
+        except AcquisitionError as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=max(1, int(threads))) as pool:
+        results = list(pool.map(one, entries))
+    errors = [r for r in results if isinstance(r, Exception)]
+    if errors:
+        kind = HashMismatchError if any(isinstance(e, HashMismatchError) for e in errors) else MissingDataError
+        first = [e for e in errors if isinstance(e, kind)]
+        raise kind(
+            f"{dest_dir}: {len(errors)} of {len(entries)} files could not be acquired "
+            f"(the {len(entries) - len(errors)} others are kept in {partial} for the next run). "
+            f"First: {first[0]}" + "".join(f"\n{e}" for e in first[1:5])
+        )
+    if dest_dir.exists():
+        dest_dir.rmdir()
+    os.replace(partial, dest_dir)
+    return Counter(results)

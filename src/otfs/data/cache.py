@@ -9,7 +9,11 @@ number of domains. Layout::
                                  class_names (JSON), versions (JSON), created_by
     /<domain>/X           float64 (n, d), preprocessed features
     /<domain>/y           int64 (n,), labels 1..K
+    /<domain>/ids         str (n,), optional: what each sample is (e.g. its image path)
     /<domain>             attrs: source_path, source_git_blob_sha1, n_samples
+
+``source_git_blob_sha1`` is the git blob SHA-1 of the source file, or for a
+folder of images the digest of :func:`otfs.data.images.images_digest`.
 
 Later stages read only this file, so an expensive extraction or a slow
 ``.mat`` parse happens once.
@@ -56,6 +60,7 @@ class DomainData:
     y: np.ndarray
     source_path: str = ""
     source_git_blob_sha1: str = ""
+    sample_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,12 +127,16 @@ def write_cache(
         h5.attrs["class_names"] = json.dumps(list(class_names))
         h5.attrs["versions"] = json.dumps(package_versions(), sort_keys=True)
         for key, value in (extra_attrs or {}).items():
-            is_plain = isinstance(value, (str, int, float))
+            is_plain = isinstance(value, (str, int, float, np.integer, np.floating))
             h5.attrs[key] = value if is_plain else json.dumps(value, sort_keys=True)
         for name, dom in domains.items():
             g = h5.create_group(name)
             g.create_dataset("X", data=apply_steps(dom.X, preprocessing), track_times=False)
             g.create_dataset("y", data=np.asarray(dom.y, dtype=np.int64), track_times=False)
+            if dom.sample_ids:
+                if len(dom.sample_ids) != dom.X.shape[0]:
+                    raise CacheError(f"{path}: {name}: {len(dom.sample_ids)} sample ids for {dom.X.shape[0]} samples")
+                g.create_dataset("ids", data=list(dom.sample_ids), dtype=h5py.string_dtype(), track_times=False)
             g.attrs["source_path"] = dom.source_path
             g.attrs["source_git_blob_sha1"] = dom.source_git_blob_sha1
             g.attrs["n_samples"] = int(dom.X.shape[0])
@@ -161,6 +170,7 @@ def read_cache(path: str | os.PathLike, domains: Sequence[str] | None = None) ->
                 y=g["y"][()],
                 source_path=str(g.attrs.get("source_path", "")),
                 source_git_blob_sha1=str(g.attrs.get("source_git_blob_sha1", "")),
+                sample_ids=tuple(g["ids"].asstr()[()]) if "ids" in g else (),
             )
     return FeatureCache(
         path=path,

@@ -1,4 +1,8 @@
-"""Stage ``acquisition``: place one verified raw data file under ``data/raw/``."""
+"""Stage ``acquisition``: place verified raw data under ``data/raw/``.
+
+``run`` fetches one file (a ``.mat`` feature file); ``run_images`` fetches
+the images of one domain into one folder.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..config import mirror_dirs
-from ..data.acquisition import Sources, acquire
+from ..data.acquisition import Sources, acquire, acquire_tree
+from ..data.images import domain_images
 from ..data.manifest import read_manifest
 
 log = logging.getLogger(__name__)
@@ -33,3 +38,16 @@ def run(manifest_path, relpath: str, output, dataset: str, dataset_cfg: Mapping)
     origin = acquire(entry, output, sources)
     log.info("%s: verified git blob %s, from %s", relpath, entry.git_blob_sha1, origin)
     return origin
+
+
+def run_images(manifest_path, domain: str, output, dataset: str, dataset_cfg: Mapping, threads: int = 1) -> dict:
+    """Fetch every image of ``domain`` into the folder ``output`` (``<class>/<file>``).
+
+    Returns the number of files per kind of source.
+    """
+    manifest = read_manifest(manifest_path)
+    records = domain_images(manifest, domain)
+    sources = sources_for(dataset, dataset_cfg, manifest.meta.get("upstream_url"))
+    origins = acquire_tree([(r.entry, r.relpath) for r in records], output, sources, threads=threads)
+    log.info("%s: %d images verified, by source: %s", domain, len(records), dict(origins))
+    return dict(origins)

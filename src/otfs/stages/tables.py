@@ -15,6 +15,7 @@ import pandas as pd
 from ..io import atomic_path, read_tsv, write_text
 from ..tables import (
     ARROWS,
+    FEATURE_SET_NAMES,
     cell_label,
     compare,
     pair_label,
@@ -24,8 +25,6 @@ from ..tables import (
     wide,
 )
 
-#: Display names of the paper.
-FEATURE_SET_NAMES = {"surf": "SURF", "CaffeNet4096": "CaffeNet", "GoogleNet1024": "GoogleNet"}
 SELECTION_NAMES = {"ot": "OT", "1nn": "1NN", "random": "Random"}
 
 
@@ -51,11 +50,30 @@ def _fs(name: str) -> str:
     return FEATURE_SET_NAMES.get(name, name)
 
 
-def table1(aggregate: str, n_features: int, published, outputs, caption: str) -> pd.DataFrame:
-    """Per pair: ↘n, ↗n and all features (Table 1, and Table 6 for one feature set)."""
-    per_pair, summary = _aggregate(aggregate)
-    tidy = points(per_pair, summary, [n_features])
-    table = wide(tidy, lambda r: pair_label(r["pair"]), lambda r: cell_label(r["order"], r["n_features"]))
+def table1(aggregates: Mapping[str, str] | str, n_features: int, published, outputs,
+           caption: str) -> pd.DataFrame:
+    """Per pair: ↘n, ↗n and all features, for one or more adapters (Table 1).
+
+    ``aggregates`` maps an adapter to its aggregate folder (or is one folder).
+    With several adapters each column label starts with the adapter's name;
+    the paper's Table 1 is the ``NA`` columns.
+    """
+    if isinstance(aggregates, str):
+        aggregates = {"NA": aggregates}
+    frames = []
+    for prefix in aggregates.values():
+        per_pair, summary = _aggregate(prefix)
+        frames.append(points(per_pair, summary, [n_features]))
+    tidy = pd.concat(frames, ignore_index=True)
+    order = {p: i for i, p in enumerate(sorted(set(tidy["pair"]) - {"Mean"}) + ["Mean"])}
+    tidy = tidy.sort_values("pair", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    many = len(aggregates) > 1
+
+    def column(r):
+        label = cell_label(r["order"], r["n_features"])
+        return f"{r['adapter']} {label}" if many else label
+
+    table = wide(tidy, lambda r: pair_label(r["pair"]), column)
     return _write(tidy, table, "DA pairs", caption, published, outputs)
 
 

@@ -1,0 +1,33 @@
+# Stage extraction: images -> ImageNet-pretrained network -> penultimate-layer
+# features, one HDF5 file per extractor and domain, in the feature-cache format
+# without preprocessing. Runs once; the feature sets built on it (rule
+# build_cache) add their preprocessing. Needs the `extraction` extra (PyTorch).
+
+
+rule extract_features:
+    output:
+        h5="data/features/{dataset}/{extractor}/{domain}.h5",
+    input:
+        images=lambda w: images_dir(w.dataset, w.domain),
+        image_manifest=lambda w: config["datasets"][w.dataset]["image_manifest"],
+        feature_manifest=lambda w: config["datasets"][w.dataset]["manifest"],
+        code=lib(
+            "stages/extraction.py", "extraction.py", "data/images.py", "data/cache.py",
+            "data/manifest.py", "data/acquisition.py", "provenance.py",
+        ),
+    params:
+        extractor=lambda w: get_extractor(w.extractor).name,
+        batch_size=config["extraction"]["batch_size"],
+        progress=config["extraction"]["progress"],
+    conda:
+        "../../envs/extraction.yaml"
+    log:
+        "logs/extraction/{dataset}/{extractor}/{domain}.log",
+    benchmark:
+        "logs/benchmarks/extraction/{dataset}/{extractor}/{domain}.tsv",
+    threads: config["extraction"]["threads"]
+    resources:
+        mem_mb=4096,
+        runtime=30,
+    script:
+        "../scripts/extraction.py"

@@ -1,0 +1,23 @@
+"""Snakemake wrapper of otfs.stages.extraction (rule extract_features)."""
+
+import sys
+from pathlib import Path
+
+# Run this checkout's library (Snakemake copies scripts before running them).
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
+
+from otfs.stages import extraction, job
+
+with job(snakemake.log[0], snakemake.threads, "extraction"):  # noqa: F821
+    extraction.run(
+        extractor=snakemake.params.extractor,  # noqa: F821
+        dataset=snakemake.wildcards.dataset,  # noqa: F821
+        domain=snakemake.wildcards.domain,  # noqa: F821
+        image_manifest=snakemake.input.image_manifest,  # noqa: F821
+        feature_manifest=snakemake.input.feature_manifest,  # noqa: F821
+        images_dir=snakemake.input.images,  # noqa: F821
+        output=snakemake.output.h5,  # noqa: F821
+        batch_size=snakemake.params.batch_size,  # noqa: F821
+        threads=snakemake.threads,  # noqa: F821
+        progress=snakemake.params.progress,  # noqa: F821
+    )
