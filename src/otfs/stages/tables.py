@@ -64,16 +64,22 @@ def table1(aggregates: Mapping[str, str] | str, n_features: int, published, outp
     for prefix in aggregates.values():
         per_pair, summary = _aggregate(prefix)
         frames.append(points(per_pair, summary, [n_features]))
-    tidy = pd.concat(frames, ignore_index=True)
-    order = {p: i for i, p in enumerate(sorted(set(tidy["pair"]) - {"Mean"}) + ["Mean"])}
-    tidy = tidy.sort_values("pair", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
     many = len(aggregates) > 1
 
     def column(r):
         label = cell_label(r["order"], r["n_features"])
         return f"{r['adapter']} {label}" if many else label
 
-    table = wide(tidy, lambda r: pair_label(r["pair"]), column)
+    return _per_pair_table(pd.concat(frames, ignore_index=True), column, caption, published, outputs)
+
+
+def _per_pair_table(tidy: pd.DataFrame, column, caption: str, published, outputs) -> pd.DataFrame:
+    """Rows: pairs in alphabetical order, then Mean; columns in the order of ``tidy``
+    (one aggregate after the other), whichever pairs each aggregate has."""
+    columns = list(dict.fromkeys(column(r) for _, r in tidy.iterrows()))
+    order = {p: i for i, p in enumerate(sorted(set(tidy["pair"]) - {"Mean"}) + ["Mean"])}
+    tidy = tidy.sort_values("pair", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    table = wide(tidy, lambda r: pair_label(r["pair"]), column)[columns]
     return _write(tidy, table, "DA pairs", caption, published, outputs)
 
 
@@ -133,12 +139,11 @@ def table6(aggregates: Mapping[str, str], n_features: Mapping[str, int], publish
     for fs, prefix in aggregates.items():
         per_pair, summary = _aggregate(prefix)
         frames.append(points(per_pair, summary, [n_features[fs]]))
-    tidy = pd.concat(frames, ignore_index=True)
-    order = {p: i for i, p in enumerate(sorted(set(tidy["pair"]) - {"Mean"}) + ["Mean"])}
-    tidy = tidy.sort_values("pair", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
-    table = wide(tidy, lambda r: pair_label(r["pair"]),
-                 lambda r: f"{_fs(r['feature_set'])} {cell_label(r['order'], r['n_features'])}")
-    return _write(tidy, table, "DA pairs", caption, published, outputs)
+    return _per_pair_table(
+        pd.concat(frames, ignore_index=True),
+        lambda r: f"{_fs(r['feature_set'])} {cell_label(r['order'], r['n_features'])}",
+        caption, published, outputs,
+    )
 
 
 def figure2(aggregates: Mapping[str, str], published, output) -> pd.DataFrame:
