@@ -52,7 +52,8 @@ def curves(panels: Sequence[tuple[str, str]], outputs: Mapping[str, str], title:
         plot_accuracy_curves(summary, ax=ax, title=panel_title)
         frames.append(summary.assign(panel=panel_title))
         notes.append(f"{panel_title}: {runs['pairs']} pairs x {runs['iterations']} iterations")
-    fig.suptitle(title)
+    # a single panel is narrower than a long title: wrap it to the figure
+    fig.suptitle(textwrap.fill(title, width=int(60 * len(panels))))
     note = "; ".join(notes) + f". Seeds from SHA-256(feature set|pair|iteration). {_versions_note()}"
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     _save(fig, outputs, title, note)
