@@ -8,7 +8,8 @@
 #
 # Stages (workflow/rules/<stage>.smk -> workflow/scripts/<stage>.py ->
 # src/otfs/stages/<stage>.py): acquisition, extraction (features from images),
-# cache, selection, ranking, classification, aggregation, tables, plotting.
+# cache, selection, ranking, classification, aggregation, tables, plotting;
+# clinical (section 5.2, on a generated or user-supplied voxel table).
 import os
 
 from snakemake.utils import min_version
@@ -33,6 +34,7 @@ include: "workflow/rules/classification.smk"
 include: "workflow/rules/aggregation.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/plotting.smk"
+include: "workflow/rules/clinical.smk"
 
 
 rule all:
@@ -41,6 +43,7 @@ rule all:
         all_target_files("paper"),
         "results/paper/comparison/summary.csv",
         "results/paper/results_long.tsv",
+        [f for files in CLINICAL_TARGETS.values() for f in files],
 
 
 rule available:
@@ -48,6 +51,7 @@ rule available:
         all_target_files("available"),
         "results/available/comparison/summary.csv",
         "results/available/results_long.tsv",
+        [f for files in CLINICAL_TARGETS.values() for f in files],
 
 
 rule table1:
@@ -98,6 +102,21 @@ rule figure5:
 rule figure6:
     input:
         target_files("paper", "figure6"),
+
+
+rule table4:
+    input:
+        CLINICAL_TARGETS["table4"],
+
+
+rule figure3:
+    input:
+        CLINICAL_TARGETS["figure3"],
+
+
+rule figure4:
+    input:
+        CLINICAL_TARGETS["figure4"],
 
 
 rule comparison:

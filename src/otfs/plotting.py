@@ -19,7 +19,8 @@ ORDER_STYLES = {
 }
 
 
-def plot_accuracy_curves(summary: pd.DataFrame, ax=None, title: str | None = None):
+def plot_accuracy_curves(summary: pd.DataFrame, ax=None, title: str | None = None, value: str = "accuracy",
+                         ylabel: str = "Mean accuracy over pairs (%)", fmt: str = ".1f"):
     """Mean accuracy against the number of selected features, one line per order.
 
     Parameters
@@ -29,6 +30,11 @@ def plot_accuracy_curves(summary: pd.DataFrame, ax=None, title: str | None = Non
         set, selection strategy and adapter.
     ax : matplotlib Axes, optional
     title : str, optional
+    value : str
+        Column plotted (``accuracy``, or ``auc`` for the clinical experiment).
+    ylabel : str
+    fmt : str
+        Format of the all-features value in the legend.
 
     Returns
     -------
@@ -43,14 +49,14 @@ def plot_accuracy_curves(summary: pd.DataFrame, ax=None, title: str | None = Non
         part = summary[summary["order"] == order].sort_values("n_features")
         if part.empty:
             continue
-        ax.plot(part["n_features"], part["accuracy"], label=order, linewidth=2, markersize=4, **style)
-    at_d = summary.loc[summary["n_features"] == d, "accuracy"]
+        ax.plot(part["n_features"], part[value], label=order, linewidth=2, markersize=4, **style)
+    at_d = summary.loc[summary["n_features"] == d, value]
     all_features = float(np.mean(at_d))
-    ax.axhline(all_features, color="slategray", linewidth=2.5, label=f"All features ({all_features:.1f})")
+    ax.axhline(all_features, color="slategray", linewidth=2.5, label=f"All features ({all_features:{fmt}})")
     ax.set_xlim(0, d)
     ax.set_xticks([d // 4, d // 2, 3 * d // 4, d])
     ax.set_xlabel("Number of features selected")
-    ax.set_ylabel("Mean accuracy over pairs (%)")
+    ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.4)
     ax.legend(ncol=2, fontsize="small")
     if title:
@@ -116,3 +122,55 @@ def plot_selection(S, T, selected: dict, axes):
         ax.set_ylim(lims[2] - pad, lims[3] + pad)
         ax.set_xticks([])
         ax.set_yticks([])
+
+
+def plot_feature_similarity(scores: np.ndarray, planted=(), ax=None, names=None):
+    """Log-scaled coupling diagonal of every feature (Figure 4, bottom row).
+
+    ``scores`` has one row per repetition (or is one vector); the dots show
+    the mean of ``log10`` of the diagonal and the lines its range. The
+    ``planted`` features (known shifted ones, for synthetic data) are drawn
+    in red.
+    """
+    scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    logs = np.log10(scores)
+    mean, low, high = logs.mean(axis=0), logs.min(axis=0), logs.max(axis=0)
+    d = mean.size
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 3))
+    colors = np.array(["0.55"] * d, dtype=object)
+    planted = [int(j) for j in planted]
+    colors[planted] = "tab:red"
+    x = np.arange(1, d + 1)
+    ax.vlines(x, low, high, color=list(colors), linewidth=1.0)
+    ax.scatter(x, mean, c=list(colors), s=12, zorder=3)
+    for j in planted:
+        label = names[j] if names is not None else str(j + 1)
+        ax.annotate(label, (j + 1, low[j]), textcoords="offset points", xytext=(0, -10), ha="center",
+                    fontsize="x-small", color="tab:red")
+    ax.set_xlim(0, d + 1)
+    ax.set_xlabel("Feature")
+    ax.set_ylabel("log10 coupling diagonal")
+    if planted:
+        from matplotlib.patches import Patch
+
+        ax.legend(handles=[Patch(color="tab:red", label="planted shifted features"),
+                           Patch(color="0.55", label="other features")], fontsize="small", loc="lower right")
+    return ax
+
+
+def plot_feature_distributions(values: dict, ax=None, title: str | None = None, bins: int = 60):
+    """Histograms (densities) of one feature in several domains (Figure 3)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    allv = np.concatenate([np.asarray(v, dtype=np.float64) for v in values.values()])
+    lo, hi = np.quantile(allv, [0.001, 0.999])
+    edges = np.linspace(lo, hi, bins + 1)
+    for (name, v), color in zip(values.items(), ["tab:blue", "tab:orange", "tab:green"], strict=False):
+        ax.hist(np.clip(v, lo, hi), bins=edges, density=True, histtype="stepfilled", alpha=0.45, color=color,
+                label=name)
+    ax.set_ylabel("Density")
+    ax.legend(fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax

@@ -44,6 +44,7 @@ wildcard_constraints:
     grid=r"[A-Za-z0-9_]+",
     scope=r"all|[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)+",
     target_set=r"paper|available",
+    repetition=r"\d+",
 
 
 def lib(*modules):
@@ -153,6 +154,29 @@ def cache_inputs(w):
         "manifest": fs_dataset(w.feature_set)["manifest"],
         "code": CACHE_CODE,
     }
+
+
+# --- the clinical experiment ---------------------------------------------------
+CLINICAL_CODE = lib("stages/clinical.py", "clinical.py", "preprocessing.py", "protocol.py", "selection.py",
+                    "ranking.py", "adaptation.py", "provenance.py", "tables.py")
+CLINICAL_REPETITIONS = list(range(config["clinical"]["iterations"]))
+CLINICAL_SOURCE = ("synthetic data, otfs.clinical.make_clinical_data"
+                   if config["clinical"]["data"] == "synthetic" else config["clinical"]["data"])
+CLINICAL_TARGETS = {
+    "table4": [f"results/clinical/table4/table4.{e}" for e in ("csv", "md", "tex")],
+    "figure3": [f"results/clinical/figure3/figure3.{e}" for e in ("pdf", "png", "csv")],
+    "figure4": [f"results/clinical/figure4/figure4.{e}" for e in ("pdf", "png", "csv")],
+}
+
+
+def clinical_user_table(w):
+    """The user's voxel table, when the config names one (else no input)."""
+    data = config["clinical"]["data"]
+    if data == "synthetic":
+        return {}
+    if not Path(data).is_file():
+        raise WorkflowError(f"clinical.data: voxel table {data!r} not found (or set it to 'synthetic')")
+    return {"table": data}
 
 
 # --- data availability -------------------------------------------------------

@@ -1,0 +1,180 @@
+# The clinical experiment (section 5.2): a voxel table (generated, or the
+# user's), then per repetition the sampling, Algorithm 1 and Algorithm 2, the
+# AUC curves of each adapter, their aggregate, and Table 4, Figures 3 and 4.
+# Every step is in src/otfs/stages/clinical.py over src/otfs/clinical.py.
+
+
+rule clinical_data:
+    output:
+        voxels="data/clinical/voxels.h5",
+    input:
+        unpack(clinical_user_table),
+        code=CLINICAL_CODE,
+    params:
+        clinical=config["clinical"],
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/clinical/data.log",
+    benchmark:
+        "logs/benchmarks/clinical/data.tsv",
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    script:
+        "../scripts/clinical.py"
+
+
+rule clinical_rank:
+    output:
+        ranking="results/clinical/runs/ranking/{repetition}.json",
+    input:
+        voxels="data/clinical/voxels.h5",
+        code=CLINICAL_CODE,
+    params:
+        clinical=config["clinical"],
+        ranking=config["ranking"],
+        tie_break=config["selection"]["tie_break"],
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/clinical/ranking/{repetition}.log",
+    benchmark:
+        "logs/benchmarks/clinical/ranking/{repetition}.tsv",
+    threads: 1
+    resources:
+        mem_mb=6144,
+        runtime=20,
+    script:
+        "../scripts/clinical.py"
+
+
+rule clinical_classify:
+    output:
+        curves="results/clinical/runs/classification/{adapter}/{repetition}.tsv",
+    input:
+        voxels="data/clinical/voxels.h5",
+        ranking="results/clinical/runs/ranking/{repetition}.json",
+        code=CLINICAL_CODE,
+    params:
+        clinical=config["clinical"],
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/clinical/classification/{adapter}/{repetition}.log",
+    benchmark:
+        "logs/benchmarks/clinical/classification/{adapter}/{repetition}.tsv",
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=30,
+    script:
+        "../scripts/clinical.py"
+
+
+rule clinical_aggregate:
+    output:
+        long="results/clinical/aggregate/{adapter}/long.tsv",
+        summary="results/clinical/aggregate/{adapter}/summary.tsv",
+        provenance="results/clinical/aggregate/{adapter}/provenance.json",
+    input:
+        curves=expand("results/clinical/runs/classification/{{adapter}}/{repetition}.tsv",
+                      repetition=CLINICAL_REPETITIONS),
+        rankings=expand("results/clinical/runs/ranking/{repetition}.json", repetition=CLINICAL_REPETITIONS),
+        voxels="data/clinical/voxels.h5",
+        code=CLINICAL_CODE,
+    params:
+        clinical=config["clinical"],
+        run=lambda w: {"adapter": w.adapter, "repetitions": len(CLINICAL_REPETITIONS)},
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/clinical/aggregation/{adapter}.log",
+    benchmark:
+        "logs/benchmarks/clinical/aggregation/{adapter}.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/clinical.py"
+
+
+rule make_table4:
+    output:
+        csv=report("results/clinical/table4/table4.csv", caption="../report/table4.rst",
+                   category="5.2 Clinical data", subcategory="Table 4"),
+        md="results/clinical/table4/table4.md",
+        tex="results/clinical/table4/table4.tex",
+    input:
+        voxels="data/clinical/voxels.h5",
+        code=CLINICAL_CODE,
+    params:
+        clinical=config["clinical"],
+        caption=f"Table 4: voxels per class and domain ({CLINICAL_SOURCE}), beside the paper's counts.",
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/clinical/table4.log",
+    benchmark:
+        "logs/benchmarks/clinical/table4.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/clinical.py"
+
+
+rule plot_figure3:
+    output:
+        pdf="results/clinical/figure3/figure3.pdf",
+        png=report("results/clinical/figure3/figure3.png", caption="../report/figure3.rst",
+                   category="5.2 Clinical data", subcategory="Figure 3"),
+        csv="results/clinical/figure3/figure3.csv",
+    input:
+        voxels="data/clinical/voxels.h5",
+        code=CLINICAL_CODE + lib("plotting.py"),
+    params:
+        clinical=config["clinical"],
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/clinical/figure3.log",
+    benchmark:
+        "logs/benchmarks/clinical/figure3.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/clinical.py"
+
+
+rule plot_figure4:
+    output:
+        pdf="results/clinical/figure4/figure4.pdf",
+        png=report("results/clinical/figure4/figure4.png", caption="../report/figure4.rst",
+                   category="5.2 Clinical data", subcategory="Figure 4"),
+        csv="results/clinical/figure4/figure4.csv",
+    input:
+        aggregates=expand("results/clinical/aggregate/{adapter}/summary.tsv",
+                          adapter=config["clinical"]["adapters"]),
+        rankings=expand("results/clinical/runs/ranking/{repetition}.json", repetition=CLINICAL_REPETITIONS),
+        code=CLINICAL_CODE + lib("plotting.py"),
+    params:
+        clinical=config["clinical"],
+        aggregates={a: f"results/clinical/aggregate/{a}" for a in config["clinical"]["adapters"]},
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/clinical/figure4.log",
+    benchmark:
+        "logs/benchmarks/clinical/figure4.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/clinical.py"

@@ -1,0 +1,32 @@
+"""Snakemake wrapper of otfs.stages.clinical (rules clinical_*, make_table4, plot_figure3/4)."""
+
+import sys
+from pathlib import Path
+
+# Run this checkout's library (Snakemake copies scripts before running them).
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
+
+from otfs.stages import clinical, job
+
+sm = snakemake  # noqa: F821
+with job(sm.log[0], sm.threads, "clinical"):
+    cfg = sm.params.clinical
+    out = dict(sm.output.items())
+    if sm.rule == "clinical_data":
+        clinical.prepare(cfg, sm.output.voxels, user_file=getattr(sm.input, "table", None))
+    elif sm.rule == "clinical_rank":
+        clinical.rank(sm.input.voxels, cfg, int(sm.wildcards.repetition), sm.params.ranking,
+                      sm.params.tie_break, sm.output.ranking)
+    elif sm.rule == "clinical_classify":
+        clinical.classify(sm.input.voxels, sm.input.ranking, cfg, sm.wildcards.adapter, sm.output.curves)
+    elif sm.rule == "clinical_aggregate":
+        clinical.aggregate(list(sm.input.curves), list(sm.input.rankings), cfg, out, voxels=sm.input.voxels,
+                           params=sm.params.run)
+    elif sm.rule == "make_table4":
+        clinical.table4(sm.input.voxels, cfg, out, sm.params.caption)
+    elif sm.rule == "plot_figure3":
+        clinical.figure3(sm.input.voxels, cfg, out)
+    elif sm.rule == "plot_figure4":
+        clinical.figure4(sm.params.aggregates, list(sm.input.rankings), out)
+    else:
+        raise ValueError(f"unknown rule {sm.rule!r}")
