@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -92,6 +93,11 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     # (CaffeNet), Table 5's two other strategies
     assert jobs["classify"] == 12 * (4 + 1 + 4 + 5 + 2)
     assert jobs["make_table1"] == 2
+    # the clinical experiment: 20 repetitions, NA and OT3
+    assert jobs["clinical_data"] == 1 and jobs["clinical_rank"] == 20
+    assert jobs["clinical_classify"] == 40 and jobs["clinical_aggregate"] == 2
+    for rule in ("make_table4", "plot_figure3", "plot_figure4"):
+        assert jobs[rule] == 1, rule
     for rule in ("make_table2", "make_table3", "make_table5", "make_table6",
                  "plot_figure1", "plot_figure2", "plot_figure5", "plot_figure6", "plot_figure7",
                  "make_comparison"):
@@ -108,6 +114,14 @@ def test_every_target_is_built(test_run):
                  "figure5/figure5", "figure6/figure6"):
         assert (out / f"{name}.pdf").read_bytes().startswith(b"%PDF")
         assert (out / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+    clinical = test_run / "results" / "clinical"
+    for name in ("figure3/figure3", "figure4/figure4"):
+        assert (clinical / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+        assert (clinical / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+    t4 = pd.read_csv(clinical / "table4" / "table4.csv")
+    assert t4["voxels"].sum() == 4193 + 9874  # Table 4 x 0.01
+    prov = json.loads((clinical / "aggregate" / "NA" / "provenance.json").read_text())
+    assert prov["detection"]["repetitions"] == 2 and prov["detection"]["hits"] == 2
     # CaffeNet has one domain here: no pair, so no CaffeNet target
     assert not list(out.glob("*/CaffeNet4096.*"))
     tex = (out / "table6" / "table6.tex").read_text()
@@ -231,6 +245,34 @@ def test_rebuilding_a_figure_runs_only_what_it_needs(test_run):
     assert (test_run / "results" / "available" / "figure1" / "surf.pdf").is_file()
 
 
+def test_clinical_runs_on_a_users_voxel_table(tmp_path):
+    # A CSV with the columns exam, domain, label and features goes through
+    # the same rules as the generated data.
+    work = copy_workflow(tmp_path / "work")
+    rng = np.random.RandomState(0)
+    n = 400
+    df = pd.DataFrame({"exam": [f"p{i % 10}" for i in range(n)],
+                       "domain": ["siteA"] * (n // 2) + ["siteB"] * (n // 2),
+                       "label": ["Cancer" if i % 5 == 0 else "Non cancer" for i in range(n)]})
+    for j in range(6):
+        df[f"feat{j}"] = rng.randn(n) + (df["label"] == "Cancer") * 0.5
+    df.to_csv(work / "my_voxels.csv", index=False)
+    (work / "config" / "mine.yaml").write_text(
+        "clinical:\n  data: my_voxels.csv\n  source: siteA\n  target: siteB\n  iterations: 1\n"
+        "  source_voxels: 60\n  target_voxels: 150\n  feature_counts: [2, d]\n"
+    )
+    snakemake(work, "--configfile", "config/test.yaml", "config/mine.yaml", "--cores", "2", "table4", "figure4")
+    t4 = pd.read_csv(work / "results" / "clinical" / "table4" / "table4.csv")
+    assert dict(zip(t4["domain"] + "/" + t4["class"], t4["voxels"], strict=True)) == {
+        "siteA/Non cancer": 160, "siteA/Cancer": 40, "siteB/Non cancer": 160, "siteB/Cancer": 40}
+    fig = pd.read_csv(work / "results" / "clinical" / "figure4" / "figure4.csv")
+    assert set(fig.loc[fig["panel"] == "similarity", "feature"]) == {f"feat{j}" for j in range(6)}
+    # a typo in the path is named before anything runs
+    (work / "config" / "typo.yaml").write_text("clinical:\n  data: my_voxel.csv\n")
+    proc = snakemake(work, "--configfile", "config/test.yaml", "config/typo.yaml", "--dry-run", "table4", check=False)
+    assert proc.returncode != 0 and "clinical.data: voxel table 'my_voxel.csv' not found" in proc.stdout + proc.stderr
+
+
 def test_config_typo_stops_the_pipeline(tmp_path):
     work = copy_workflow(tmp_path)
     bad = work / "config" / "typo.yaml"
@@ -268,12 +310,13 @@ def test_report_lists_every_target_by_section(test_run):
     report = test_run / "report.html"
     snakemake(test_run, "--configfile", "config/test.yaml", "--report", str(report), "available")
     html = report.read_text(errors="replace")
-    for section in ("5.1 Office/Caltech", "Supplementary A", "Supplementary B.1",
+    for section in ("5.1 Office/Caltech", "5.2 Clinical data", "Supplementary A", "Supplementary B.1",
                     "Supplementary B.2", "Published versus reproduced"):
         assert section in html, section
     for name in ("table1/surf.csv", "table2/table2.csv", "table3/GoogleNet1024.csv",
                  "table5/surf.csv", "table6/table6.csv", "figure1/surf.png",
                  "figure2/GoogleNet1024.png", "figure5.png", "figure6.png", "figure7.png",
+                 "table4/table4.csv", "figure3.png", "figure4.png",
                  "comparison/summary.csv"):
         assert name in html, name
     assert "iterations per pair" in html  # captions say what was run
