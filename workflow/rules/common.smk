@@ -169,14 +169,20 @@ CLINICAL_TARGETS = {
 }
 
 
+def _check_clinical_data():
+    """Name a missing voxel table before anything runs (checked at parse time)."""
+    data = config["clinical"]["data"]
+    if data != "synthetic" and not Path(data).is_file():
+        raise WorkflowError(f"clinical.data: voxel table {data!r} not found (or set it to 'synthetic')")
+
+
+_check_clinical_data()
+
+
 def clinical_user_table(w):
     """The user's voxel table, when the config names one (else no input)."""
     data = config["clinical"]["data"]
-    if data == "synthetic":
-        return {}
-    if not Path(data).is_file():
-        raise WorkflowError(f"clinical.data: voxel table {data!r} not found (or set it to 'synthetic')")
-    return {"table": data}
+    return {} if data == "synthetic" else {"table": data}
 
 
 # --- data availability -------------------------------------------------------
