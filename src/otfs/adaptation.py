@@ -24,7 +24,6 @@ import numpy as np
 import ot
 import scipy.linalg
 from sklearn.base import BaseEstimator
-from sklearn.decomposition import PCA
 
 from ._checks import as_float_matrix, as_label_vector, check_same_features
 from ._ot import exact_coupling, normalise_cost
@@ -40,6 +39,7 @@ __all__ = [
     "SubspaceAlignment",
     "TransferComponentAnalysis",
     "get_adapter",
+    "principal_directions",
     "register_adapter",
 ]
 
@@ -110,7 +110,7 @@ class SubspaceAlignment(BaseAdapter):
     """Subspace alignment (Fernando et al., ICCV 2013), as in the paper's code.
 
     The ``d`` leading principal directions ``P_S`` and ``P_T`` of each domain
-    (scikit-learn PCA, exact solver) give ``Xs P_S P_S^T P_T`` for the source
+    (those of scikit-learn's exact PCA, see :func:`principal_directions`) give ``Xs P_S P_S^T P_T`` for the source
     and ``Xt P_T`` for the target.
 
     Parameters
@@ -131,9 +131,36 @@ class SubspaceAlignment(BaseAdapter):
     def fit_transform(self, Xs, ys, Xt):
         Xs, _, Xt = self._check(Xs, ys, Xt)
         d = _n_components(self.n_components, Xs, Xt)
-        Ps = PCA(d, svd_solver="full").fit(Xs).components_.T
-        Pt = PCA(d, svd_solver="full").fit(Xt).components_.T
+        Ps = principal_directions(Xs, d)
+        Pt = principal_directions(Xt, d)
         return Xs @ Ps @ (Ps.T @ Pt), Xt @ Pt
+
+
+def principal_directions(X: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` leading principal directions of ``X`` as the columns of a ``d x k`` matrix.
+
+    The directions of scikit-learn's ``PCA(k, svd_solver="full")``, with its
+    sign convention (the largest entry of each direction in absolute value
+    is positive), from the leading ``k`` eigenpairs of the smaller of the
+    ``d x d`` scatter matrix and the ``n x n`` Gram matrix of the centred
+    samples, instead of a full SVD.
+    """
+    n, d = X.shape
+    Xc = X - X.mean(axis=0)
+    if d <= n:
+        _, V = scipy.linalg.eigh(Xc.T @ Xc, subset_by_index=[d - k, d - 1], driver="evr")
+        V = V[:, ::-1]  # decreasing variance
+    else:
+        s2, U = scipy.linalg.eigh(Xc @ Xc.T, subset_by_index=[n - k, n - 1], driver="evr")
+        if s2[0] > 1e3 * np.finfo(float).eps * n * s2[-1]:
+            V = ((Xc.T @ U) / np.sqrt(s2))[:, ::-1]
+        else:
+            # k reaches the null space of the centred samples (e.g. k = n): the
+            # directions there are arbitrary, so take scikit-learn's, from its SVD.
+            V = scipy.linalg.svd(Xc, full_matrices=False)[2][:k].T
+    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
+    signs[signs == 0] = 1.0
+    return V * signs
 
 
 @register_adapter("TCA")
@@ -159,6 +186,15 @@ class TransferComponentAnalysis(BaseAdapter):
         ``"generalized"`` solves the symmetric-definite generalized problem
         ``K H K w = lambda (I + mu K L K) w`` exactly, with ``W^T A W = I``.
 
+    Notes
+    -----
+    ``L`` has rank one, so ``K L K = k k^T`` with ``k = K e`` and
+    ``(I + mu k k^T)^{-1}`` has a closed form (Sherman-Morrison): the
+    ``(n_s + n_t)^2`` matrices ``L``, ``H`` and the pseudo-inverse of the
+    released code are never formed, and only the ``n_components`` leading
+    eigenpairs are computed. :func:`otfs.benchmark.reference.tca` is the
+    dense version this is measured against.
+
     References
     ----------
     .. [1] S. J. Pan, I. W. Tsang, J. T. Kwok, Q. Yang. Domain Adaptation via
@@ -176,20 +212,32 @@ class TransferComponentAnalysis(BaseAdapter):
         if self.solver not in ("paper", "generalized"):
             raise ValueError(f"solver must be 'paper' or 'generalized', got {self.solver!r}")
         ns, nt = Xs.shape[0], Xt.shape[0]
-        n = ns + nt
-        d = int(min(self.n_components, Xs.shape[1]))
+        n, n_feat = ns + nt, Xs.shape[1]
+        m = int(min(self.n_components, n_feat, n))
         X = np.vstack([Xs, Xt])
         K = X @ X.T
         e = np.concatenate([np.full(ns, 1.0 / ns), np.full(nt, -1.0 / nt)])
-        Ke = K @ e
-        A = np.eye(n) + self.mu * np.outer(Ke, Ke)  # I + mu K L K, as L = e e^T
-        Kc = K - K.mean(axis=0, keepdims=True)
-        B = Kc.T @ Kc  # K H K, as H is idempotent
-        if self.solver == "paper":
-            vals, vecs = np.linalg.eigh(np.linalg.pinv(A) @ B)
+        k = K @ e  # K L K = k k^T, as L = e e^T has rank one
+        # K H K, as H is idempotent: through the features when that is cheaper
+        if 2 * n_feat * n_feat + n * n_feat < n * n:
+            Xc = X - X.mean(axis=0)
+            B = X @ (Xc.T @ Xc) @ X.T
         else:
-            vals, vecs = scipy.linalg.eigh(B, A)
-        W = vecs[:, np.argsort(-vals, kind="stable")[:d]]
+            Kc = K - K.mean(axis=0, keepdims=True)
+            B = Kc.T @ Kc
+        top = [n - m, n - 1]
+        if self.solver == "paper":
+            # A = I + mu k k^T, so A^{-1} = I - c k k^T (Sherman-Morrison) and
+            # A^{-1} B = B - c k (B k)^T: no pseudo-inverse, no n^3 product.
+            # Like numpy.linalg.eigh on the released code's non-symmetric
+            # matrix, scipy's eigh reads its lower triangle only.
+            c = self.mu / (1.0 + self.mu * float(k @ k))
+            M = B - c * np.outer(k, B @ k)
+            vals, vecs = scipy.linalg.eigh(M, lower=True, subset_by_index=top, driver="evr")
+        else:
+            A = np.eye(n) + self.mu * np.outer(k, k)
+            vals, vecs = scipy.linalg.eigh(B, A, subset_by_index=top)
+        W = vecs[:, np.argsort(-vals, kind="stable")]
         Z = K @ W
         return Z[:ns], Z[ns:]
 
@@ -200,8 +248,18 @@ class CORAL(BaseAdapter):
 
     ``C_S = cov(Xs) + reg I`` and ``C_T = cov(Xt) + reg I``; the source is
     whitened and re-coloured, ``Xs C_S^{-1/2} C_T^{1/2}``, without centring,
-    and the target is unchanged. Matrix powers come from symmetric
-    eigendecompositions, exact for these positive definite matrices.
+    and the target is unchanged.
+
+    With fewer samples than features the ``d x d`` matrix powers are never
+    formed: a covariance of ``n`` samples is low-rank plus ``reg I``,
+    ``C = Xc^T U diag(s^2) U^T Xc / (n - 1)`` with ``Xc Xc^T = U diag(s^2) U^T``
+    the ``n x n`` Gram matrix of the centred samples, so any power is
+    ``f(C) = f(reg) I + Xc^T U diag(g) U^T Xc`` with
+    ``g = (f(reg + s^2 / (n - 1)) - f(reg)) / s^2``. Applying it costs
+    ``O(n^2 d)`` operations instead of the ``O(d^3)`` of
+    ``scipy.linalg.sqrtm``. This is exact (not an
+    approximation); :func:`otfs.benchmark.reference.coral` is the dense
+    version it is measured against.
 
     Parameters
     ----------
@@ -219,18 +277,35 @@ class CORAL(BaseAdapter):
         self.reg = reg
 
     @staticmethod
-    def _spd_power(C: np.ndarray, power: float) -> np.ndarray:
-        vals, vecs = np.linalg.eigh(C)
-        return (vecs * vals**power) @ vecs.T
+    def _power_map(X: np.ndarray, reg: float, power: float):
+        """The map ``Y -> Y (cov(X) + reg I)^power``, without forming a ``d x d`` matrix when ``n < d``."""
+        n, d = X.shape
+        Xc = X - X.mean(axis=0)
+        base = reg**power
+        if n >= d:  # few features: the d x d covariance is the small matrix
+            lam, V = np.linalg.eigh(Xc.T @ Xc / (n - 1))
+            w = reg**power * np.expm1(power * np.log1p(np.clip(lam, 0.0, None) / reg))
+            return lambda Y: base * Y + ((Y @ V) * w) @ V.T
+        # n < d: C = Xc^T U diag(s^2) U^T Xc / (n-1) from the n x n Gram matrix Xc Xc^T = U diag(s^2) U^T,
+        # so Y f(C) = f(reg) Y + (Y Xc^T) U diag(g) U^T Xc with g = (f(reg + s^2/(n-1)) - f(reg)) / s^2.
+        s2, U = np.linalg.eigh(Xc @ Xc.T)
+        s2 = np.clip(s2, 0.0, None)
+        lam = s2 / (n - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = reg**power * np.expm1(power * np.log1p(lam / reg)) / s2
+        # the limit s -> 0 (a null direction of the centred samples)
+        small = s2 <= np.finfo(float).eps * max(float(s2.max()), 1.0)
+        g[small] = power * reg ** (power - 1.0) / (n - 1)
+        return lambda Y: base * Y + ((((Y @ Xc.T) @ U) * g) @ U.T) @ Xc
 
     def fit_transform(self, Xs, ys, Xt):
         Xs, _, Xt = self._check(Xs, ys, Xt)
         if Xs.shape[0] < 2 or Xt.shape[0] < 2:
             raise ValueError("CORAL needs at least two samples per domain")
-        eye = self.reg * np.eye(Xs.shape[1])
-        Cs = np.cov(Xs, rowvar=False) + eye
-        Ct = np.cov(Xt, rowvar=False) + eye
-        return Xs @ self._spd_power(Cs, -0.5) @ self._spd_power(Ct, 0.5), Xt.copy()
+        if not self.reg > 0:
+            raise ValueError(f"CORAL needs reg > 0, got {self.reg!r}")
+        whitened = self._power_map(Xs, self.reg, -0.5)(Xs)
+        return self._power_map(Xt, self.reg, 0.5)(whitened), Xt.copy()
 
 
 def _barycentric_map(G: np.ndarray, Xt: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from ._checks import as_float_matrix, as_label_vector, check_same_features
 from .adaptation import BaseAdapter, NoAdaptation
 
-__all__ = ["accuracy_curve", "one_nn_accuracy"]
+__all__ = ["accuracy_curve", "nested_one_nn_accuracies", "one_nn_accuracy"]
 
 
 def one_nn_accuracy(Xs, ys, Xt, yt) -> float:
@@ -75,20 +75,40 @@ def accuracy_curve(
     list of dict
         One record per (order, n) with keys ``order``, ``n_features``,
         ``accuracy`` (percent) and ``seconds`` (adaptation wall time).
+
+    Notes
+    -----
+    Without adaptation the whole curve of an order comes from
+    :func:`nested_one_nn_accuracies`, which visits each feature once; its
+    ``seconds`` are 0.
     """
     Xs = as_float_matrix(Xs, "Xs")
     Xt = as_float_matrix(Xt, "Xt")
     check_same_features(Xs, Xt)
     adapter = NoAdaptation() if adapter is None else adapter
+    ys = as_label_vector(ys, Xs.shape[0], "ys")
+    yt = as_label_vector(yt, Xt.shape[0], "yt")
     d = Xs.shape[1]
+    n_features = [int(n) for n in n_features]
+    for n in n_features:
+        if not 1 <= n <= d:
+            raise ValueError(f"number of features {n} outside [1, {d}]")
     rows = []
+    nested = type(adapter) is NoAdaptation
+    if nested:
+        XsT, XtT = Xs.T.copy(), Xt.T.copy()
     for order_name, order in orders.items():
         order = np.asarray(order)
         if sorted(order.tolist()) != list(range(d)):
             raise ValueError(f"order {order_name!r} is not a permutation of the {d} features")
+        if nested:
+            accuracies = _nested_accuracies(XsT, ys, XtT, yt, order, n_features)
+            rows += [
+                {"order": order_name, "n_features": n, "accuracy": acc, "seconds": 0.0}
+                for n, acc in zip(n_features, accuracies, strict=True)
+            ]
+            continue
         for n in n_features:
-            if not 1 <= n <= d:
-                raise ValueError(f"number of features {n} outside [1, {d}]")
             cols = order[:n]
             start = time.perf_counter()
             Xs_a, Xt_a = adapter.fit_transform(Xs[:, cols], ys, Xt[:, cols])
@@ -96,9 +116,62 @@ def accuracy_curve(
             rows.append(
                 {
                     "order": order_name,
-                    "n_features": int(n),
+                    "n_features": n,
                     "accuracy": one_nn_accuracy(Xs_a, ys, Xt_a, yt),
                     "seconds": seconds,
                 }
             )
     return rows
+
+
+def nested_one_nn_accuracies(Xs, ys, Xt, yt, order, n_features) -> list[float]:
+    """1-NN accuracy (in %) on the first ``n`` features of ``order``, for every ``n``.
+
+    Equal to :func:`one_nn_accuracy` on ``Xs[:, order[:n]]`` for each ``n``,
+    but the nested feature sets share their work: the squared distances that
+    decide the nearest neighbour, ``|s|^2 - 2 <t, s>`` for every target ``t``
+    and source ``s`` (``|t|^2`` is the same for all candidates), are sums
+    over features, so they are accumulated block by block along the order
+    and each feature is visited once, whatever the number of points of the
+    curve. Ties go to the lowest source index, as in scikit-learn.
+
+    Parameters
+    ----------
+    Xs, ys : source samples and labels
+    Xt, yt : target samples and labels
+    order : sequence of int
+        Feature indices, most important first.
+    n_features : sequence of int
+        Numbers of leading features to score, in any order.
+
+    Returns
+    -------
+    list of float
+        Accuracies in the order of ``n_features``.
+    """
+    Xs = as_float_matrix(Xs, "Xs")
+    Xt = as_float_matrix(Xt, "Xt")
+    check_same_features(Xs, Xt)
+    ys = as_label_vector(ys, Xs.shape[0], "ys")
+    yt = as_label_vector(yt, Xt.shape[0], "yt")
+    return _nested_accuracies(Xs.T.copy(), ys, Xt.T.copy(), yt, np.asarray(order), n_features)
+
+
+def _nested_accuracies(XsT, ys, XtT, yt, order, n_features) -> list[float]:
+    """:func:`nested_one_nn_accuracies` on transposed (features x samples) copies.
+
+    With features as rows, gathering the features of a block copies whole
+    rows, which is several times faster than gathering columns.
+    """
+    scores = {}
+    D = np.zeros((XtT.shape[1], XsT.shape[1]))
+    done = 0
+    for n in sorted(set(int(n) for n in n_features)):
+        if n > done:
+            cols = order[done:n]
+            S, T = XsT[cols], XtT[cols]
+            D += np.einsum("ij,ij->j", S, S)[None, :]
+            D -= 2.0 * (T.T @ S)
+            done = n
+        scores[n] = 100.0 * float(np.mean(ys[np.argmin(D, axis=1)] == yt))
+    return [scores[int(n)] for n in n_features]
