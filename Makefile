@@ -1,6 +1,7 @@
 # Two commands on a fresh machine with Python 3.11+:
 #   make all    set up .venv, then run the paper's targets (snakemake --cores $(CORES) all)
 #   make test   set up .venv, then run the test suite
+#   make bench  the benchmark suite and scaling study (results/benchmarks/)
 PYTHON ?= python3
 VENV ?= .venv
 CORES ?= 16
@@ -8,7 +9,7 @@ TORCH ?= 2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.otfs-installed
 
-.PHONY: setup all available test lint clean-results
+.PHONY: setup all available test lint bench clean-results
 
 $(STAMP): pyproject.toml envs/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +29,10 @@ available: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Benchmarks time this machine: run them alone, with every core.
+bench: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) bench time_profile
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts

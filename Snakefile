@@ -9,7 +9,10 @@
 # Stages (workflow/rules/<stage>.smk -> workflow/scripts/<stage>.py ->
 # src/otfs/stages/<stage>.py): acquisition, extraction (features from images),
 # cache, selection, ranking, classification, aggregation, tables, plotting;
-# clinical (section 5.2, on a generated or user-supplied voxel table).
+# clinical (section 5.2, on a generated or user-supplied voxel table);
+# benchmarks (`snakemake --cores 2 bench`: speed against the straightforward
+# implementations, and the ranking's scaling study; `time_profile`: where
+# the pipeline's time went, from the rules' benchmark files).
 import os
 
 from snakemake.utils import min_version
@@ -35,6 +38,7 @@ include: "workflow/rules/aggregation.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/plotting.smk"
 include: "workflow/rules/clinical.smk"
+include: "workflow/rules/benchmarks.smk"
 
 
 rule all:
@@ -122,3 +126,20 @@ rule figure4:
 rule comparison:
     input:
         "results/paper/comparison/summary.csv",
+
+
+# Benchmarks: they time this machine, so they are never part of `all`.
+rule bench:
+    input:
+        rules.benchmark_suite.output,
+        rules.scaling_study.output,
+
+
+rule scaling:
+    input:
+        rules.scaling_study.output,
+
+
+rule time_profile:
+    input:
+        rules.pipeline_profile.output,

@@ -114,7 +114,7 @@ def test_quick_suite_every_case_equal():
 
 def test_suite_command_writes_table_figure_and_provenance(tmp_path, capsys):
     rc = main(["--quick", "--out", str(tmp_path), "--only", "CORAL", "NA curve SURF",
-               "--skip-orders", "--repeats", "1"])
+               "--order-check", "--repeats", "1"])
     assert rc == 0
     df = pd.read_csv(tmp_path / "benchmarks.csv")
     assert list(df["case"]) == ["CORAL", "NA curve SURF"]

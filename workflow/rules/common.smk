@@ -283,3 +283,14 @@ ITERATIONS = list(range(config["protocol"]["iterations"]))
 # Shown in report captions (a version change rebuilds tables and figures).
 VERSIONS = ", ".join(f"{k} {v}" for k, v in package_versions().items())
 SELECTION = config["selection"]["strategy"]
+
+
+# --- benchmarks (workflow/rules/benchmarks.smk) --------------------------------
+B = config["benchmarks"]
+BENCH_CODE = lib(
+    "benchmark/__init__.py", "benchmark/suite.py", "benchmark/cases.py", "benchmark/harness.py",
+    "benchmark/reference.py", "ranking.py", "selection.py", "adaptation.py", "classification.py",
+    "preprocessing.py", "_ot.py",
+)
+# the feature caches of the domains present, for the order check on real runs
+BENCH_CACHES = [f"data/cache/{fs}/{d}.h5" for fs in B["order_check"]["feature_sets"] for d in local_domains(fs)]

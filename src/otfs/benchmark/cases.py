@@ -241,17 +241,19 @@ def _orders(D):
 
 
 def ranking_orders(cache_root="data/cache", feature_sets=("surf", "GoogleNet1024"), iterations=19,
-                   per_class=20, log=print) -> list[dict]:
+                   per_class=20, per_class_overrides=None, log=print) -> list[dict]:
     """Compare the orders of the library's ranking and the reference on real runs.
 
     For every pair of domains present under ``cache_root`` and every
     iteration, the source subset is drawn as in the pipeline (seeded by
-    feature set, pair and iteration) and both implementations rank the
+    feature set, pair and iteration; ``per_class`` samples per class, or
+    ``per_class_overrides[source]``) and both implementations rank the
     features. Returns one row per feature set.
     """
     from ..data.cache import read_domains
     from ..protocol import derive_seed, draw_source_subset, make_pairs, pair_name
 
+    overrides = {"dslr": 8} if per_class_overrides is None else dict(per_class_overrides)
     rows = []
     for fs in feature_sets:
         folder = Path(cache_root) / fs
@@ -268,7 +270,8 @@ def ranking_orders(cache_root="data/cache", feature_sets=("surf", "GoogleNet1024
             src, tgt = cache.domain(s), cache.domain(t)
             for it in range(iterations):
                 seed = derive_seed(fs, pair_name(s, t), it, "source_subset")
-                sub = draw_source_subset(src.y, 8 if s == "dslr" else per_class, random_state=seed)
+                classes = range(1, len(cache.class_names) + 1)
+                sub = draw_source_subset(src.y, overrides.get(s, per_class), random_state=seed, classes=classes)
                 fast = rank_features(src.X[sub], tgt.X).scores
                 ref = reference.rank(src.X[sub], tgt.X)
                 runs += 1

@@ -1,0 +1,78 @@
+# Stage benchmarks: the library against the straightforward implementations
+# (otfs.benchmark), the ranking's scaling study, and where the pipeline's time
+# goes (the rules' benchmark files). These time this machine, so they are
+# targets of their own (`bench`, `scaling`, `time_profile`), never part of `all`.
+
+rule benchmark_suite:
+    output:
+        csv="results/benchmarks/benchmarks.csv",
+        md="results/benchmarks/benchmarks.md",
+        orders="results/benchmarks/ranking_orders.csv",
+        pdf="results/benchmarks/benchmarks.pdf",
+        png=report("results/benchmarks/benchmarks.png", caption="../report/benchmarks.rst",
+                   category="Benchmarks"),
+        provenance="results/benchmarks/provenance.json",
+    input:
+        caches=BENCH_CACHES,
+        code=BENCH_CODE,
+    params:
+        size=B["size"],
+        repeats=B["repeats"],
+        order_check=B["order_check"]["feature_sets"],
+        iterations=config["protocol"]["iterations"],
+        per_class=config["protocol"]["source_per_class"],
+        per_class_overrides=config["protocol"]["source_per_class_overrides"],
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/bench/suite.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=4096,
+        runtime=60,
+    script:
+        "../scripts/benchmarks.py"
+
+
+rule scaling_study:
+    output:
+        csv="results/benchmarks/scaling.csv",
+        pdf="results/benchmarks/scaling.pdf",
+        png=report("results/benchmarks/scaling.png", caption="../report/scaling.rst", category="Benchmarks"),
+    input:
+        code=lib("benchmark/scaling.py", "benchmark/cases.py", "ranking.py", "selection.py", "preprocessing.py"),
+    params:
+        d=B["scaling"]["d"],
+        n_t=B["scaling"]["n_t"],
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/bench/scaling.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=lambda w: 3 * max(B["scaling"]["d"]) ** 2 * 8 // 2**20 + 1024,
+        runtime=30,
+    script:
+        "../scripts/benchmarks.py"
+
+
+rule pipeline_profile:
+    output:
+        csv="results/benchmarks/pipeline_profile.csv",
+        pdf="results/benchmarks/pipeline_profile.pdf",
+        png=report("results/benchmarks/pipeline_profile.png", caption="../report/pipeline_profile.rst",
+                   category="Benchmarks"),
+    input:
+        code=lib("benchmark/profile.py"),
+    params:
+        root="logs/benchmarks",
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/bench/pipeline_profile.log",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    script:
+        "../scripts/benchmarks.py"
