@@ -13,26 +13,37 @@ Main entry points
 - :data:`otfs.adaptation.ADAPTERS` -- registered domain-adaptation methods
 """
 
+from importlib import import_module as _import_module
 from importlib import metadata as _metadata
-
-from .adaptation import ADAPTERS, get_adapter, register_adapter
-from .classification import accuracy_curve, one_nn_accuracy
-from .ranking import OTFeatureRanker, feature_orders, rank_features
-from .selection import select_samples
 
 try:
     __version__ = _metadata.version("otfs")
 except _metadata.PackageNotFoundError:  # running from a source checkout
     __version__ = "0+unknown"
 
-__all__ = [
-    "ADAPTERS",
-    "OTFeatureRanker",
-    "accuracy_curve",
-    "feature_orders",
-    "get_adapter",
-    "one_nn_accuracy",
-    "rank_features",
-    "register_adapter",
-    "select_samples",
-]
+# The entry points are imported on first use (PEP 562), so that a pipeline job
+# that needs neither POT nor scikit-learn (acquisition, caching, tables,
+# plots) does not pay for importing them: about a second per job.
+_LAZY = {
+    "ADAPTERS": "adaptation",
+    "get_adapter": "adaptation",
+    "register_adapter": "adaptation",
+    "accuracy_curve": "classification",
+    "one_nn_accuracy": "classification",
+    "OTFeatureRanker": "ranking",
+    "feature_orders": "ranking",
+    "rank_features": "ranking",
+    "select_samples": "selection",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(_import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'otfs' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import ot
 
-__all__ = ["exact_coupling", "normalise_cost"]
+__all__ = ["exact_coupling", "gibbs_kernel", "normalise_cost", "sinkhorn_scalings"]
 
 
 def normalise_cost(C: np.ndarray, norm: str | None) -> np.ndarray:
@@ -27,3 +27,54 @@ def exact_coupling(a: np.ndarray, b: np.ndarray, M: np.ndarray, max_iter: int) -
             f"increase the EMD iteration limit (currently {max_iter})"
         )
     return G
+
+
+def gibbs_kernel(A: np.ndarray, B: np.ndarray, reg: float, norm: str | None) -> np.ndarray:
+    """``exp(-normalise(C) / reg)`` for the squared Euclidean cost ``C``, in one buffer.
+
+    The cost is computed as ``ot.dist`` computes it (``-2 <a, b> + |a|^2 +
+    |b|^2``, clipped at 0) and ``"log"`` as ``ot.utils.cost_normalization``
+    (``log(1 + C)``), so the kernel is POT's, without POT's separate cost,
+    normalised cost and kernel arrays.
+    """
+    K = A @ B.T
+    K *= -2.0
+    K += np.einsum("ij,ij->i", A, A)[:, None]
+    K += np.einsum("ij,ij->i", B, B)[None, :]
+    np.maximum(K, 0.0, out=K)
+    if norm == "log":
+        K += 1.0
+        np.log(K, out=K)
+    elif norm not in (None, "none"):
+        K = normalise_cost(K, norm)
+    K /= -reg
+    np.exp(K, out=K)
+    return K
+
+
+def sinkhorn_scalings(K: np.ndarray, a: np.ndarray, b: np.ndarray, max_iter: int, tol: float):
+    """The scalings ``(u, v, n_iter)`` of POT's ``sinkhorn_knopp`` for the kernel ``K``.
+
+    The same iterations, stopping rule and reported iteration count as
+    ``ot.sinkhorn(a, b, M, reg, method="sinkhorn")``: ``v = b / K^T u``,
+    ``u = a / K v`` and, every tenth iteration, stop when
+    ``||v * K^T u - b|| < tol``; on a numerical failure the previous
+    scalings are kept. The marginal check reuses the product of the next
+    iteration instead of a separate pass, and ``K / a`` is not stored. The
+    coupling is ``u[:, None] * K * v[None, :]``.
+    """
+    u = np.full(K.shape[0], 1.0 / K.shape[0])
+    v = np.full(K.shape[1], 1.0 / K.shape[1])
+    KtU = K.T @ u
+    ii = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for ii in range(max_iter):  # noqa: B007 - ii is the reported iteration count, as in POT
+            v_new = b / KtU
+            u_new = a / (K @ v_new)
+            if (KtU == 0).any() or not (np.isfinite(u_new).all() and np.isfinite(v_new).all()):
+                break  # machine precision reached: keep the previous scalings, as POT does
+            u, v = u_new, v_new
+            KtU = K.T @ u
+            if ii % 10 == 0 and np.linalg.norm(v * KtU - b) < tol:
+                break
+    return u, v, ii

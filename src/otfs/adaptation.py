@@ -26,7 +26,7 @@ import scipy.linalg
 from sklearn.base import BaseEstimator
 
 from ._checks import as_float_matrix, as_label_vector, check_same_features
-from ._ot import exact_coupling, normalise_cost
+from ._ot import exact_coupling, gibbs_kernel, normalise_cost, sinkhorn_scalings
 
 __all__ = [
     "ADAPTERS",
@@ -309,11 +309,17 @@ class CORAL(BaseAdapter):
 
 
 def _barycentric_map(G: np.ndarray, Xt: np.ndarray) -> np.ndarray:
-    """Eq. (6): ``diag(G 1)^{-1} G Xt``; a source sample with no mass maps to 0."""
-    mass = G.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        P = np.nan_to_num(G / mass, nan=0.0, posinf=0.0, neginf=0.0)
-    return P @ Xt
+    """Eq. (6): ``diag(G 1)^{-1} G Xt``; a source sample with no mass maps to 0.
+
+    The row scaling is applied to the ``n_s x d`` product rather than to the
+    ``n_s x n_t`` coupling: the same map, with round-off-level differences.
+    """
+    mass = G.sum(axis=1)
+    out = G @ Xt
+    has_mass = mass > 0
+    out[has_mass] /= mass[has_mass, None]
+    out[~has_mass] = 0.0
+    return out
 
 
 class _OTAdapter(BaseAdapter):
@@ -389,6 +395,20 @@ class SinkhornAdapter(_OTAdapter):
             a, b, M, self.reg, method=self.method, numItermax=self.max_iter,
             stopThr=self.tol, warn=False,
         )
+
+    def fit_transform(self, Xs, ys, Xt):
+        if self.method != "sinkhorn":
+            return super().fit_transform(Xs, ys, Xt)
+        # POT's "sinkhorn" iterations on a kernel computed in place (otfs._ot):
+        # equal to ot.sinkhorn to round-off, without its extra n_s x n_t arrays.
+        Xs, ys, Xt = self._check(Xs, ys, Xt)
+        K = gibbs_kernel(Xs, Xt, self.reg, self.norm)
+        a, b = ot.unif(Xs.shape[0]), ot.unif(Xt.shape[0])
+        u, v, _ = sinkhorn_scalings(K, a, b, self.max_iter, self.tol)
+        K *= u[:, None]
+        K *= v[None, :]
+        self.coupling_ = K
+        return _barycentric_map(K, Xt), Xt.copy()
 
 
 @register_adapter("OT3")

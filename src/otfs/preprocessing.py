@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.preprocessing import normalize, scale
 
 from ._checks import as_float_matrix
 
@@ -41,6 +40,8 @@ def row_sum_normalize(X) -> np.ndarray:
     X = as_float_matrix(X, "X")
     if (X < 0).any():
         raise ValueError("row_sum_normalize expects non-negative histogram counts")
+    from sklearn.preprocessing import normalize  # imported on use: it costs a second per job
+
     return normalize(X, norm="l1", axis=1, copy=True)
 
 
@@ -61,6 +62,8 @@ def zscore(X, axis: int = 0) -> np.ndarray:
         A new standardised array.
     """
     X = as_float_matrix(X, "X")
+    from sklearn.preprocessing import scale
+
     return scale(X, axis=axis, with_mean=True, with_std=True, copy=True)
 
 

@@ -19,7 +19,6 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 __all__ = [
     "PAIR_SEPARATOR",
@@ -149,6 +148,8 @@ def draw_source_subset(y, per_class: int, random_state=None, classes: Iterable |
         Indices grouped by class, in class order.
     """
     y = np.asarray(y).ravel()
+    from sklearn.utils import check_random_state  # imported on use: it costs a second per job
+
     rng = check_random_state(random_state)
     classes = np.unique(y) if classes is None else list(classes)
     out = []

@@ -38,7 +38,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import as_float_matrix, check_same_features
-from ._ot import normalise_cost
+from ._ot import gibbs_kernel, normalise_cost, sinkhorn_scalings
 from .preprocessing import zscore
 from .selection import STRATEGIES, TIE_BREAKS, SampleMatching, select_samples
 
@@ -128,45 +128,15 @@ def feature_coupling_diagonal(
 def _sinkhorn_diagonal(Fs, Ft, reg, norm, max_iter, tol):
     """Diagonal of POT's ``sinkhorn_knopp`` coupling, computed in one ``d x d`` buffer.
 
-    The same iterations, stopping rule and iteration count as
-    ``ot.sinkhorn(..., method="sinkhorn")``: ``v = b / K^T u``, ``u = a / K v``
-    and, every tenth iteration, stop when ``||v * K^T u - b|| < tol``. What
-    differs is bookkeeping: the cost, its normalisation and the kernel are
-    computed in place (POT keeps the cost, the kernel and ``K / a``), the
-    marginal check reuses the product of the next iteration, and only the
-    diagonal of ``diag(u) K diag(v)`` is formed. The results agree with POT's
-    to round-off (:mod:`otfs.benchmark` measures it).
+    See :func:`otfs._ot.gibbs_kernel` and :func:`otfs._ot.sinkhorn_scalings`:
+    POT's iterations and stopping rule, with the cost, its normalisation and
+    the kernel computed in place, and only the diagonal of
+    ``diag(u) K diag(v)`` formed. The results agree with POT's to round-off
+    (:mod:`otfs.benchmark` measures it).
     """
-    d = Fs.shape[0]
-    # squared Euclidean cost, as ot.dist: -2 <f, g> + |f|^2 + |g|^2, clipped at 0
-    K = Fs @ Ft.T
-    K *= -2.0
-    K += np.einsum("ij,ij->i", Fs, Fs)[:, None]
-    K += np.einsum("ij,ij->i", Ft, Ft)[None, :]
-    np.maximum(K, 0.0, out=K)
-    if norm == "log":
-        K += 1.0
-        np.log(K, out=K)
-    elif norm not in (None, "none"):
-        K = normalise_cost(K, norm)
-    K /= -reg
-    np.exp(K, out=K)
-    a = b = np.full(d, 1.0 / d)
-    u = np.full(d, 1.0 / d)
-    v = np.full(d, 1.0 / d)
-    KtU = K.T @ u
-    ii = 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for ii in range(max_iter):  # noqa: B007 - ii is the reported iteration count, as in POT
-            v_new = b / KtU
-            u_new = a / (K @ v_new)
-            if (KtU == 0).any() or not (np.isfinite(u_new).all() and np.isfinite(v_new).all()):
-                break  # machine precision reached: keep the previous scalings, as POT does
-            u, v = u_new, v_new
-            KtU = K.T @ u
-            if ii % 10 == 0 and np.linalg.norm(v * KtU - b) < tol:
-                break
-    n_iter = ii
+    K = gibbs_kernel(Fs, Ft, reg, norm)
+    w = np.full(K.shape[0], 1.0 / K.shape[0])
+    u, v, n_iter = sinkhorn_scalings(K, w, w, max_iter, tol)
     return u * np.diagonal(K) * v, n_iter
 
 

@@ -6,8 +6,6 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..adaptation import get_adapter
-from ..classification import accuracy_curve
 from ..data.cache import read_domains
 from ..io import read_json, write_tsv
 from ..protocol import resolve_feature_counts
@@ -23,6 +21,10 @@ def run(caches: Mapping[str, str], selection_path, ranking_path, adapter: str, g
         orders: Sequence[str],
         counts, output) -> pd.DataFrame:
     """Write one TSV row per (iteration, order, number of features) of one pair."""
+    # imported here: the aggregation stage imports COLUMNS without needing POT
+    from ..adaptation import get_adapter
+    from ..classification import accuracy_curve
+
     sel = read_json(selection_path)
     rank = read_json(ranking_path)
     sel_its = [it["iteration"] for it in sel["iterations"]]

@@ -13,11 +13,9 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ..adaptation import EMDAdapter, SinkhornAdapter, SinkhornLpl1Adapter
 from ..io import atomic_path, read_json, read_tsv
 from ..plotting import plot_accuracy_curves, plot_couplings, plot_selection
 from ..provenance import package_versions
-from ..selection import select_samples
 from ..toys import diamond_rings, gaussian_classes, moons_halves
 
 
@@ -65,6 +63,8 @@ def curves(panels: Sequence[tuple[str, str]], outputs: Mapping[str, str], title:
 
 def figure5(n_per_class: int, reg: float, eta: float, seed: int, outputs: Mapping[str, str]) -> dict:
     """OT, OT2 and OT3 couplings on the 3-class Gaussian toy (Supplementary A)."""
+    from ..adaptation import EMDAdapter, SinkhornAdapter, SinkhornLpl1Adapter  # POT only where needed
+
     Xs, ys, Xt, _ = gaussian_classes(n_per_class, random_state=seed)
     adapters = {
         "OT": EMDAdapter(),
@@ -86,6 +86,8 @@ def figure5(n_per_class: int, reg: float, eta: float, seed: int, outputs: Mappin
 
 def figure6(seed: int, outputs: Mapping[str, str]) -> dict:
     """OT versus 1NN target-sample selection on two toys (Supplementary B.1)."""
+    from ..selection import select_samples
+
     toys = {"diamonds": diamond_rings(), "moons": moons_halves(random_state=seed)}
     fig, axes = plt.subplots(2, 3, figsize=(15, 9))
     selected = {}

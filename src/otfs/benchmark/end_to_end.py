@@ -1,0 +1,126 @@
+"""End to end: the SURF Figure 7 target against the paper's protocol as one plain script.
+
+``plain_figure7`` runs the paper's protocol the straightforward way, in one
+process: read the ``.mat`` files, normalise, and for every pair and
+iteration rank with POT's ``ot.da`` classes (:func:`reference.rank`) and
+score each point of the three curves with a fresh 1-NN classifier
+(:func:`reference.na_curve`). It draws the same source subsets and random
+orders as the pipeline (seeds from feature set, pair and iteration), so its
+accuracies must equal the pipeline's.
+
+``python -m otfs.benchmark.end_to_end --mirror DIR --workdir DIR`` times
+both: the pipeline from a cold cache (a fresh copy of the workflow, data
+acquired from the mirror, every job of ``figure7`` for SURF, Snakemake's
+overhead included, ``--cores`` as given) and the plain script; it writes
+``end_to_end.csv`` with both wall times and the largest accuracy difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.io
+
+from ..io import atomic_path
+from ..preprocessing import row_sum_normalize, zscore
+from ..protocol import derive_seed, draw_source_subset, feature_counts, make_pairs
+from ..ranking import feature_orders
+from . import reference
+
+__all__ = ["plain_figure7", "run_pipeline"]
+
+DOMAINS = ("amazon", "caltech10", "dslr", "webcam")
+COPIED = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests", "data/paper"]
+
+
+def plain_figure7(mat_dir, iterations=19, per_class=20, overrides=None, feature_set="surf") -> pd.DataFrame:
+    """The paper's Figure 7 protocol for SURF as a plain loop; one row per (pair, iteration, order, n)."""
+    overrides = {"dslr": 8} if overrides is None else overrides
+    data = {}
+    for d in DOMAINS:
+        mat = scipy.io.loadmat(Path(mat_dir) / f"{d}.mat")
+        X = zscore(row_sum_normalize(np.asarray(mat["fts"], dtype=float)))
+        data[d] = (X, np.asarray(mat["labels"]).ravel().astype(int))
+    rows = []
+    for pair in make_pairs(DOMAINS):
+        s, t = pair.split("-")
+        (Xs_all, ys_all), (Xt, yt) = data[s], data[t]
+        counts = feature_counts(Xt.shape[1])
+        for it in range(iterations):
+            sub = draw_source_subset(ys_all, overrides.get(s, per_class),
+                                     random_state=derive_seed(feature_set, pair, it, "source_subset"),
+                                     classes=range(1, 11))
+            Xs, ys = Xs_all[sub], ys_all[sub]
+            scores = reference.rank(Xs, Xt)
+            orders = feature_orders(scores, random_state=derive_seed(feature_set, pair, it, "random_order"))
+            for name, order in orders.items():
+                for n, acc in zip(counts, reference.na_curve(Xs, ys, Xt, yt, order, counts), strict=True):
+                    rows.append({"pair": pair, "iteration": it, "order": name, "n_features": n, "accuracy": acc})
+    return pd.DataFrame(rows)
+
+
+def run_pipeline(repo, workdir, mirror, cores=2) -> tuple[float, pd.DataFrame]:
+    """Copy the workflow to ``workdir``, build Figure 7 for SURF from nothing; return (seconds, results)."""
+    repo, workdir = Path(repo), Path(workdir)
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    for name in COPIED:
+        src = repo / name
+        if src.is_dir():
+            shutil.copytree(src, workdir / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (workdir / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, workdir / name)
+    (workdir / "config" / "figure7_surf.yaml").write_text("targets:\n  figure7:\n    feature_sets: [surf]\n")
+    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror)}
+    env.pop("PYTHONPATH", None)
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile", str(workdir / "Snakefile"),
+         "--configfile", str(workdir / "config" / "figure7_surf.yaml"), "--cores", str(cores), "--quiet",
+         "figure7"],
+        check=True, env=env, cwd=workdir,
+    )
+    seconds = time.perf_counter() - start
+    frames = [pd.read_csv(p, sep="\t", keep_default_na=False)
+              for p in sorted((workdir / "results" / "runs" / "surf" / "classification").rglob("*.tsv"))]
+    return seconds, pd.concat(frames, ignore_index=True)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m otfs.benchmark.end_to_end", description=__doc__.split("\n")[0])
+    parser.add_argument("--mirror", default=os.environ.get("OTFS_DATA_MIRROR"), help="office-caltech mirror folder")
+    parser.add_argument("--workdir", default="/tmp/otfs-end-to-end")
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--out", default="results/benchmarks")
+    args = parser.parse_args(argv)
+    if not args.mirror:
+        raise SystemExit("--mirror (or OTFS_DATA_MIRROR) must name the office-caltech data folder")
+    repo = Path(__file__).resolve().parents[3]
+    pipe_s, pipe = run_pipeline(repo, args.workdir, args.mirror, args.cores)
+    print(f"pipeline (snakemake --cores {args.cores} figure7, SURF, cold cache): {pipe_s:.1f} s")
+    start = time.perf_counter()
+    plain = plain_figure7(Path(args.mirror) / "surf")
+    plain_s = time.perf_counter() - start
+    print(f"plain script with the straightforward implementations: {plain_s:.1f} s")
+    keys = ["pair", "iteration", "order", "n_features"]
+    merged = plain.merge(pipe[keys + ["accuracy"]], on=keys, suffixes=("_plain", "_pipeline"), validate="1:1")
+    diff = float(np.abs(merged["accuracy_plain"] - merged["accuracy_pipeline"]).max())
+    print(f"{len(merged)} accuracies compared; largest difference {diff:g} points; ratio {plain_s / pipe_s:.1f}x")
+    with atomic_path(Path(args.out) / "end_to_end.csv") as tmp:
+        pd.DataFrame([{"case": "Figure 7, SURF, cold cache", "pipeline_s": pipe_s, "plain_script_s": plain_s,
+                       "ratio": plain_s / pipe_s, "cores": args.cores, "accuracies": len(merged),
+                       "max_accuracy_difference": diff}]).to_csv(tmp, index=False, float_format="%.4g")
+    return 0 if diff == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
