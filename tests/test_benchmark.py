@@ -123,3 +123,73 @@ def test_suite_command_writes_table_figure_and_provenance(tmp_path, capsys):
     assert (tmp_path / "benchmarks.png").stat().st_size > 0
     assert "numpy" in (tmp_path / "provenance.json").read_text()
     assert "| CORAL |" in capsys.readouterr().out
+
+
+def test_scaling_study_fits_power_laws(tmp_path):
+    from otfs.benchmark.scaling import fit_slope, plot_scaling, run_scaling
+
+    k, a = fit_slope([10, 100, 1000], [3e-4, 3e-2, 3.0])
+    assert k == pytest.approx(2.0) and a == pytest.approx(3e-6)
+    df = run_scaling(d_values=(32, 128), nt_values=(60, 120), n_source=20, n_target=40, d_fixed=16,
+                     log=lambda *_: None)
+    assert list(df["series"]) == ["d", "d", "n_t", "n_t"]
+    assert (df["seconds"] > 0).all() and (df["peak_mb"] > 0).all()
+    # the d x d feature coupling: 128 features need more memory than 32
+    assert df["peak_mb"].iloc[1] > df["peak_mb"].iloc[0]
+    slopes = plot_scaling(df, tmp_path / "scaling.pdf")
+    assert {"seconds vs d", "peak_mb vs n_t"} <= set(slopes)
+    assert (tmp_path / "scaling.png").stat().st_size > 0
+
+
+def test_pipeline_profile_groups_benchmark_files(tmp_path):
+    from otfs.benchmark.profile import collect_benchmarks, plot_profile, summarise
+
+    header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    files = {"ranking/surf/ot/a-b.tsv": (2.0, 150.0), "ranking/surf/ot/b-a.tsv": (4.0, 250.0),
+             "classification/surf/ot/OT3/curves/a-b.tsv": (10.0, 300.0), "clinical/ranking/0.tsv": (1.0, 90.0)}
+    for rel, (s, rss) in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(header + f"{s}\t0:00:0{int(s)}\t{rss}\t1\t1\t1\t0\t0\t50\t{s}\n")
+    summary = summarise(collect_benchmarks(tmp_path)).set_index("group")
+    assert summary.loc["ranking", "jobs"] == 2 and summary.loc["ranking", "total_s"] == 6.0
+    assert summary.loc["ranking", "max_rss_mb"] == 250.0
+    assert summary.loc["classification OT3", "share"] == pytest.approx(10 / 17)
+    assert "clinical ranking" in summary.index
+    plot_profile(summary.reset_index(), tmp_path / "profile.pdf")
+    (tmp_path / "ranking" / "bad.tsv").write_text("not a benchmark\n")
+    with pytest.raises(ValueError, match="bad.tsv: not a Snakemake benchmark file"):
+        collect_benchmarks(tmp_path)
+
+
+def test_table3_protocol_runs_the_stage_code(tmp_path):
+    from otfs.benchmark.table3 import ADAPTERS, run
+
+    wall, df = run(tmp_path, jobs=2, iterations=1, d=32, log=lambda *_: None)
+    assert wall > 0
+    assert sorted(df.loc[df["job"] == "classify", "adapter"].unique()) == sorted(ADAPTERS)
+    assert len(df) == 12 + 12 * len(ADAPTERS)
+    rows = pd.read_csv(tmp_path / "classification" / "TCA" / "amazon-dslr.tsv", sep="\t", keep_default_na=False)
+    assert sorted(rows["n_features"]) == [4, 8, 16, 32]
+
+
+def test_plain_protocol_equals_the_library_on_real_surf(mirror):
+    # The straightforward protocol (POT's ot.da classes, a fresh 1-NN per point)
+    # and the library give the same accuracies on a real pair and iteration.
+    from otfs.benchmark.end_to_end import plain_figure7
+    from otfs.data.matfile import load_mat_features
+    from otfs.preprocessing import apply_steps
+    from otfs.protocol import derive_seed, draw_source_subset, feature_counts
+    from otfs.ranking import feature_orders
+
+    surf = mirror / "surf"
+    plain = plain_figure7(surf, iterations=1, pairs=["webcam-dslr"])
+    (Xs, ys), (Xt, yt) = (load_mat_features(surf / f"{d}.mat") for d in ("webcam", "dslr"))
+    Xs, Xt = apply_steps(Xs, ["row_sum_normalize", "zscore"]), apply_steps(Xt, ["row_sum_normalize", "zscore"])
+    sub = draw_source_subset(ys, 20, random_state=derive_seed("surf", "webcam-dslr", 0, "source_subset"),
+                             classes=range(1, 11))
+    orders = feature_orders(rank_features(Xs[sub], Xt).scores,
+                            random_state=derive_seed("surf", "webcam-dslr", 0, "random_order"))
+    rows = accuracy_curve(Xs[sub], ys[sub], Xt, yt, orders, feature_counts(800))
+    lib = {(r["order"], r["n_features"]): r["accuracy"] for r in rows}
+    ref = {(r.order, r.n_features): r.accuracy for r in plain.itertuples()}
+    assert lib == ref and len(lib) == 3 * 17
