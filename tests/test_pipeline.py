@@ -320,3 +320,19 @@ def test_report_lists_every_target_by_section(test_run):
                  "comparison/summary.csv"):
         assert name in html, name
     assert "iterations per pair" in html  # captions say what was run
+
+
+def test_bench_targets_on_the_test_configuration(test_run):
+    # The benchmark rules at the small sizes of config/test.yaml: every case
+    # equal to its reference, the ranking orders of the real runs identical.
+    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "bench", "time_profile")
+    out = test_run / "results" / "benchmarks"
+    bench = pd.read_csv(out / "benchmarks.csv")
+    assert len(bench) == 11 and (bench["difference"] <= bench["tolerance"]).all()
+    orders = pd.read_csv(out / "ranking_orders.csv")
+    assert set(orders["feature_set"]) == {"surf", "GoogleNet1024"}
+    assert (orders["runs"] > 0).all() and (orders["runs"] == orders["identical"]).all()
+    assert list(pd.read_csv(out / "scaling.csv")["x"]) == [64, 256, 100, 300]
+    profile = pd.read_csv(out / "pipeline_profile.csv")
+    assert {"selection", "ranking", "classification NA"} <= set(profile["group"])
+    assert (out / "benchmarks.png").is_file() and (out / "pipeline_profile.png").is_file()

@@ -23,8 +23,11 @@ rule classify:
     benchmark:
         "logs/benchmarks/classification/{feature_set}/{selection}/{adapter}/{grid}/{pair}.tsv",
     threads: 1
+    # Measured: at most about 300 MB per job at the paper's sizes (19 iterations
+    # of one pair); 28 s for the slowest Table 3 job at d = 4096 (TCA), minutes
+    # for OT3 curves of 17 counts x 3 orders.
     resources:
-        mem_mb=2048,
+        mem_mb=1024,
         runtime=lambda w: 20 if w.adapter in ("NA", "SA", "CORAL") else 90,
     script:
         "../scripts/classification.py"

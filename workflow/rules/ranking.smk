@@ -17,8 +17,10 @@ rule rank_features:
     benchmark:
         "logs/benchmarks/ranking/{feature_set}/{selection}/{pair}.tsv",
     threads: 1
+    # Measured (logs/benchmarks, otfs.benchmark.scaling): about 250 MB per job
+    # for d <= 1024, and the d x d kernel beyond (d = 4096: +150 MB; 16384: +2.1 GB).
     resources:
-        mem_mb=2048,
+        mem_mb=lambda w: 512 + 2 * fs_n_features(w.feature_set) ** 2 * 8 // 2**20,
         runtime=10,
     script:
         "../scripts/ranking.py"
