@@ -133,6 +133,9 @@ rule bench:
     input:
         rules.benchmark_suite.output,
         rules.scaling_study.output,
+        rules.end_to_end.output,
+        rules.table3_4096.output,
+        rules.benchmark_goals.output,
 
 
 rule scaling:

@@ -76,3 +76,69 @@ rule pipeline_profile:
         runtime=5,
     script:
         "../scripts/benchmarks.py"
+
+
+rule end_to_end:
+    output:
+        csv="results/benchmarks/end_to_end.csv",
+    input:
+        raw=[raw_file("surf", d) for d in fs_domains("surf")],
+        code=lib("benchmark/end_to_end.py", "benchmark/reference.py", "preprocessing.py", "protocol.py"),
+    params:
+        iterations=B["end_to_end"]["iterations"],
+        mirror=lambda w, input: str(Path(input.raw[0]).parents[1]),
+        workdir="results/benchmarks/.end_to_end",
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/bench/end_to_end.log",
+    threads: 64  # every core given (Snakemake caps it at --cores): benchmarks run alone
+    resources:
+        mem_mb=2048,
+        runtime=30,
+    script:
+        "../scripts/benchmarks.py"
+
+
+rule table3_4096:
+    output:
+        csv="results/benchmarks/table3_4096.csv",
+    input:
+        code=lib("benchmark/table3.py", "stages/selection.py", "stages/ranking.py", "stages/classification.py",
+                 "adaptation.py", "ranking.py", "selection.py", "classification.py"),
+    params:
+        d=B["table3"]["d"],
+        iterations=B["table3"]["iterations"],
+        workdir="results/benchmarks/.table3_4096",
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/bench/table3_4096.log",
+    threads: 64  # every core given (Snakemake caps it at --cores): benchmarks run alone
+    resources:
+        mem_mb=4096,
+        runtime=30,
+    script:
+        "../scripts/benchmarks.py"
+
+
+rule benchmark_goals:
+    output:
+        csv="results/benchmarks/goals.csv",
+        md="results/benchmarks/goals.md",
+    input:
+        bench=rules.benchmark_suite.output.csv,
+        end_to_end=rules.end_to_end.output.csv,
+        table3=rules.table3_4096.output.csv,
+        scaling=rules.scaling_study.output.csv,
+        code=lib("benchmark/goals.py"),
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/bench/goals.log",
+    threads: 1
+    resources:
+        mem_mb=512,
+        runtime=5,
+    script:
+        "../scripts/benchmarks.py"

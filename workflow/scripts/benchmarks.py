@@ -1,4 +1,4 @@
-"""Snakemake wrapper of otfs.benchmark (rules benchmark_suite, scaling_study, pipeline_profile)."""
+"""Snakemake wrapper of otfs.benchmark (the rules of workflow/rules/benchmarks.smk)."""
 
 import sys
 from pathlib import Path
@@ -25,6 +25,27 @@ with job(sm.log[0], sm.threads, sm.rule) as logger:
         from otfs.benchmark.scaling import main
 
         main(["--out", str(out), "--d", *map(str, sm.params.d), "--nt", *map(str, sm.params.n_t)])
+    elif sm.rule == "end_to_end":
+        from otfs.benchmark.end_to_end import TOLERANCE, compare
+
+        row = compare(Path(sm.scriptdir).resolve().parents[1], Path(sm.params.workdir).resolve(), sm.params.mirror,
+                      out, cores=sm.threads, iterations=sm.params.iterations, log=logger.info)
+        if row["max_accuracy_difference"] > TOLERANCE:
+            raise RuntimeError(f"the pipeline's and the plain script's accuracies differ; see {sm.output.csv}")
+    elif sm.rule == "table3_4096":
+        from otfs.benchmark.table3 import main
+
+        main(["--workdir", sm.params.workdir, "--jobs", str(sm.threads), "--iterations", str(sm.params.iterations),
+              "--d", str(sm.params.d), "--out", str(out)])
+    elif sm.rule == "benchmark_goals":
+        from otfs.benchmark.goals import goals_markdown, goals_table
+        from otfs.io import atomic_path, write_text
+
+        df = goals_table(sm.input.bench, sm.input.end_to_end, sm.input.table3, sm.input.scaling)
+        with atomic_path(sm.output.csv) as tmp:
+            df.to_csv(tmp, index=False)
+        write_text(sm.output.md, goals_markdown(df))
+        logger.info("\n%s", goals_markdown(df))
     elif sm.rule == "pipeline_profile":
         from otfs.benchmark.profile import main
 

@@ -53,6 +53,10 @@ class Case:
         Smallest acceptable speed ratio reference / otfs (None: no goal).
     goal_text : str
     repeats : int
+    notes : list of str
+        Shown in the table's note column.
+    threads : int or None
+        BLAS/OpenMP threads for both implementations (None: the process's).
     """
 
     name: str
@@ -66,6 +70,7 @@ class Case:
     goal_text: str = ""
     repeats: int = 5
     notes: list = field(default_factory=list)
+    threads: int | None = None
 
 
 def relative_difference(a, b) -> float:
@@ -112,6 +117,15 @@ def _traced_call(f, data):
 
 def measure(case: Case, *, repeats: int | None = None, max_seconds: float = 20.0, log=print) -> dict:
     """Run one case; return its row of the results table."""
+    if case.threads is not None:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=case.threads):
+            return _measure(case, repeats, max_seconds, log)
+    return _measure(case, repeats, max_seconds, log)
+
+
+def _measure(case, repeats, max_seconds, log):
     data = case.setup()
     impls = {k: v for k, v in case.implementations.items() if v is not None}
     outputs, times, peaks, slow = {}, {k: [] for k in impls}, {}, set()
