@@ -107,6 +107,7 @@ def _run_snakemake(workdir, cores, env, log):
 
 def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print) -> dict:
     """Time the pipeline and the plain script, compare their accuracies, write ``end_to_end.csv``."""
+    mirror = Path(mirror).resolve()  # the nested pipeline runs in another folder
     pipe_s, pipe = run_pipeline(repo, workdir, mirror, cores, iterations)
     log(f"pipeline (snakemake --cores {cores} figure7, SURF, cold cache): {pipe_s:.1f} s")
     # One BLAS thread, as every pipeline job: the exact OT of Algorithm 1 has
