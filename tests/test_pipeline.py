@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from otfs.benchmark.end_to_end import copy_workflow as _copy_workflow
 from otfs.data import read_cache
 from otfs.io import read_tsv
 
@@ -26,20 +26,11 @@ from .conftest import REPO, mirror_dir
 pytestmark = pytest.mark.pipeline
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-COPIED = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests",
-          "data/paper"]
 ROWS_PER_PAIR_ITERATION = 3 * 5  # orders x feature counts of the test grid
 
 
 def copy_workflow(dest: Path) -> Path:
-    for name in COPIED:
-        src = REPO / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / name)
-    return dest
+    return _copy_workflow(REPO, dest)
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:

@@ -175,3 +175,14 @@ def plot_feature_distributions(values: dict, ax=None, title: str | None = None, 
     if title:
         ax.set_title(title)
     return ax
+
+
+def save_figure(fig, path, formats=("pdf", "png"), dpi: int = 150) -> None:
+    """Write ``fig`` next to ``path`` once per format (``path`` with each suffix), atomically."""
+    from pathlib import Path
+
+    from .io import atomic_path
+
+    for fmt in formats:
+        with atomic_path(Path(path).with_suffix(f".{fmt}")) as tmp:
+            fig.savefig(tmp, format=fmt, dpi=dpi)

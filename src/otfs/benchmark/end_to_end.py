@@ -38,7 +38,22 @@ from . import reference
 __all__ = ["plain_figure7", "run_pipeline"]
 
 DOMAINS = ("amazon", "caltech10", "dslr", "webcam")
-COPIED = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests", "data/paper"]
+#: What a fresh copy of the workflow needs (everything but data and results).
+WORKFLOW_FILES = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests",
+                  "data/paper"]
+
+
+def copy_workflow(repo, dest) -> Path:
+    """Copy the workflow's files from ``repo`` to ``dest`` (no data, no results)."""
+    repo, dest = Path(repo), Path(dest)
+    for name in WORKFLOW_FILES:
+        src = repo / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    return dest
 
 
 def plain_figure7(mat_dir, iterations=19, per_class=20, overrides=None, feature_set="surf",
@@ -76,13 +91,7 @@ def run_pipeline(repo, workdir, mirror, cores=2, iterations=19) -> tuple[float, 
     repo, workdir = Path(repo), Path(workdir)
     if workdir.exists():
         shutil.rmtree(workdir)
-    for name in COPIED:
-        src = repo / name
-        if src.is_dir():
-            shutil.copytree(src, workdir / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            (workdir / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, workdir / name)
+    copy_workflow(repo, workdir)
     (workdir / "config" / "figure7_surf.yaml").write_text(
         f"protocol:\n  iterations: {int(iterations)}\ntargets:\n  figure7:\n    feature_sets: [surf]\n"
     )

@@ -72,6 +72,8 @@ def plot_profile(summary: pd.DataFrame, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..plotting import save_figure
+
     fig, ax = plt.subplots(figsize=(8, 0.35 * len(summary) + 1.5))
     y = np.arange(len(summary))
     ax.barh(y, summary["total_s"], color="tab:blue")
@@ -84,9 +86,7 @@ def plot_profile(summary: pd.DataFrame, path) -> None:
     ax.set_xlim(0, summary["total_s"].max() * 1.6 if len(summary) else 1)
     ax.set_title("Where the pipeline's time goes (rules' benchmark files)")
     fig.tight_layout()
-    for suffix in (".pdf", ".png"):
-        with atomic_path(Path(path).with_suffix(suffix)) as tmp:
-            fig.savefig(tmp, format=suffix[1:], dpi=150)
+    save_figure(fig, path)
     plt.close(fig)
 
 

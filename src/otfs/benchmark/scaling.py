@@ -89,6 +89,8 @@ def plot_scaling(df: pd.DataFrame, path) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..plotting import save_figure
+
     slopes = {}
     fig, axes = plt.subplots(2, 2, figsize=(9, 7))
     labels = {"d": "number of features d (n_s = 200, n_t = 958)",
@@ -113,9 +115,7 @@ def plot_scaling(df: pd.DataFrame, path) -> dict:
             ax.grid(True, which="both", alpha=0.3)
     fig.suptitle("Feature ranking (Algorithms 1 and 2): time and peak memory")
     fig.tight_layout()
-    for suffix in (".pdf", ".png"):
-        with atomic_path(Path(path).with_suffix(suffix)) as tmp:
-            fig.savefig(tmp, format=suffix[1:], dpi=150)
+    save_figure(fig, path)
     plt.close(fig)
     return slopes
 

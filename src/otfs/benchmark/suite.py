@@ -74,6 +74,8 @@ def plot_ratios(df: pd.DataFrame, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..plotting import save_figure
+
     fig, ax = plt.subplots(figsize=(7, 0.4 * len(df) + 1.2))
     y = range(len(df))
     colours = ["tab:green" if m else "tab:red" for m in df["met"]]
@@ -91,9 +93,7 @@ def plot_ratios(df: pd.DataFrame, path) -> None:
     ax.set_xlabel("speed-up over the straightforward implementation (log scale; bar: goal)")
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    for suffix in (".pdf", ".png"):
-        with atomic_path(Path(path).with_suffix(suffix)) as tmp:
-            fig.savefig(tmp, format=suffix[1:], dpi=150)
+    save_figure(fig, path)
     plt.close(fig)
 
 
