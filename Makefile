@@ -2,6 +2,8 @@
 #   make all    set up .venv, then run the paper's targets (snakemake --cores $(CORES) all)
 #   make test   set up .venv, then run the test suite
 #   make bench  the benchmark suite, scaling study and end-to-end timings (results/benchmarks/)
+#   make slurm-packages   Debian's SLURM, munge and MariaDB, for the SLURM test (root)
+#   OTFS_TEST_SLURM=1 make test   also runs the test on a local SLURM cluster (CI does)
 PYTHON ?= python3
 VENV ?= .venv
 CORES ?= 16
@@ -9,7 +11,7 @@ TORCH ?= 2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.otfs-installed
 
-.PHONY: setup all available test lint bench clean-results
+.PHONY: setup all available test lint bench clean-results slurm-packages
 
 $(STAMP): pyproject.toml envs/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +36,15 @@ test: $(STAMP)
 BENCH_CORES ?= $(shell nproc)
 bench: $(STAMP)
 	$(BIN)/snakemake --cores $(BENCH_CORES) bench time_profile
+
+# Installed only where missing; the test starts and stops the daemons itself.
+SLURM_PACKAGES := slurmctld slurmd slurmdbd slurm-client munge mariadb-server
+slurm-packages:
+	@if command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v mariadbd >/dev/null \
+		&& command -v slurmdbd >/dev/null; then echo "SLURM packages present"; else \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -q --no-install-recommends $(SLURM_PACKAGES) \
+		|| { apt-get update -q && apt-get install -y -q --no-install-recommends $(SLURM_PACKAGES); }; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts

@@ -5,6 +5,8 @@
 #   snakemake --cores 16 available        # every target the present data allows
 #   snakemake --cores 4 figure7           # one figure, and only what it needs
 #   snakemake --configfile config/test.yaml --cores 2 available   # the tiny CI run
+#   snakemake --cores 2 stage             # fetch and verify every input (a login node)
+#   snakemake --profile profiles/slurm all   # on a SLURM cluster (see README)
 #
 # Stages (workflow/rules/<stage>.smk -> workflow/scripts/<stage>.py ->
 # src/otfs/stages/<stage>.py): acquisition, extraction (features from images),
@@ -39,6 +41,14 @@ include: "workflow/rules/tables.smk"
 include: "workflow/rules/plotting.smk"
 include: "workflow/rules/clinical.smk"
 include: "workflow/rules/benchmarks.smk"
+
+
+# Jobs that fetch data run where Snakemake itself runs: on a cluster, the login
+# node, which has the network that compute nodes often lack. Every other job
+# is submitted when a cluster profile is used (profiles/slurm).
+localrules:
+    acquire,
+    acquire_images,
 
 
 rule all:
@@ -126,6 +136,14 @@ rule figure4:
 rule comparison:
     input:
         "results/paper/comparison/summary.csv",
+
+
+# Data staging: every input of `all` downloaded and verified against its hash,
+# here. Run it on a cluster's login node before `--profile profiles/slurm all`,
+# so that no compute job needs the network.
+rule stage:
+    input:
+        staged_files(),
 
 
 # Benchmarks: they time this machine, so they are never part of `all`.

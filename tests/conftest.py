@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from otfs.benchmark.end_to_end import copy_workflow as _copy_workflow
+
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slurm`` start a SLURM cluster on this machine: they run when
+    OTFS_TEST_SLURM=1 (CI sets it) and are deselected otherwise."""
+    if os.environ.get("OTFS_TEST_SLURM") == "1":
+        return
+    deselected = [item for item in items if item.get_closest_marker("slurm")]
+    if deselected:
+        items[:] = [item for item in items if not item.get_closest_marker("slurm")]
+        config.hook.pytest_deselected(items=deselected)
 
 
 def mirror_dir() -> Path:
@@ -47,3 +62,49 @@ def shifted_domains(n_s=120, n_t=150, d=40, k=4, n_classes=5, seed=0):
     shifted = np.arange(d - k, d)
     Xt[:, shifted] = -means[yt][:, shifted] + 0.5 * rng.randn(n_t, k)
     return Xs, ys, Xt, yt, shifted
+
+
+# --- the pipeline, run for real (tests/test_pipeline.py, tests/test_cluster.py) ----
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+ROWS_PER_PAIR_ITERATION = 3 * 5  # orders x feature counts of the test grid
+
+
+def copy_workflow(dest: Path) -> Path:
+    return _copy_workflow(REPO, dest)
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir())}
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.run(
+        [*SNAKEMAKE, "--snakefile", str(workdir / "Snakefile"), "--directory", str(workdir), *args],
+        capture_output=True, text=True, env=env, cwd=workdir,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
+    """Job counts from the 'Job stats' table of a dry run."""
+    counts, in_table = {}, False
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if line.startswith("job") and "count" in line:
+            in_table = True
+            continue
+        if in_table:
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit():
+                if parts[0] == "total":
+                    break
+                counts[parts[0]] = int(parts[1])
+    return counts
+
+
+@pytest.fixture(scope="session")
+def test_run(tmp_path_factory):
+    """Every target of the test configuration, built once with 2 cores (shared by the pipeline
+    and cluster tests)."""
+    work = copy_workflow(tmp_path_factory.mktemp("run_cores2"))
+    snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
+    return work

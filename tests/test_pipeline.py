@@ -8,65 +8,18 @@ touching the checkout.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from otfs.benchmark.end_to_end import copy_workflow as _copy_workflow
 from otfs.data import read_cache
 from otfs.io import read_tsv
 
-from .conftest import REPO, mirror_dir
+from .conftest import ROWS_PER_PAIR_ITERATION, copy_workflow, planned_jobs, snakemake
 
 pytestmark = pytest.mark.pipeline
 
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-ROWS_PER_PAIR_ITERATION = 3 * 5  # orders x feature counts of the test grid
-
-
-def copy_workflow(dest: Path) -> Path:
-    return _copy_workflow(REPO, dest)
-
-
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir())}
-    env.pop("PYTHONPATH", None)
-    proc = subprocess.run(
-        [*SNAKEMAKE, "--snakefile", str(workdir / "Snakefile"), "--directory", str(workdir), *args],
-        capture_output=True, text=True, env=env, cwd=workdir,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
-    """Job counts from the 'Job stats' table of a dry run."""
-    counts, in_table = {}, False
-    for line in (proc.stdout + proc.stderr).splitlines():
-        if line.startswith("job") and "count" in line:
-            in_table = True
-            continue
-        if in_table:
-            parts = line.split()
-            if len(parts) == 2 and parts[1].isdigit():
-                if parts[0] == "total":
-                    break
-                counts[parts[0]] = int(parts[1])
-    return counts
-
-
-@pytest.fixture(scope="module")
-def test_run(tmp_path_factory):
-    """Every target of the test configuration, built once with 2 cores."""
-    work = copy_workflow(tmp_path_factory.mktemp("run_cores2"))
-    snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
-    return work
 
 
 def test_dry_run_of_all_plans_the_paper_grid(tmp_path):

@@ -25,7 +25,9 @@ rule extract_features:
         "logs/extraction/{dataset}/{extractor}/{domain}.log",
     benchmark:
         "logs/benchmarks/extraction/{dataset}/{extractor}/{domain}.tsv",
-    threads: config["extraction"]["threads"]
+    # Batches run at once, capped by --cores; the features do not depend on it.
+    # Runtime settings: a profile changes it with set-threads.
+    threads: 8
     resources:
         mem_mb=4096,
         runtime=30,

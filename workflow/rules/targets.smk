@@ -96,3 +96,18 @@ def curve_outputs(stem, caption, section, subcategory):
         "png": report(f"{stem}.png", caption=caption, category=section, subcategory=subcategory),
         "csv": f"{stem}.csv",
     }
+
+
+def staged_files():
+    """Every file `all` reads from outside: each feature set's released files, or the
+    images its features are extracted from, for every configured domain."""
+    files = []
+    for feature_set in config["feature_sets"]:
+        require_obtainable(feature_set)
+        dataset = fs_config(feature_set)["dataset"]
+        for domain in fs_domains(feature_set):
+            if is_extracted(feature_set):
+                files.append(images_dir(dataset, domain))
+            else:
+                files.append(raw_file(feature_set, domain))
+    return list(dict.fromkeys(files))

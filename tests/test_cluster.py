@@ -1,0 +1,305 @@
+"""Cluster execution: the profiles, job grouping, data staging, and a real SLURM run.
+
+The last test (marked ``slurm``) starts a one-node SLURM cluster with an
+accounting database on this machine (tests/localslurm.py), runs the test
+configuration through ``profiles/slurm-ci`` and checks that the results
+equal the local run's. It runs when ``OTFS_TEST_SLURM=1`` (CI sets it, after
+installing Debian's SLURM packages: ``make slurm-packages``) and is
+deselected otherwise; with the variable set, a missing program fails it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from otfs.cluster import (
+    compare_results,
+    count_submissions,
+    local_rules,
+    parse_dry_run,
+    recommend,
+    rule_for_benchmark,
+)
+
+from .conftest import REPO, copy_workflow, mirror_dir, planned_jobs, snakemake
+from .localslurm import ACCOUNT, PARTITION, LocalSlurm, missing_programs
+
+# Keys in which profiles/slurm-ci may differ from profiles/slurm (its header says why).
+CI_KEYS = {"jobs", "cores", "local-cores", "latency-wait", "keep-going", "retries", "max-status-checks-per-second",
+           "slurm-init-seconds-before-status-checks", "slurm-keep-successful-logs"}
+RESULT_FOLDERS = ("results/runs", "results/aggregate", "results/available", "results/clinical")
+
+
+def _profile(name: str, env: dict | None = None) -> dict:
+    import yte
+
+    text = (REPO / "profiles" / name / "config.yaml").read_text()
+    if "__use_yte__" not in text:
+        return yaml.safe_load(text)
+    saved = dict(os.environ)
+    try:
+        for k in ("OTFS_SLURM_PARTITION", "OTFS_SLURM_ACCOUNT", "SBATCH_PARTITION", "SBATCH_ACCOUNT"):
+            os.environ.pop(k, None)
+        os.environ.update(env or {})
+        return yte.process_yaml(text, require_use_yte=True)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@pytest.fixture(scope="module")
+def workflow_rules() -> set[str]:
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--list-rules"], cwd=REPO, capture_output=True,
+                          text=True, env={**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir())})
+    assert proc.returncode == 0, proc.stderr
+    return {line.strip() for line in proc.stdout.splitlines() if re.fullmatch(r"\s*[a-z_0-9]+\s*", line)}
+
+
+# --- profiles ------------------------------------------------------------------
+def test_slurm_ci_differs_from_slurm_only_in_the_documented_keys():
+    slurm, ci = _profile("slurm"), _profile("slurm-ci")
+    assert slurm["executor"] == ci["executor"] == "slurm"
+    differing = {k for k in set(slurm) | set(ci) if slurm.get(k) != ci.get(k)}
+    assert differing <= CI_KEYS, f"profiles/slurm-ci drifted from profiles/slurm in {differing - CI_KEYS}"
+    # what makes CI work without waiting: the first status check after 2 s
+    assert ci["slurm-init-seconds-before-status-checks"] == 2
+    assert "slurm-status-command" not in slurm and "slurm-status-command" not in ci  # sacct, the default
+
+
+def test_workflow_profile_leaves_site_settings_to_the_selected_profile():
+    # Snakemake lets profiles/default override a --profile per key: it must not
+    # hold anything profiles/local or profiles/slurm set.
+    default = _profile("default")
+    for name in ("local", "slurm", "slurm-ci"):
+        shared = set(default) & set(_profile(name))
+        assert not shared, f"profiles/default would override {shared} of profiles/{name}"
+
+
+def test_partition_and_account_come_from_the_environment():
+    bare = _profile("slurm", {})["default-resources"]
+    assert "slurm_partition" not in bare and "slurm_account" not in bare  # nothing of a site is written in
+    res = _profile("slurm", {"SBATCH_PARTITION": "long", "SBATCH_ACCOUNT": "lab42"})["default-resources"]
+    # quoted, so that Snakemake evaluates them to strings (a partition called `max` stays a string)
+    assert res["slurm_partition"] == "'long'" and res["slurm_account"] == "'lab42'"
+    res = _profile("slurm", {"SBATCH_PARTITION": "long", "OTFS_SLURM_PARTITION": "gpu"})["default-resources"]
+    assert res["slurm_partition"] == "'gpu'"
+
+
+def test_profiles_name_only_rules_of_the_workflow(workflow_rules):
+    assert {"select_samples", "rank_features", "classify", "aggregate"} <= workflow_rules
+    for name in ("slurm", "slurm-ci"):
+        prof = _profile(name)
+        for key in ("set-resources", "set-threads", "groups"):
+            unknown = set(prof.get(key, {})) - workflow_rules
+            assert not unknown, f"profiles/{name} {key} names unknown rules {unknown}"
+        assert set(prof["groups"].values()) == set(prof["group-components"])
+        # every computing rule of the grid has a measured request
+        for rule in ("select_samples", "rank_features", "classify", "build_cache", "extract_features",
+                     "clinical_rank", "clinical_classify"):
+            assert {"runtime", "mem_mb"} <= set(prof["set-resources"][rule]), rule
+
+
+def test_no_runtime_settings_in_config_yaml():
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+
+    def keys(d, prefix=""):
+        for k, v in d.items():
+            yield f"{prefix}{k}"
+            if isinstance(v, dict):
+                yield from keys(v, f"{prefix}{k}.")
+
+    runtime = [k for k in keys(config) if k.rsplit(".", 1)[-1] in {"threads", "jobs", "cores", "mem_mb", "runtime"}]
+    assert not runtime, f"runtime settings belong in profiles/: {runtime}"
+
+
+# --- counting the jobs a cluster gets --------------------------------------------
+DRY_RUN = """\
+Job stats:
+job      count
+-----  -------
+[Sun Nov 22 13:37:22 2026]
+rule acquire:
+    output: data/raw/a.mat
+[Sun Nov 22 13:37:22 2026]
+rule build_cache:
+    output: data/cache/a.h5
+[Sun Nov 22 13:37:29 2026] Group job pairs (jobs in lexicogr. order):
+
+    [Sun Nov 22 13:37:29 2026]
+    rule classify:
+        output: results/x.tsv
+
+    [Sun Nov 22 13:37:29 2026]
+    rule rank_features:
+        output: results/y.json
+[Sun Nov 22 13:37:29 2026] Group job pairs (jobs in lexicogr. order):
+
+    [Sun Nov 22 13:37:29 2026]
+    rule classify:
+        output: results/z.tsv
+[Sun Nov 22 13:37:30 2026]
+rule plot_figure5:
+    output: results/f.pdf
+[Sun Nov 22 13:37:30 2026]
+rule table2:
+    input: results/t.csv
+This was a dry-run (flag -n). The order of jobs does not reflect the order of execution.
+"""
+
+
+def test_parse_dry_run_reads_groups_local_and_target_rules():
+    jobs = parse_dry_run(DRY_RUN)
+    assert [j.rule for j in jobs] == ["acquire", "build_cache", "classify", "rank_features", "classify",
+                                      "plot_figure5", "table2"]
+    assert [j.group for j in jobs] == [None, None, 0, 0, 1, None, None]
+    assert [j.has_output for j in jobs] == [True] * 6 + [False]
+    counts = count_submissions(DRY_RUN, {"acquire"})
+    # acquire is local and table2 runs nothing; 2 group jobs + build_cache + plot_figure5
+    assert counts == {"jobs": 7, "local": 2, "grouped": 3, "group_jobs": 2, "submitted": 4}
+
+
+def test_local_rules_are_the_data_fetching_ones():
+    assert local_rules(REPO / "Snakefile") == {"acquire", "acquire_images"}
+
+
+def test_grouping_bundles_the_test_configuration(tmp_path):
+    work = copy_workflow(tmp_path)
+    args = ("--configfile", "config/test.yaml", "--forceall", "--dry-run")
+    plain = snakemake(work, *args, "--cores", "1", "available")
+    grouped = snakemake(work, *args, "--profile", "profiles/slurm-ci", "available")
+    assert planned_jobs(plain) == planned_jobs(grouped)  # grouping changes no job, only their bundling
+    local = local_rules(work / "Snakefile")
+    a = count_submissions(plain.stdout + plain.stderr, local)
+    b = count_submissions(grouped.stdout + grouped.stderr, local)
+    jobs = planned_jobs(plain)
+    assert a["jobs"] == b["jobs"] == sum(jobs.values())
+    assert a["group_jobs"] == 0 and a["submitted"] == a["jobs"] - a["local"]
+    chains = jobs["select_samples"]  # one chain per (feature set, selection, pair)
+    comps = _profile("slurm-ci")["group-components"]
+    expected_groups = (-(-chains // comps["pairs"]) + -(-jobs["build_cache"] // comps["caches"])
+                       + -(-(jobs["clinical_rank"]) // comps["clinical"]) + 1)  # + one summary job
+    assert b["group_jobs"] == expected_groups
+    assert b["submitted"] < a["submitted"] / 4
+
+
+def test_stage_fetches_every_input_and_nothing_else(tmp_path):
+    work = copy_workflow(tmp_path)
+    jobs = planned_jobs(snakemake(work, "--dry-run", "--cores", "1", "stage"))
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    released = sum(len(fs.get("domains") or config["datasets"][fs["dataset"]]["domains"])
+                   for fs in config["feature_sets"].values() if "extractor" not in fs)
+    assert jobs == {"acquire": released, "acquire_images": 4, "stage": 1}
+
+
+# --- resources from measurements -----------------------------------------------------
+def test_benchmark_files_map_to_their_rules(workflow_rules):
+    # every benchmark: path of the workflow, with its wildcards filled, maps to its own rule
+    for smk in (REPO / "workflow" / "rules").glob("*.smk"):
+        text = smk.read_text()
+        for m in re.finditer(r"^rule (\w+):(.*?)(?=^rule |\Z)", text, flags=re.S | re.M):
+            rule, body = m.group(1), m.group(2)
+            b = re.search(r'benchmark:\s*\n\s*"logs/benchmarks/([^"]+)"', body)
+            if not b:
+                continue
+            path = re.sub(r"\{target_set\}", "available", b.group(1))
+            path = re.sub(r"\{(\w+)\}", lambda w: {"adapter": "OT3"}.get(w.group(1), "x"), path)
+            if rule.startswith("benchmark") or rule in {"scaling_study", "pipeline_profile", "end_to_end",
+                                                         "table3_4096"}:
+                continue
+            assert rule_for_benchmark(Path(path)) == rule, (smk.name, rule, path)
+            assert rule in workflow_rules
+
+
+def test_recommend_adds_margins():
+    measured = pd.DataFrame({"jobs": [3, 2], "max_s": [10.0, 200.0], "max_rss_mb": [300.0, 2000.0],
+                             "cpu_ratio": [1.0, 1.0]}, index=["select_samples", "classify"])
+    rec = recommend(measured)
+    assert rec.loc["select_samples", "runtime"] == 2 and rec.loc["select_samples", "mem_mb"] == 1024
+    assert rec.loc["classify", "runtime"] == 10  # 3 x 200 s
+    assert rec.loc["classify", "mem_mb"] == 3072  # 1.5 x 2000 MB, to 256 MB
+
+
+# --- comparing two runs ------------------------------------------------------------
+def test_compare_results_ignores_time_and_finds_any_other_change(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for root, (acc, sec) in ((a, (61.5, 0.1)), (b, (61.5, 9.9))):
+        (root / "results" / "runs").mkdir(parents=True)
+        pd.DataFrame({"n_features": [5], "accuracy": [acc], "seconds": [sec]}).to_csv(
+            root / "results" / "runs" / "x.tsv", sep="\t", index=False)
+        (root / "results" / "runs" / "x.json").write_text('{"iterations": [1, 2], "elapsed_s": %s}' % sec)
+        (root / "results" / "runs" / "provenance.json").write_text('{"host": "%s"}' % root.name)
+    n, diffs = compare_results(a, b, folders=("results/runs",))
+    assert n == 2 and diffs == []
+    pd.DataFrame({"n_features": [5], "accuracy": [61.4], "seconds": [0.1]}).to_csv(
+        b / "results" / "runs" / "x.tsv", sep="\t", index=False)
+    (b / "results" / "runs" / "x.json").write_text('{"iterations": [1, 3]}')
+    (b / "results" / "runs" / "extra.csv").write_text("a\n1\n")
+    n, diffs = compare_results(a, b, folders=("results/runs",))
+    assert len(diffs) == 3
+    assert any("accuracy" in d for d in diffs) and any("iterations[1]" in d for d in diffs)
+    assert any("extra.csv: only in second run" in d for d in diffs)
+
+
+# --- a real SLURM cluster -----------------------------------------------------------
+def _sacct_jobs(env) -> pd.DataFrame:
+    proc = subprocess.run(["sacct", "-n", "-X", "-P", "-a", "-S", "now-1days",
+                           "-o", "JobID,JobName,State,Account,Partition,AllocCPUS,ReqMem,Elapsed"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split("|") for line in proc.stdout.splitlines() if line.strip()]
+    return pd.DataFrame(rows, columns=["id", "name", "state", "account", "partition", "cpus", "mem", "elapsed"])
+
+
+@pytest.mark.slurm
+def test_slurm_profile_runs_the_test_configuration_like_a_local_run(test_run, tmp_path):
+    missing = missing_programs()
+    assert not missing, f"SLURM test: {missing} not installed (make slurm-packages)"
+    root = Path(tempfile.mkdtemp(prefix="otfs-slurm-", dir="/tmp"))
+    cluster = LocalSlurm(root)
+    started = time.monotonic()
+    cluster.start()
+    setup_s = time.monotonic() - started
+    try:
+        work = copy_workflow(tmp_path / "slurm")
+        env = {**os.environ, **cluster.env, "OTFS_DATA_MIRROR": str(mirror_dir()), "OTFS_SLURM_ACCOUNT": ACCOUNT}
+        env.pop("PYTHONPATH", None)
+        args = ["--profile", "profiles/slurm-ci", "--configfile", "config/test.yaml", "--", "available"]
+        dry = subprocess.run([sys.executable, "-m", "snakemake", "--dry-run", *args], cwd=work, env=env,
+                             capture_output=True, text=True)
+        assert dry.returncode == 0, dry.stdout + dry.stderr
+        expected = count_submissions(dry.stdout + dry.stderr, local_rules(work / "Snakefile"))
+
+        t0 = time.monotonic()
+        # snakemake ignores SIGTERM while jobs run: stop it with SIGINT, then kill
+        proc = subprocess.run(["timeout", "-s", "INT", "-k", "60", "1200", sys.executable, "-m", "snakemake", *args],
+                              cwd=work, env=env, capture_output=True, text=True)
+        run_s = time.monotonic() - t0
+        log = proc.stdout + proc.stderr
+        assert proc.returncode == 0, f"SLURM run failed (exit {proc.returncode}):\n{log[-8000:]}\n" + "\n".join(
+            p.read_text()[-3000:] for p in sorted((work / "logs" / "slurm").rglob("*.log"))[-3:])
+
+        jobs = _sacct_jobs(env)
+        assert len(jobs) == expected["submitted"], (jobs, expected)
+        assert set(jobs["state"]) == {"COMPLETED"}, jobs
+        assert set(jobs["account"]) == {ACCOUNT} and set(jobs["partition"]) == {PARTITION}
+        assert len(jobs) < expected["jobs"] - expected["local"]  # grouping bundled jobs
+
+        n, diffs = compare_results(test_run, work, folders=RESULT_FOLDERS)
+        assert n > 100 and not diffs, f"{len(diffs)} differences from the local run:\n" + "\n".join(diffs[:30])
+        print(f"\nSLURM: cluster up in {setup_s:.1f} s; {expected['jobs']} jobs ({expected['local']} local) "
+              f"in {len(jobs)} SLURM jobs, {run_s:.0f} s; {n} result files equal to the local run's")
+    finally:
+        stopped = cluster.stop()
+    assert set(stopped) == {"munged", "mariadbd", "slurmdbd", "slurmctld", "slurmd"}
+    for name, pid in stopped.items():
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower(), name
