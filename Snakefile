@@ -43,12 +43,32 @@ include: "workflow/rules/clinical.smk"
 include: "workflow/rules/benchmarks.smk"
 
 
-# Jobs that fetch data run where Snakemake itself runs: on a cluster, the login
-# node, which has the network that compute nodes often lack. Every other job
-# is submitted when a cluster profile is used (profiles/slurm).
+# Local rules run where Snakemake itself runs, never submitted to a cluster:
+# the jobs that fetch data (a login node has the network that compute nodes
+# often lack), and the aggregation, tables and figures (seconds and at most
+# 310 MB each, measured). Every other job is submitted when a cluster profile
+# is used (profiles/slurm).
 localrules:
     acquire,
     acquire_images,
+    aggregate,
+    collect_results,
+    make_table1,
+    make_table2,
+    make_table3,
+    make_table5,
+    make_table6,
+    compare_figure2,
+    make_comparison,
+    plot_figure1,
+    plot_figure2,
+    plot_figure5,
+    plot_figure6,
+    plot_figure7,
+    clinical_aggregate,
+    make_table4,
+    plot_figure3,
+    plot_figure4,
 
 
 rule all:

@@ -168,8 +168,13 @@ def test_parse_dry_run_reads_groups_local_and_target_rules():
     assert counts == {"jobs": 7, "local": 2, "grouped": 3, "group_jobs": 2, "submitted": 4}
 
 
-def test_local_rules_are_the_data_fetching_ones():
-    assert local_rules(REPO / "Snakefile") == {"acquire", "acquire_images"}
+def test_local_rules_fetch_data_or_summarise(workflow_rules):
+    local = local_rules(REPO / "Snakefile")
+    assert {"acquire", "acquire_images", "aggregate", "make_table2", "plot_figure7"} <= local <= workflow_rules
+    # nothing that computes the grid runs locally, and no local rule is grouped (groups override localrules)
+    assert not local & {"select_samples", "rank_features", "classify", "build_cache", "extract_features",
+                        "clinical_rank", "clinical_classify", "clinical_data"}
+    assert not local & set(_profile("slurm")["groups"])
 
 
 def test_grouping_bundles_the_test_configuration(tmp_path):
@@ -187,7 +192,7 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
     chains = jobs["select_samples"]  # one chain per (feature set, selection, pair)
     comps = _profile("slurm-ci")["group-components"]
     expected_groups = (-(-chains // comps["pairs"]) + -(-jobs["build_cache"] // comps["caches"])
-                       + -(-(jobs["clinical_rank"]) // comps["clinical"]) + 1)  # + one summary job
+                       + -(-(jobs["clinical_rank"]) // comps["clinical"]))
     assert b["group_jobs"] == expected_groups
     assert b["submitted"] < a["submitted"] / 4
 
