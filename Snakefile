@@ -163,7 +163,8 @@ rule comparison:
 # so that no compute job needs the network.
 rule stage:
     input:
-        staged_files(),
+        # a function: evaluated only when `stage` is asked for
+        lambda w: staged_files(),
 
 
 # Benchmarks: they time this machine, so they are never part of `all`.

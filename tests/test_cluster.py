@@ -204,6 +204,11 @@ def test_stage_fetches_every_input_and_nothing_else(tmp_path):
     released = sum(len(fs.get("domains") or config["datasets"][fs["dataset"]]["domains"])
                    for fs in config["feature_sets"].values() if "extractor" not in fs)
     assert jobs == {"acquire": released, "acquire_images": 4, "stage": 1}
+    # with downloads off and files missing, only `stage` itself fails at once, naming them
+    (work / "config" / "offline.yaml").write_text("datasets:\n  office-caltech:\n    download: false\n")
+    snakemake(work, "--configfile", "config/offline.yaml", "--dry-run", "--cores", "1", "available")
+    proc = snakemake(work, "--configfile", "config/offline.yaml", "--dry-run", "--cores", "1", "stage", check=False)
+    assert proc.returncode != 0 and "cannot be obtained" in proc.stdout + proc.stderr
 
 
 # --- resources from measurements -----------------------------------------------------
