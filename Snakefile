@@ -41,6 +41,8 @@ include: "workflow/rules/tables.smk"
 include: "workflow/rules/plotting.smk"
 include: "workflow/rules/clinical.smk"
 include: "workflow/rules/benchmarks.smk"
+include: "workflow/rules/wda.smk"
+include: "workflow/rules/invariance.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:
@@ -69,6 +71,12 @@ localrules:
     make_table4,
     plot_figure3,
     plot_figure4,
+    acquire_uci,
+    make_wda_table1,
+    plot_wda_figure2,
+    make_wda_office,
+    make_invariance_table,
+    plot_invariance_figure3,
 
 
 rule all:
@@ -165,6 +173,51 @@ rule stage:
     input:
         # a function: evaluated only when `stage` is asked for
         lambda w: staged_files(),
+
+
+# Related methods (config `wda`, `invariance`): each table and figure a target.
+rule wda_table1:
+    input:
+        rules.make_wda_table1.output,
+
+
+rule wda_figure2:
+    input:
+        rules.plot_wda_figure2.output,
+
+
+rule wda_office:
+    input:
+        rules.make_wda_office.output,
+
+
+rule wda:
+    input:
+        rules.make_wda_table1.output,
+        rules.plot_wda_figure2.output,
+        rules.make_wda_office.output,
+
+
+rule invariance_table:
+    input:
+        rules.make_invariance_table.output,
+
+
+rule invariance_figure3:
+    input:
+        rules.plot_invariance_figure3.output,
+
+
+rule invariance:
+    input:
+        rules.make_invariance_table.output,
+        rules.plot_invariance_figure3.output,
+
+
+rule related:
+    input:
+        rules.wda.input,
+        rules.invariance.input,
 
 
 # Benchmarks: they time this machine, so they are never part of `all`.

@@ -75,6 +75,7 @@ def copy_workflow(dest: Path) -> Path:
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir())}
+    env.setdefault("OTFS_UCI_MIRROR", str(REPO.parent / "shared" / "data" / "uci"))
     env.pop("PYTHONPATH", None)
     proc = subprocess.run(
         [*SNAKEMAKE, "--snakefile", str(workdir / "Snakefile"), "--directory", str(workdir), *args],

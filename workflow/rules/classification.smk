@@ -11,7 +11,7 @@ rule classify:
         ranking="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
         code=lib(
             "stages/classification.py", "classification.py", "adaptation.py",
-            "protocol.py", "data/cache.py",
+            "protocol.py", "data/cache.py", "wda.py",
         ),
     params:
         orders=lambda w: config["grids"][w.grid]["orders"],

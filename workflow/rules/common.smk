@@ -18,6 +18,7 @@ sys.path.insert(0, str(SRC))
 
 from otfs.config import pairs_for, validate_config  # noqa: E402
 from otfs.data.images import domain_images  # noqa: E402
+from otfs.data.uci import raw_files  # noqa: E402
 from otfs.data.manifest import read_manifest  # noqa: E402
 from otfs.extraction import get_extractor  # noqa: E402
 from otfs.protocol import parse_pair, resolve_count, source_per_class  # noqa: E402
@@ -31,6 +32,7 @@ for _ds in config["datasets"].values():
     _ds["manifest"] = str(REPO / _ds["manifest"])
     if _ds.get("image_manifest"):
         _ds["image_manifest"] = str(REPO / _ds["image_manifest"])
+config["wda"]["data"]["manifest"] = str(REPO / config["wda"]["data"]["manifest"])
 
 # No wildcard spans a '/', so each output pattern matches one kind of file.
 wildcard_constraints:
@@ -45,6 +47,9 @@ wildcard_constraints:
     scope=r"all|[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)+",
     target_set=r"paper|available",
     repetition=r"\d+",
+    method=r"[A-Za-z0-9_]+",
+    name=r"[a-z]+",
+    file=r"[A-Za-z0-9_.-]+",
 
 
 def lib(*modules):
@@ -294,3 +299,41 @@ BENCH_CODE = lib(
 )
 # the feature caches of the domains present, for the order check on real runs
 BENCH_CACHES = [f"data/cache/{fs}/{d}.h5" for fs in B["order_check"]["feature_sets"] for d in local_domains(fs)]
+
+
+# --- related methods (workflow/rules/wda.smk, invariance.smk) ---------------------
+W = config["wda"]
+WDA_CODE = lib("stages/wda.py", "wda.py", "dimred.py", "data/uci.py", "protocol.py", "tables.py")
+WDA_EVAL_KEYS = ("methods", "splits", "cv_folds", "p_grid", "k_grid", "noise_features", "train_fraction",
+                 "max_train", "max_test", "overrides")
+
+
+def uci_raw(w):
+    """Raw files of one UCI data set (none for those scikit-learn ships)."""
+    return [f"data/uci/raw/{p}" for p in raw_files(w.dataset)]
+
+
+def wda_eval_cfg(extra=()):
+    """The part of config `wda` a job depends on (editing another key reruns nothing)."""
+    return {k: W[k] for k in (*WDA_EVAL_KEYS, *extra)}
+
+
+WDA_OFFICE_FS = W["office"]["feature_set"]
+
+
+def wda_office_inputs(w):
+    return [
+        f"results/runs/{WDA_OFFICE_FS}/classification/{SELECTION}/{a}/{W['office']['grid']}/{p}.tsv"
+        for a in W["office"]["adapters"]
+        for p in fs_pairs(WDA_OFFICE_FS)
+    ]
+
+
+V = config["invariance"]
+INVARIANCE_CODE = lib("stages/invariance.py", "invariance.py", "protocol.py", "tables.py", "data/cache.py")
+INVARIANCE_KEYS = ("iterations", "n_features", "target_per_class", "reg", "output_kernel", "pop_size", "n_gen")
+
+
+def invariance_runs(w=None):
+    fs = V["feature_set"]
+    return [f"results/invariance/runs/{fs}/{p}.json" for p in fs_pairs(fs)]

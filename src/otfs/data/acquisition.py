@@ -63,7 +63,10 @@ class Sources:
     mirror_dirs : sequence of Path
         Mirror folders with the manifest's relative paths.
     upstream_url : str or None
-        Base URL; the manifest path is appended. None disables downloads.
+        Base URL; the manifest path is appended (a manifest row with its own
+        ``upstream_url`` column uses that instead).
+    download : bool
+        Whether downloads are allowed at all.
     timeout : float
         Seconds before a download attempt is abandoned.
     config_prefix : str
@@ -75,6 +78,7 @@ class Sources:
     local_dir: Path | None = None
     mirror_dirs: Sequence[Path] = ()
     upstream_url: str | None = None
+    download: bool = True
     timeout: float = 60.0
     config_prefix: str = "datasets.<dataset>"
     mirror_env: str | None = "OTFS_DATA_MIRROR"
@@ -141,8 +145,11 @@ def acquire(entry: ManifestEntry, dest: str | os.PathLike, sources: Sources) -> 
                 verify_file(tmp, entry, origin=f"copy of {candidate}")
             return f"{kind} {candidate}"
 
-    if sources.upstream_url:
+    # a manifest row may pin its own URL (column upstream_url), else base URL + path
+    url = entry.extra.get("upstream_url") or None
+    if url is None and sources.upstream_url:
         url = sources.upstream_url.rstrip("/") + "/" + entry.path
+    if url is not None and sources.download:
         searched.append(f"upstream {url}")
         try:
             with atomic_path(dest) as tmp:

@@ -24,8 +24,10 @@ def sources_for(dataset: str, dataset_cfg: Mapping, upstream_url: str | None) ->
         local_dir=Path(dataset_cfg["local_dir"]),
         mirror_dirs=tuple(mirror_dirs(dataset_cfg)),
         upstream_url=upstream_url if dataset_cfg["download"] else None,
+        download=bool(dataset_cfg["download"]),
         timeout=float(dataset_cfg.get("download_timeout_s", 60)),
-        config_prefix=f"datasets.{dataset}",
+        # a dataset named with its config path (e.g. "wda.data") is reported as such
+        config_prefix=dataset if "." in dataset else f"datasets.{dataset}",
         mirror_env=dataset_cfg.get("mirror_env"),
     )
 

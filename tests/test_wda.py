@@ -1,0 +1,199 @@
+"""WDA (Flamary et al.): the transformer, its batched objective, the UCI data and the Table 1 protocol."""
+
+import os
+from pathlib import Path
+
+import autograd  # the dr extra (autograd, pymanopt) is part of the test extra
+import autograd.numpy as anp
+import numpy as np
+import ot.dr
+import pytest
+from sklearn.datasets import load_iris, load_wine
+from sklearn.neighbors import KNeighborsClassifier
+
+from otfs.adaptation import get_adapter
+from otfs.data.acquisition import Sources, acquire
+from otfs.data.manifest import ManifestEntry, git_blob_sha1, read_manifest
+from otfs.data.uci import UCI_DATASETS, load_dataset
+from otfs.dimred import evaluate_split, knn_errors, make_split
+from otfs.wda import WassersteinDiscriminantAnalysis, _BatchedObjective, random_stiefel
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def uci_mirror() -> Path:
+    env = os.environ.get("OTFS_UCI_MIRROR")
+    path = Path(env) if env else REPO.parent / "shared" / "data" / "uci"
+    if not path.is_dir():
+        raise RuntimeError(f"the UCI mirror was not found at {path}: set OTFS_UCI_MIRROR")
+    return path
+
+
+def _wine():
+    X, y = load_wine(return_X_y=True)
+    return (X - X.mean(0)) / X.std(0), y
+
+
+def _pot_objective(X, y, P0, reg, k):
+    """POT's WDA cost, written with POT's own building blocks (ot.dr.dist, ot.dr.sinkhorn)."""
+    xc = ot.dr.split_classes(X, y)
+    wc = [np.ones(x.shape[0], dtype=np.float32) / x.shape[0] for x in xc]
+    C = len(xc)
+    regmean = np.ones((C, C))
+    for i, xi in enumerate(xc):
+        for j, xj in enumerate(xc[i:]):
+            regmean[i, j] = np.sum(ot.dr.dist(xi @ P0, xj @ P0)) / (len(xi) * len(xj))
+
+    def cost(P):
+        lw = lb = 0
+        for i, xi in enumerate(xc):
+            zi = anp.dot(xi, P)
+            for j, xj in enumerate(xc[i:]):
+                M = ot.dr.dist(zi, anp.dot(xj, P))
+                G = ot.dr.sinkhorn(wc[i], wc[j + i], M, reg * regmean[i, j], k)
+                if j == 0:
+                    lw = lw + anp.sum(G * M)
+                else:
+                    lb = lb + anp.sum(G * M)
+        return lw / lb
+
+    return cost
+
+
+def test_batched_objective_and_gradient_equal_pots():
+    X, y = _wine()
+    P0 = random_stiefel(X.shape[1], 3, 0)
+    pot = _pot_objective(X, y, P0, 0.5, 10)
+    batched = _BatchedObjective(X, y, 0.5, 10, P0, True)
+    for seed in (1, 2):
+        P = random_stiefel(X.shape[1], 3, seed)
+        assert batched(anp, P) == pytest.approx(pot(P), rel=1e-12)
+        g_pot = autograd.grad(pot)(P)
+        g_batched = autograd.grad(lambda Q: batched(anp, Q))(P)
+        np.testing.assert_allclose(g_batched, g_pot, rtol=1e-9, atol=1e-12 * np.abs(g_pot).max())
+
+
+def test_fit_contract_and_inputs_untouched():
+    X, y = _wine()
+    X0 = X.copy()
+    for backend in ("batched", "pot"):
+        wda = WassersteinDiscriminantAnalysis(n_components=2, max_iter=15, backend=backend, random_state=0)
+        assert wda.fit(X, y) is wda
+        np.testing.assert_array_equal(X, X0)  # POT's wda centres its input in place: never ours
+        assert wda.components_.shape == (2, 13)
+        np.testing.assert_allclose(wda.components_ @ wda.components_.T, np.eye(2), atol=1e-8)
+        assert wda.transform(X).shape == (len(y), 2)
+    a = WassersteinDiscriminantAnalysis(n_components=2, max_iter=15, random_state=3).fit(X, y)
+    b = WassersteinDiscriminantAnalysis(n_components=2, max_iter=15, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.components_, b.components_)
+
+
+def test_backends_reach_the_same_objective():
+    X, y = load_iris(return_X_y=True)
+    pot = WassersteinDiscriminantAnalysis(n_components=2, max_iter=20, backend="pot", random_state=0).fit(X, y)
+    bat = WassersteinDiscriminantAnalysis(n_components=2, max_iter=20, backend="batched", random_state=0).fit(X, y)
+    assert bat.objective_ == pytest.approx(pot.objective_, rel=1e-3)
+    # the same subspace, up to round-off amplified by the line search
+    overlap = np.linalg.svd(pot.components_ @ bat.components_.T, compute_uv=False)
+    assert overlap.min() > 0.99
+
+
+def test_wda_finds_the_discriminant_subspace():
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 40)
+    X = rng.normal(size=(120, 10)) * 3.0  # large-variance noise directions
+    X[:, 7] = y * 1.0 + 0.2 * rng.normal(size=120)
+    X[:, 8] = (y == 1) * 1.0 + 0.2 * rng.normal(size=120)
+    wda = WassersteinDiscriminantAnalysis(n_components=2, max_iter=60, random_state=0).fit(X, y)
+    weight = np.abs(wda.components_[:, 7:9]).sum()
+    assert weight > 1.5, wda.components_
+    err = knn_errors(wda.transform(X[::2]), y[::2], wda.transform(X[1::2]), y[1::2], [3])[0]
+    assert err < 10
+
+
+def test_bad_input_is_refused():
+    X, y = _wine()
+    with pytest.raises(ValueError, match="n_components"):
+        WassersteinDiscriminantAnalysis(n_components=20).fit(X, y)
+    with pytest.raises(ValueError, match="two classes"):
+        WassersteinDiscriminantAnalysis().fit(X, np.zeros(len(y)))
+    Xn = X.copy()
+    Xn[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        WassersteinDiscriminantAnalysis().fit(Xn, y)
+
+
+def test_knn_errors_equal_scikit_learns():
+    rng = np.random.default_rng(1)
+    Xtr, ytr = rng.normal(size=(60, 3)), rng.integers(0, 4, 60)
+    Xte, yte = rng.normal(size=(40, 3)), rng.integers(0, 4, 40)
+    ks = [1, 2, 3, 4, 7, 10]
+    ours = knn_errors(Xtr, ytr, Xte, yte, ks)
+    for k, e in zip(ks, ours, strict=True):
+        pred = KNeighborsClassifier(k).fit(Xtr, ytr).predict(Xte)
+        assert e == pytest.approx(100 * np.mean(pred != yte))
+
+
+def test_wda_adapter_is_registered_and_fits_on_the_source_only():
+    X, y = _wine()
+    Xs, ys, Xt = X[::2], y[::2], X[1::2]
+    adapter = get_adapter("WDA", n_components=2, max_iter=10)
+    Zs, Zt = adapter.fit_transform(Xs, ys, Xt)
+    assert Zs.shape == (len(ys), 2) and Zt.shape == (len(Xt), 2)
+    Zs2, _ = get_adapter("WDA", n_components=2, max_iter=10).fit_transform(Xs, ys, Xt + 5.0)
+    np.testing.assert_array_equal(Zs, Zs2)
+
+
+@pytest.mark.parametrize("name", sorted(UCI_DATASETS))
+def test_uci_data_sets_parse(name):
+    mirror = uci_mirror()
+    manifest = read_manifest(REPO / "data" / "manifests" / "uci.tsv")
+    files = UCI_DATASETS[name].files
+    for f in files:
+        assert git_blob_sha1(mirror / f) == manifest.entry(f).git_blob_sha1
+    X, y = load_dataset(name, [mirror / f for f in files])
+    expected = {"wine": (178, 13, 3), "iris": (150, 4, 3), "glass": (214, 9, 6), "vehicles": (846, 18, 4),
+                "credit": (690, 14, 2), "ionosphere": (351, 34, 2), "isolet": (1560, 617, 26),
+                "usps": (9298, 256, 10), "mnist": (10000, 784, 10), "digits": (1797, 64, 10)}[name]
+    assert (*X.shape, len(np.unique(y))) == expected
+    if name == "credit":  # the corrected Statlog label
+        assert np.bincount(y).tolist() == [383, 307]
+
+
+def test_corrupt_uci_file_is_named(tmp_path):
+    bad = tmp_path / "glass.data"
+    bad.write_text("id,a\n1,x,y,z\n")
+    with pytest.raises(ValueError, match="glass.data"):
+        load_dataset("glass", [bad])
+
+
+def test_manifest_row_url_is_used_for_download(tmp_path):
+    src = tmp_path / "upstream" / "file.dat"
+    src.parent.mkdir()
+    src.write_text("1 2 3\n")
+    entry = ManifestEntry("x/file.dat", git_blob_sha1(src), {"upstream_url": src.as_uri()})
+    origin = acquire(entry, tmp_path / "out.dat", Sources())
+    assert origin.startswith("upstream file:") and (tmp_path / "out.dat").read_text() == "1 2 3\n"
+    with pytest.raises(Exception, match="no source"):
+        acquire(entry, tmp_path / "out2.dat", Sources(download=False))
+
+
+def test_split_is_deterministic_and_noise_is_added():
+    X, y = load_iris(return_X_y=True)
+    a = make_split(X, y, "iris", 3, noise_features=100)
+    b = make_split(X, y, "iris", 3, noise_features=100)
+    c = make_split(X, y, "iris", 4, noise_features=100)
+    np.testing.assert_array_equal(a.X_train, b.X_train)
+    assert a.X_train.shape == (75, 104) and a.X_test.shape == (75, 104)
+    assert not np.array_equal(a.X_train, c.X_train)
+    np.testing.assert_allclose(a.X_train[:, :4].mean(0), 0, atol=1e-12)
+
+
+def test_evaluate_split_cross_validates_p_and_k():
+    X, y = load_iris(return_X_y=True)
+    data = make_split(X, y, "iris", 0, noise_features=10)
+    rec = evaluate_split(data, "FDA", p_grid=[1, 5], k_grid=[1, 5], cv_folds=2)
+    assert rec["p"] in (1, 2) and rec["k"] in (1, 5)  # FDA: at most C - 1 = 2
+    assert 0 <= rec["error"] < 20
+    wda = evaluate_split(data, "WDA", p_grid=[2], k_grid=[3], cv_folds=2, params={"max_iter": 10})
+    assert wda["p"] == 2 and wda["error"] < 50

@@ -1,0 +1,140 @@
+# Related method I: Wasserstein Discriminant Analysis (Flamary et al.).
+# The UCI files are acquired and verified like the Office-Caltech ones; each
+# (data set, method) job runs every split of Table 1's protocol, each curve job
+# Figure 2's; the tables and the figure aggregate them. WDA as an Office-Caltech
+# adapter reuses the classify rule (adapter WDA, grid `wda`).
+rule acquire_uci:
+    output:
+        raw="data/uci/raw/{name}/{file}",
+    input:
+        manifest=W["data"]["manifest"],
+    params:
+        relpath=lambda w: f"{w.name}/{w.file}",
+        dataset=W["data"],
+        config_name="wda.data",
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/acquisition/uci/{name}/{file}.log",
+    benchmark:
+        "logs/benchmarks/acquisition/uci/{name}/{file}.tsv",
+    threads: 1
+    resources:
+        mem_mb=256,
+        runtime=15,
+    script:
+        "../scripts/acquisition.py"
+
+
+rule wda_evaluate:
+    output:
+        tsv="results/wda/runs/{dataset}/{method}.tsv",
+    input:
+        raw=uci_raw,
+        code=WDA_CODE,
+    params:
+        wda=wda_eval_cfg(),
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/wda/evaluate/{dataset}/{method}.log",
+    benchmark:
+        "logs/benchmarks/wda/evaluate/{dataset}/{method}.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=60,
+    script:
+        "../scripts/wda.py"
+
+
+rule wda_curves:
+    output:
+        tsv="results/wda/runs/curves/{dataset}/{method}.tsv",
+    input:
+        raw=uci_raw,
+        code=WDA_CODE,
+    params:
+        wda=wda_eval_cfg(("figure2",)),
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/wda/curves/{dataset}/{method}.log",
+    benchmark:
+        "logs/benchmarks/wda/curves/{dataset}/{method}.tsv",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=60,
+    script:
+        "../scripts/wda.py"
+
+
+rule make_wda_table1:
+    output:
+        csv=report("results/wda/table1.csv", caption="../report/wda_table1.rst", category="Related methods",
+                   subcategory="WDA"),
+        md="results/wda/table1.md",
+        tex="results/wda/table1.tex",
+        provenance="results/wda/table1.provenance.json",
+    input:
+        runs=expand("results/wda/runs/{dataset}/{method}.tsv", dataset=W["datasets"], method=list(W["methods"])),
+        code=WDA_CODE,
+    params:
+        wda=W,
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/wda/table1.log",
+    threads: 1
+    resources:
+        mem_mb=512,
+        runtime=5,
+    script:
+        "../scripts/wda.py"
+
+
+rule plot_wda_figure2:
+    output:
+        pdf="results/wda/figure2.pdf",
+        png=report("results/wda/figure2.png", caption="../report/wda_figure2.rst", category="Related methods",
+                   subcategory="WDA"),
+        csv="results/wda/figure2.csv",
+    input:
+        runs=expand("results/wda/runs/curves/{dataset}/{method}.tsv", dataset=W["figure2"]["dataset"],
+                    method=list(W["methods"])),
+        code=WDA_CODE,
+    params:
+        wda=W,
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/wda/figure2.log",
+    threads: 1
+    resources:
+        mem_mb=512,
+        runtime=5,
+    script:
+        "../scripts/wda.py"
+
+
+rule make_wda_office:
+    output:
+        csv=report("results/wda/office.csv", caption="../report/wda_office.rst", category="Related methods",
+                   subcategory="WDA"),
+        md="results/wda/office.md",
+    input:
+        runs=wda_office_inputs,
+        code=WDA_CODE,
+    params:
+        feature_set=WDA_OFFICE_FS,
+    conda:
+        "../../envs/otfs.yaml"
+    log:
+        "logs/wda/office.log",
+    threads: 1
+    resources:
+        mem_mb=512,
+        runtime=5,
+    script:
+        "../scripts/wda.py"
