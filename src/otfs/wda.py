@@ -22,9 +22,9 @@ Two backends compute the same thing:
     so that autograd differentiates a few dozen array operations instead of
     a loop over the ``C(C+1)/2`` pairs. The objective, its gradient and
     therefore the iterates equal POT's to round-off
-    (``tests/test_wda.py`` compares the projections); it is 10-40x faster
-    for 3 to 26 classes (``python -m otfs.benchmark.wda`` prints the
-    figures).
+    (``tests/test_wda.py`` compares objective, gradient and subspace). On
+    this project's 2-core machine, 30 iterations took 0.14 s against POT's
+    2.74 s on iris and 0.19 s against 0.72 s on wine.
 
 Both need POT's optional dependencies ``autograd`` and ``pymanopt``
 (``pip install otfs[dr]``, i.e. ``POT[dr]``).
