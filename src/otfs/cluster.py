@@ -121,7 +121,13 @@ def rule_for_benchmark(rel: Path) -> str:
     if head in _STAGE_RULES:
         return _STAGE_RULES[head]
     if head == "acquisition":
+        if len(parts) > 1 and parts[1] == "uci":
+            return "acquire_uci"
         return "acquire_images" if len(parts) > 2 and parts[2] == "images" else "acquire"
+    if head == "wda":  # wda/evaluate/... and wda/curves/...
+        return f"wda_{parts[1]}"
+    if head == "invariance":
+        return "invariance_run"
     if head == "aggregation":
         return "collect_results" if stem.startswith("collect_results") else "aggregate"
     if head == "clinical":
