@@ -177,6 +177,20 @@ def plot_feature_distributions(values: dict, ax=None, title: str | None = None, 
     return ax
 
 
+def save_outputs(fig, outputs, title: str) -> None:
+    """Write ``fig`` to ``outputs["pdf"]`` and ``outputs["png"]`` atomically, titled, then close it.
+
+    The PDF carries no creation date, so a rerun writes the same bytes.
+    """
+    from .io import atomic_path
+
+    for key in ("pdf", "png"):
+        meta = {"Title": title, "Creator": "otfs", "CreationDate": None} if key == "pdf" else {"Title": title}
+        with atomic_path(outputs[key]) as tmp:
+            fig.savefig(tmp, format=key, dpi=150, metadata=meta)
+    plt.close(fig)
+
+
 def save_figure(fig, path, formats=("pdf", "png"), dpi: int = 150) -> None:
     """Write ``fig`` next to ``path`` once per format (``path`` with each suffix), atomically."""
     from pathlib import Path

@@ -303,7 +303,7 @@ BENCH_CACHES = [f"data/cache/{fs}/{d}.h5" for fs in B["order_check"]["feature_se
 
 # --- related methods (workflow/rules/wda.smk, invariance.smk) ---------------------
 W = config["wda"]
-WDA_CODE = lib("stages/wda.py", "wda.py", "dimred.py", "data/uci.py", "protocol.py", "tables.py")
+WDA_CODE = lib("stages/wda.py", "wda.py", "dimred.py", "data/uci.py", "protocol.py", "tables.py", "plotting.py")
 WDA_EVAL_KEYS = ("methods", "splits", "cv_folds", "p_grid", "k_grid", "noise_features", "train_fraction",
                  "max_train", "max_test", "overrides")
 
@@ -330,7 +330,8 @@ def wda_office_inputs(w):
 
 
 V = config["invariance"]
-INVARIANCE_CODE = lib("stages/invariance.py", "invariance.py", "protocol.py", "tables.py", "data/cache.py")
+INVARIANCE_CODE = lib("stages/invariance.py", "invariance.py", "protocol.py", "tables.py", "data/cache.py",
+                      "plotting.py")
 INVARIANCE_KEYS = ("iterations", "n_features", "target_per_class", "reg", "output_kernel", "pop_size", "n_gen")
 
 

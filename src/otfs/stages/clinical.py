@@ -30,7 +30,7 @@ from ..clinical import (
     write_voxel_table,
 )
 from ..io import atomic_path, read_json, read_tsv, write_json, write_text, write_tsv
-from ..plotting import plot_accuracy_curves, plot_feature_distributions, plot_feature_similarity
+from ..plotting import plot_accuracy_curves, plot_feature_distributions, plot_feature_similarity, save_outputs
 from ..preprocessing import apply_steps
 from ..protocol import derive_seed, resolve_count
 from ..provenance import provenance_record
@@ -209,14 +209,6 @@ def _figure_feature_picks(table, cfg: Mapping) -> tuple[int, int]:
     return shifted, others[0]
 
 
-def _save(fig, outputs: Mapping, title: str) -> None:
-    for key in ("pdf", "png"):
-        meta = {"Title": title, "Creator": "otfs", "CreationDate": None} if key == "pdf" else {"Title": title}
-        with atomic_path(outputs[key]) as tmp:
-            fig.savefig(tmp, format=key, dpi=150, metadata=meta)
-    plt.close(fig)
-
-
 def figure3(voxels, cfg: Mapping, outputs: Mapping) -> pd.DataFrame:
     """Distributions of one shifted and one unshifted feature in both domains (Figure 3)."""
     table = read_voxel_table(voxels)
@@ -236,7 +228,7 @@ def figure3(voxels, cfg: Mapping, outputs: Mapping) -> pd.DataFrame:
     title = "Figure 3: distributions of a shifted and an unshifted feature in the two domains"
     fig.suptitle(title)
     fig.tight_layout()
-    _save(fig, outputs, title)
+    save_outputs(fig, outputs, title)
     df = pd.DataFrame(rows)
     with atomic_path(outputs["csv"]) as tmp:
         df.to_csv(tmp, index=False, float_format="%.5g")
@@ -270,7 +262,7 @@ def figure4(aggregates: Mapping[str, str], rankings: Sequence[str], outputs: Map
     title = "Figure 4: AUC against the number of selected features, and feature similarity"
     fig.suptitle(title)
     fig.tight_layout()
-    _save(fig, outputs, title)
+    save_outputs(fig, outputs, title)
     plotted = pd.concat(frames, ignore_index=True)
     sims = pd.DataFrame({"panel": "similarity", "feature": runs[0]["feature_names"],
                          "log10_score_mean": np.log10(scores).mean(axis=0),

@@ -136,10 +136,9 @@ def df_fs(inputs: Sequence[str]) -> str:
 
 def figure3(path, cfg: Mapping, outputs: Mapping) -> pd.DataFrame:
     """The estimated Pareto front coloured by source (a) and target (b) test accuracy, as the paper's Figure 3."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ..plotting import save_outputs  # sets the Agg backend
 
     rec = read_json(path)
     front = rec["fronts"][0]
@@ -165,9 +164,5 @@ def figure3(path, cfg: Mapping, outputs: Mapping) -> pd.DataFrame:
     fig.suptitle(f"Pareto front, {pair_label(rec['pair'])}, m = {rec['n_features']} "
                  f"({rec['target_per_class']} labelled target samples per class)", fontsize=10)
     fig.tight_layout()
-    for key in ("pdf", "png"):
-        meta = {"Title": "Persello Figure 3", "Creator": "otfs", "CreationDate": None} if key == "pdf" else {}
-        with atomic_path(outputs[key]) as tmp:
-            fig.savefig(tmp, format=key, dpi=150, metadata=meta)
-    plt.close(fig)
+    save_outputs(fig, outputs, "Persello & Bruzzone Figure 3")
     return df

@@ -131,10 +131,9 @@ def table1(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Ma
 
 def figure2(inputs: Sequence[str], cfg: Mapping, outputs: Mapping) -> pd.DataFrame:
     """Figure 2 of the WDA paper: mean test error against k, one panel per p."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ..plotting import save_outputs  # sets the Agg backend
 
     runs = pd.concat([read_tsv(p) for p in inputs], ignore_index=True)
     summary = runs.groupby(["method", "p", "p_used", "k"])["error"].agg(["mean", "std", "count"]).reset_index()
@@ -156,11 +155,7 @@ def figure2(inputs: Sequence[str], cfg: Mapping, outputs: Mapping) -> pd.DataFra
     ds = cfg["figure2"]["dataset"]
     fig.suptitle(f"{ds}: test error against k ({int(cfg['figure2']['splits'])} splits)")
     fig.tight_layout()
-    for key in ("pdf", "png"):
-        meta = {"Title": "WDA Figure 2", "Creator": "otfs", "CreationDate": None} if key == "pdf" else {}
-        with atomic_path(outputs[key]) as tmp:
-            fig.savefig(tmp, format=key, dpi=150, metadata=meta)
-    plt.close(fig)
+    save_outputs(fig, outputs, "WDA Figure 2")
     return summary
 
 
