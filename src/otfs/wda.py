@@ -251,7 +251,6 @@ class WassersteinDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, Transform
             )
         iterations = [ln for ln in out.getvalue().splitlines() if ln[:1].strip().isdigit()]
         # the objective at P, recomputed with the batched form (equal to POT's)
-        anp, _ = _require_dr()
         value = _BatchedObjective(X, y, reg, self.sinkhorn_iter, P0, self.normalize)(np, P)
         return P, len(iterations), value
 

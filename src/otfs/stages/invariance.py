@@ -45,7 +45,7 @@ def labelled_target(y, per_class: int, seed: int) -> np.ndarray:
 
 def run(caches: Mapping[str, str], selection_path, ranking_path, cfg: Mapping, output) -> dict:
     """Fronts and chosen subsets of every iteration of one pair; writes a JSON record."""
-    from ..invariance import RelevantInvariantSelector, knee_point
+    from ..invariance import InvarianceCriteria, RelevantInvariantSelector, knee_point
 
     sel, rank = read_json(selection_path), read_json(ranking_path)
     cache = read_domains({d: caches[d] for d in (sel["source"], sel["target"])})
@@ -78,13 +78,10 @@ def run(caches: Mapping[str, str], selection_path, ranking_path, cfg: Mapping, o
                             "source_accuracy": front_acc[row][0], "target_accuracy": front_acc[row][1],
                             "features": np.flatnonzero(masks[row]).tolist()})
         ot_cols = np.asarray(r_it["orders"]["Descending"][:m])
-        crit_cols = ot_cols
-        from ..invariance import InvarianceCriteria
-
         crit = InvarianceCriteria(Xs, ys, tgt.X[lab], tgt.y[lab], reg=cfg["reg"], output=cfg["output_kernel"])
-        s_acc, t_acc = score(crit_cols)
-        records.append({"iteration": it, "selector": "OT ranking", "relevance": crit.relevance(crit_cols),
-                        "invariance": crit.invariance(crit_cols), "source_accuracy": s_acc,
+        s_acc, t_acc = score(ot_cols)
+        records.append({"iteration": it, "selector": "OT ranking", "relevance": crit.relevance(ot_cols),
+                        "invariance": crit.invariance(ot_cols), "source_accuracy": s_acc,
                         "target_accuracy": t_acc, "features": ot_cols.tolist()})
         fronts.append({"iteration": it, "objectives": F.tolist(), "accuracy": front_acc,
                        "chosen": selector.chosen_, "labelled_target_accuracy": selector.target_accuracies_.tolist()})
@@ -104,9 +101,10 @@ def _caption(cfg: Mapping, feature_set: str) -> str:
 
 def table(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Mapping) -> pd.DataFrame:
     """Source and target accuracy of the chosen subset against relevance-only, knee and OT ranking."""
-    rows = []
+    rows, feature_sets = [], []
     for path in inputs:
         rec = read_json(path)
+        feature_sets.append(rec["feature_set"])
         for r in rec["records"]:
             rows.append({"pair": rec["pair"], **{k: v for k, v in r.items() if k != "features"}})
     df = pd.DataFrame(rows)
@@ -120,7 +118,8 @@ def table(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Map
             values = [*part.loc[wide.index[:-1], col], part[col].mean()]
             wide[f"{name} {short}"] = [f"{v:.1f}" for v in values]
     wide.index = [pair_label(p) if p != "Mean" else p for p in wide.index]
-    caption = ("Relevant and invariant feature selection (Persello & Bruzzone): " + _caption(cfg, df_fs(inputs))
+    feature_set = ", ".join(dict.fromkeys(feature_sets))
+    caption = ("Relevant and invariant feature selection (Persello & Bruzzone): " + _caption(cfg, feature_set)
                + f"; mean over {df['iteration'].nunique()} iterations. invariant: the front's subset with the best "
                "accuracy on the labelled target samples (the paper's rule); relevance: the front's largest HSIC; "
                "knee: the front's knee; OT ranking: the top m features of Algorithm 2.")
@@ -128,10 +127,6 @@ def table(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Map
     write_text(outputs["tex"], render_latex(wide, "Pair", caption))
     write_json(outputs["provenance"], provenance)
     return mean
-
-
-def df_fs(inputs: Sequence[str]) -> str:
-    return read_json(inputs[0])["feature_set"] if inputs else ""
 
 
 def figure3(path, cfg: Mapping, outputs: Mapping) -> pd.DataFrame:

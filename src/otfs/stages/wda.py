@@ -39,15 +39,17 @@ def _dataset_settings(cfg: Mapping, dataset: str) -> dict:
     return out
 
 
-def _load(dataset: str, paths: Sequence[str], cfg: Mapping, split: int):
+def _splits(dataset: str, paths: Sequence[str], cfg: Mapping, n_splits: int):
+    """The data set's first ``n_splits`` splits; its files are read once."""
     from ..data.uci import UCI_DATASETS, load_dataset
     from ..dimred import make_split
 
     X, y = load_dataset(dataset, paths)
     s = _dataset_settings(cfg, dataset)
     noise = int(s["noise_features"]) if UCI_DATASETS[dataset].noise else 0
-    return make_split(X, y, dataset, split, noise_features=noise, train_fraction=s["train_fraction"],
-                      max_train=s["max_train"], max_test=s["max_test"])
+    for split in range(n_splits):
+        yield split, make_split(X, y, dataset, split, noise_features=noise, train_fraction=s["train_fraction"],
+                                max_train=s["max_train"], max_test=s["max_test"])
 
 
 def evaluate(dataset: str, paths: Sequence[str], method: str, cfg: Mapping, output) -> pd.DataFrame:
@@ -55,8 +57,7 @@ def evaluate(dataset: str, paths: Sequence[str], method: str, cfg: Mapping, outp
     from ..dimred import evaluate_split
 
     rows = []
-    for split in range(int(cfg["splits"])):
-        data = _load(dataset, paths, cfg, split)
+    for split, data in _splits(dataset, paths, cfg, int(cfg["splits"])):
         rec = evaluate_split(data, method, p_grid=cfg["p_grid"], k_grid=cfg["k_grid"],
                              cv_folds=int(cfg["cv_folds"]), params=cfg["methods"].get(method) or {})
         rows.append({"dataset": dataset, "split": split, **rec})
@@ -73,8 +74,7 @@ def curves(dataset: str, paths: Sequence[str], method: str, cfg: Mapping, output
 
     fig = cfg["figure2"]
     rows = []
-    for split in range(int(fig["splits"])):
-        data = _load(dataset, paths, cfg, split)
+    for split, data in _splits(dataset, paths, cfg, int(fig["splits"])):
         for p in fig["p"]:
             rec = knn_error_curve(data, method, int(p), fig["k"], params=cfg["methods"].get(method) or {})
             rows += [{"dataset": dataset, "split": split, "method": method, "p": int(p), "p_used": rec["p_used"],
