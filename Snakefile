@@ -43,6 +43,7 @@ include: "workflow/rules/clinical.smk"
 include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/wda.smk"
 include: "workflow/rules/invariance.smk"
+include: "workflow/rules/boosting.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:
@@ -77,6 +78,8 @@ localrules:
     make_wda_office,
     make_invariance_table,
     plot_invariance_figure3,
+    make_boosting_table,
+    plot_boosting_figure,
 
 
 rule all:
@@ -175,7 +178,7 @@ rule stage:
         lambda w: staged_files(),
 
 
-# Related methods (config `wda`, `invariance`): each table and figure a target.
+# Related methods (config `wda`, `invariance`, `boosting`): each table and figure a target.
 rule wda_table1:
     input:
         rules.make_wda_table1.output,
@@ -214,10 +217,27 @@ rule invariance:
         rules.plot_invariance_figure3.output,
 
 
+rule boosting_table:
+    input:
+        rules.make_boosting_table.output,
+
+
+rule boosting_figure:
+    input:
+        rules.plot_boosting_figure.output,
+
+
+rule boosting:
+    input:
+        rules.make_boosting_table.output,
+        rules.plot_boosting_figure.output,
+
+
 rule related:
     input:
         rules.wda.input,
         rules.invariance.input,
+        rules.boosting.input,
 
 
 # Benchmarks: they time this machine, so they are never part of `all`.

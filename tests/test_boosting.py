@@ -115,3 +115,41 @@ def test_contract_and_errors():
     X_nan[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         DomainAdaptationBoosting(n_estimators=2).fit(X_nan, y)
+
+
+def test_task_samples_balanced_and_errors():
+    from otfs.stages.boosting import nested_labelled, task_samples
+
+    names = ["a", "b", "c", "d"]
+    y = np.repeat([1, 2, 3, 4], [10, 4, 6, 3])
+    rng = np.random.default_rng(0)
+    idx, lab = task_samples(y, names, {"name": "t", "positive": ["a"]}, rng)
+    assert (lab == 1).sum() == (lab == -1).sum() == 10  # a (10) against b, c, d (13) drawn down to 10
+    assert set(y[idx[lab == 1]]) == {1} and set(y[idx[lab == -1]]) <= {2, 3, 4}
+    idx, lab = task_samples(y, names, {"name": "t", "positive": ["a", "b"], "negative": ["d"]}, rng)
+    assert (lab == 1).sum() == 3 and set(y[idx[lab == -1]]) == {4}
+    with pytest.raises(ValueError, match=r"task 't': unknown classes \['e'\]"):
+        task_samples(y, names, {"name": "t", "positive": ["e"]}, rng)
+    with pytest.raises(ValueError, match="both positive and negative"):
+        task_samples(y, names, {"name": "t", "positive": ["a"], "negative": ["a"]}, rng)
+    labels = np.r_[np.ones(20), -np.ones(20)]
+    draws = nested_labelled(labels, [4, 10, 20], np.random.default_rng(1))
+    assert set(draws[4]) <= set(draws[10]) <= set(draws[20])
+    assert [(labels[draws[n]] == 1).sum() for n in (4, 10, 20)] == [2, 5, 10]
+
+
+def test_config_names_bad_boosting_entries(tmp_path):
+    from otfs.config import ConfigError, load_yaml, validate_config
+
+    cfg = load_yaml("config.yaml")
+    cfg["boosting"]["pairs"] = ["amazon-amazon", "amazon-nowhere"]
+    cfg["boosting"]["tasks"] = [{"name": "x", "positive": ["bike"]}, {"name": "x", "positive": ["mug"]}]
+    with pytest.raises(ConfigError) as err:
+        validate_config(cfg, "workflow/schemas/config.schema.yaml")
+    text = str(err.value)
+    assert "boosting.pairs: 'amazon-amazon'" in text and "'amazon-nowhere'" in text
+    assert "boosting.tasks: the name 'x' is used twice" in text
+    cfg = load_yaml("config.yaml")
+    cfg["boosting"]["model"]["n_estimator"] = 10  # a typo
+    with pytest.raises(ConfigError, match="n_estimator"):
+        validate_config(cfg, "workflow/schemas/config.schema.yaml")

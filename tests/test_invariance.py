@@ -151,3 +151,9 @@ def test_related_targets_build_in_the_pipeline(test_run):
     for f in ("figure2.png", "figure2.pdf"):
         assert (res / "wda" / f).stat().st_size > 1000
     assert (res / "invariance" / "figure3.png").stat().st_size > 1000
+    boost = pd.read_csv(res / "boosting" / "table.csv")
+    assert {"DA boosting", "Pooling", "TD only", "SD only", "Full TD", "OT ranking + OT3"} <= set(boost["method"])
+    assert set(boost.loc[boost["n_labelled"] >= 0, "n_labelled"]) == {10, 20, 40}
+    assert (boost["repetitions"] == 2).all() and boost["median"].between(0, 100).all()
+    assert "**A→D, task five_vs_five**" in (res / "boosting" / "table.md").read_text()
+    assert (res / "boosting" / "figure.png").stat().st_size > 1000

@@ -128,6 +128,8 @@ def rule_for_benchmark(rel: Path) -> str:
         return f"wda_{parts[1]}"
     if head == "invariance":
         return "invariance_run"
+    if head == "boosting":
+        return "boosting_run"
     if head == "aggregation":
         return "collect_results" if stem.startswith("collect_results") else "aggregate"
     if head == "clinical":

@@ -120,8 +120,35 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                         f"{source}: protocol.pairs: {pair!r} is not a pair of distinct "
                         f"domains of dataset {name!r} ({domains})"
                     )
+    problems += _boosting_problems(config, source)
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+
+
+def _boosting_problems(config: Mapping, source: str) -> list[str]:
+    """Cross-references of config `boosting`: its feature set, its pairs, unique task names."""
+    cfg = config.get("boosting")
+    if not cfg:
+        return []
+    fs = cfg["feature_set"]
+    if fs not in config["feature_sets"]:
+        return [f"{source}: boosting.feature_set: unknown feature set {fs!r} (known: {sorted(config['feature_sets'])})"]
+    problems = []
+    dataset = config["datasets"].get(config["feature_sets"][fs]["dataset"])
+    if dataset is None:  # reported with the feature set
+        return problems
+    domains = dataset["domains"]
+    for pair in cfg["pairs"]:
+        s, t = parse_pair(pair)
+        if s == t or s not in domains or t not in domains:
+            problems.append(f"{source}: boosting.pairs: {pair!r} is not a pair of distinct domains ({domains})")
+        elif config["protocol"]["pairs"] != "all" and pair not in config["protocol"]["pairs"]:
+            problems.append(f"{source}: boosting.pairs: {pair!r} needs the pair's OT ranking; it is not in "
+                            f"protocol.pairs {config['protocol']['pairs']}")
+    names = [task["name"] for task in cfg["tasks"]]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"{source}: boosting.tasks: the name {name!r} is used twice")
+    return problems
 
 
 def _feature_set_source(name: str, fs: Mapping, datasets: Mapping, source: str) -> list[str]:

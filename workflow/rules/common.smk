@@ -338,3 +338,25 @@ INVARIANCE_KEYS = ("iterations", "n_features", "target_per_class", "reg", "outpu
 def invariance_runs(w=None):
     fs = V["feature_set"]
     return [f"results/invariance/runs/{fs}/{p}.json" for p in fs_pairs(fs)]
+
+
+# --- boosting (workflow/rules/boosting.smk) ---------------------------------------
+BOOST = config["boosting"]
+BOOSTING_CODE = lib("stages/boosting.py", "boosting.py", "adaptation.py", "classification.py", "protocol.py",
+                    "tables.py", "data/cache.py", "plotting.py")
+BOOSTING_KEYS = ("repetitions", "counts", "max_source", "model", "ot_features", "ot_adapters")
+
+
+def boosting_task(w):
+    """The task named by the wildcard `task` (config boosting.tasks)."""
+    return next(t for t in BOOST["tasks"] if t["name"] == w.task)
+
+
+def boosting_runs(w=None):
+    fs = BOOST["feature_set"]
+    return [
+        f"results/boosting/runs/{fs}/{p}/{t['name']}/{r}.tsv"
+        for p in BOOST["pairs"]
+        for t in BOOST["tasks"]
+        for r in range(BOOST["repetitions"])
+    ]

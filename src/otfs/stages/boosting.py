@@ -1,0 +1,246 @@
+"""Stage ``boosting``: Becker et al.'s boosting on binary Office-Caltech problems.
+
+One job per (feature set, pair, binary task, repetition). A task is a set of
+positive classes against a set of negative classes; both domains are balanced
+by drawing the larger side down to the smaller. The target samples are split
+in half, stratified: a pool of labelled samples and a test set. For every
+number of labelled target samples ``n`` of ``counts`` (nested draws from the
+pool, ``n / 2`` per class) the methods are
+
+- ``DA boosting``: source samples and the ``n`` target samples as two tasks
+  (:class:`otfs.boosting.DomainAdaptationBoosting`);
+- ``Pooling``: the same samples as one task;
+- ``TD only``: the ``n`` target samples alone;
+
+and, independent of ``n``, ``SD only`` (the source samples alone) and
+``Full TD`` (the whole pool). Every one of them is the same booster (one task
+for the baselines: ordinary boosting, checked against scikit-learn's trees in
+the tests) with the same tree settings. The unsupervised comparison uses no
+target label: the top features of the pair's OT ranking (Algorithm 2), an
+adapter, then 1-NN trained on the source samples. Seeds derive from (feature
+set, pair, task, repetition).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..data.cache import read_domains
+from ..io import atomic_path, read_json, read_tsv, write_json, write_text, write_tsv
+from ..protocol import derive_seed, resolve_count
+from ..tables import pair_label, render_latex, render_markdown
+
+log = logging.getLogger(__name__)
+
+#: Methods fitted at every number of labelled target samples, then the two that do not depend on it.
+PER_COUNT = ("DA boosting", "Pooling", "TD only")
+FIXED = ("SD only", "Full TD")
+
+
+def task_samples(y, class_names: Sequence[str], task: Mapping, rng: np.random.Generator):
+    """Indices and +1 / -1 labels of a balanced binary task in one domain.
+
+    ``task`` names its ``positive`` classes and its ``negative`` ones (default:
+    every other class). The larger side is drawn down to the smaller.
+    """
+    names = list(class_names)
+    unknown = [c for c in [*task["positive"], *task.get("negative", [])] if c not in names]
+    if unknown:
+        raise ValueError(f"boosting task {task['name']!r}: unknown classes {unknown}; the classes are {names}")
+    pos_labels = [names.index(c) + 1 for c in task["positive"]]
+    neg_names = task.get("negative") or [c for c in names if c not in task["positive"]]
+    neg_labels = [names.index(c) + 1 for c in neg_names]
+    if set(pos_labels) & set(neg_labels):
+        raise ValueError(f"boosting task {task['name']!r}: a class is both positive and negative")
+    pos = np.flatnonzero(np.isin(y, pos_labels))
+    neg = np.flatnonzero(np.isin(y, neg_labels))
+    k = min(pos.size, neg.size)
+    if k < 2:
+        raise ValueError(f"boosting task {task['name']!r}: {pos.size} positive and {neg.size} negative samples")
+    pos, neg = np.sort(rng.choice(pos, k, replace=False)), np.sort(rng.choice(neg, k, replace=False))
+    idx = np.concatenate([pos, neg])
+    return idx, np.r_[np.ones(k), -np.ones(k)]
+
+
+def nested_labelled(labels, counts: Sequence[int], rng: np.random.Generator) -> dict[int, np.ndarray]:
+    """For each count ``n``, positions of ``n`` labelled samples (``n / 2`` per class), nested in ``n``."""
+    orders = [rng.permutation(np.flatnonzero(labels == c)) for c in (1.0, -1.0)]
+    return {n: np.sort(np.concatenate([o[: n // 2] for o in orders])) for n in counts}
+
+
+def _booster(model: Mapping):
+    from ..boosting import DomainAdaptationBoosting
+
+    return DomainAdaptationBoosting(**model)
+
+
+def _error(clf, X, y, domain=None) -> float:
+    pred = clf.predict(X) if domain is None else clf.predict(X, np.full(len(y), domain))
+    return 100.0 * float(np.mean(pred != y))
+
+
+def run(caches: Mapping[str, str], ranking_path, feature_set: str, pair: str, task: Mapping, repetition: int,
+        cfg: Mapping, output) -> pd.DataFrame:
+    """Test errors of every method and count for one (pair, task, repetition); writes a TSV."""
+    from ..adaptation import get_adapter
+    from ..classification import one_nn_accuracy
+
+    rank = read_json(ranking_path)
+    source, target = rank["source"], rank["target"]
+    cache = read_domains({d: caches[d] for d in (source, target)})
+    src, tgt = cache.domain(source), cache.domain(target)
+    rng = np.random.default_rng(derive_seed("boosting", feature_set, pair, task["name"], repetition))
+    s_idx, ys = task_samples(src.y, cache.class_names, task, rng)
+    cap = cfg.get("max_source")
+    if cap and s_idx.size > int(cap):  # balanced draw down to max_source
+        keep = np.sort(np.concatenate([rng.choice(np.flatnonzero(ys == c), int(cap) // 2, replace=False)
+                                       for c in (1.0, -1.0)]))
+        s_idx, ys = s_idx[keep], ys[keep]
+    t_idx, yt_all = task_samples(tgt.y, cache.class_names, task, rng)
+    from sklearn.model_selection import train_test_split
+
+    pool, test = train_test_split(np.arange(t_idx.size), train_size=0.5, stratify=yt_all,
+                                  random_state=int(rng.integers(2**31)))
+    Xs, Xpool, ypool = src.X[s_idx], tgt.X[t_idx[pool]], yt_all[pool]
+    Xtest, ytest = tgt.X[t_idx[test]], yt_all[test]
+    counts = [int(n) for n in cfg["counts"] if int(n) <= pool.size]
+    skipped = [int(n) for n in cfg["counts"] if int(n) > pool.size]
+    if skipped:
+        log.info("%s %s: counts %s exceed the %d pooled target samples; not run", pair, task["name"], skipped,
+                 pool.size)
+    labelled = nested_labelled(ypool, counts, rng)
+    model = dict(cfg["model"])
+    rows = []
+
+    def record(method, n, err, seconds):
+        rows.append({"feature_set": feature_set, "pair": pair, "task": task["name"], "repetition": repetition,
+                     "method": method, "n_labelled": n, "error": err, "n_source": len(ys), "n_pool": pool.size,
+                     "n_test": len(ytest), "seconds": seconds})
+
+    for method, X, y in (("SD only", Xs, ys), ("Full TD", Xpool, ypool)):
+        start = time.perf_counter()
+        record(method, -1, _error(_booster(model).fit(X, y), Xtest, ytest), time.perf_counter() - start)
+    for n in counts:
+        Xl, yl = Xpool[labelled[n]], ypool[labelled[n]]
+        X, y = np.vstack([Xs, Xl]), np.r_[ys, yl]
+        domain = np.r_[np.zeros(len(ys), dtype=int), np.ones(n, dtype=int)]
+        for method in PER_COUNT:
+            start = time.perf_counter()
+            if method == "DA boosting":
+                err = _error(_booster(model).fit(X, y, sample_domain=domain), Xtest, ytest, domain=1)
+            elif method == "Pooling":
+                err = _error(_booster(model).fit(X, y), Xtest, ytest)
+            else:
+                err = _error(_booster(model).fit(Xl, yl), Xtest, ytest)
+            record(method, n, err, time.perf_counter() - start)
+        log.info("%s %s rep %d, %d labelled: %s", pair, task["name"], repetition, n,
+                 ", ".join(f"{r['method']} {r['error']:.1f}%" for r in rows[-3:]))
+    # the unsupervised OT ranking plus adaptation: no target label at all
+    its = rank["iterations"]
+    order = np.asarray(its[repetition % len(its)]["orders"]["Descending"])
+    m = resolve_count(cfg["ot_features"], cache.n_features)
+    cols = np.sort(order[:m])
+    for adapter in cfg["ot_adapters"]:
+        start = time.perf_counter()
+        Zs, Zt = get_adapter(adapter).fit_transform(Xs[:, cols], ys, Xtest[:, cols])
+        record(f"OT ranking + {adapter}", -1, 100.0 - one_nn_accuracy(Zs, ys, Zt, ytest), time.perf_counter() - start)
+    df = pd.DataFrame(rows)
+    write_tsv(df, output)
+    return df
+
+
+def summarise(inputs: Sequence[str]) -> pd.DataFrame:
+    """Median and quartiles of the test error per (pair, task, method, count) over the repetitions."""
+    df = pd.concat([read_tsv(p) for p in inputs], ignore_index=True)
+    q = df.groupby(["pair", "task", "method", "n_labelled"])["error"]
+    out = pd.DataFrame({"median": q.median(), "q1": q.quantile(0.25), "q3": q.quantile(0.75),
+                        "repetitions": q.size()}).reset_index()
+    return out
+
+
+def _caption(cfg: Mapping, feature_set: str, reps: int) -> str:
+    model = cfg["model"]
+    return (f"Non-linear domain adaptation with boosting (Becker et al.), {feature_set}, balanced binary tasks: "
+            f"test error (%) on held-out target samples against the number of labelled target samples, median and "
+            f"quartiles over {reps} repetitions. Trees of depth {model['max_depth']}, shrinkage "
+            f"{model['learning_rate']}, K = {model['n_estimators']} for every boosted method; SD only and Full TD "
+            "do not depend on the count. OT ranking + adapter: the top "
+            f"{cfg['ot_features']} features of the pair's OT ranking, adaptation and 1-NN, with no target label.")
+
+
+def table(inputs: Sequence[str], cfg: Mapping, feature_set: str, outputs: Mapping, provenance: Mapping):
+    """Median test errors: one row per (pair, task, method), one column per count."""
+    summary = summarise(inputs)
+    with atomic_path(outputs["csv"]) as tmp:
+        summary.to_csv(tmp, index=False)
+    reps = int(summary["repetitions"].max())
+    blocks = []
+    for (pair, task), part in summary.groupby(["pair", "task"], sort=False):
+        wide = part.pivot(index="method", columns="n_labelled", values="median")
+        counts = [c for c in wide.columns if c >= 0]
+        shown = pd.DataFrame(index=wide.index)
+        for c in counts:
+            shown[str(c)] = wide[c]
+        fixed = wide[-1].dropna() if -1 in wide.columns else pd.Series(dtype=float)
+        for method, value in fixed.items():
+            shown.loc[method, :] = value
+        order = [m for m in (*PER_COUNT, *FIXED) if m in shown.index] + sorted(
+            m for m in shown.index if m not in PER_COUNT + FIXED)
+        shown = shown.loc[order].map(lambda v: f"{v:.1f}")
+        title = f"{pair_label(pair)}, task {task}"
+        blocks.append((title, shown))
+    caption = _caption(cfg, feature_set, reps) + " Columns: labelled target samples; cells: median error."
+    md = [caption, ""]
+    tex = []
+    for title, shown in blocks:
+        md += [f"**{title}**", "", render_markdown(shown, "Method"), ""]
+        tex.append(render_latex(shown, "Method", f"{title}. {caption}"))
+    write_text(outputs["md"], "\n".join(md))
+    write_text(outputs["tex"], "\n\n".join(tex))
+    write_json(outputs["provenance"], provenance)
+    return summary
+
+
+def figure(inputs: Sequence[str], cfg: Mapping, feature_set: str, outputs: Mapping) -> pd.DataFrame:
+    """The analogue of the paper's Figure 3: median and quartile band per method against the count."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    from ..plotting import save_outputs  # sets the Agg backend
+
+    summary = summarise(inputs)
+    panels = list(summary.groupby(["pair", "task"], sort=False))
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(7.0, 5.2 * len(panels)), 4.2), squeeze=False)
+    colours = dict(zip((*PER_COUNT, *FIXED), ("C3", "C0", "C2", "C1", "k"), strict=True))
+    for ax, ((pair, task), part) in zip(axes[0], panels, strict=True):
+        counts = sorted(c for c in part["n_labelled"].unique() if c >= 0)
+        for method in PER_COUNT:
+            s = part[part["method"] == method].sort_values("n_labelled")
+            ax.plot(s["n_labelled"], s["median"], "o-", color=colours[method], label=method)
+            ax.fill_between(s["n_labelled"], s["q1"], s["q3"], color=colours[method], alpha=0.15)
+        fixed = part[part["n_labelled"] < 0]
+        styles = iter(["--", ":", "-.", (0, (5, 1)), (0, (1, 1)), (0, (3, 1, 1, 1))])
+        for _, row in fixed.iterrows():
+            colour = colours.get(row["method"], "0.4")
+            ax.plot([counts[0], counts[-1]], [row["median"]] * 2, linestyle=next(styles), color=colour,
+                    label=row["method"])
+        ax.set_xscale("log")
+        ax.set_xticks(counts, [str(c) for c in counts])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("labelled target samples")
+        ax.set_ylabel("test error (%)")
+        ax.set_title(f"{pair_label(pair)}: {task}", fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0, -1].legend(fontsize=7, loc="upper right")
+    fig.suptitle(f"Boosting for domain adaptation, {feature_set} (median, quartiles over "
+                 f"{int(summary['repetitions'].max())} repetitions)", fontsize=10)
+    fig.tight_layout()
+    save_outputs(fig, outputs, f"Boosting for domain adaptation, {feature_set}")
+    with atomic_path(outputs["csv"]) as tmp:
+        summary.to_csv(tmp, index=False)
+    return summary
