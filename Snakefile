@@ -44,6 +44,7 @@ include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/wda.smk"
 include: "workflow/rules/invariance.smk"
 include: "workflow/rules/boosting.smk"
+include: "workflow/rules/semfs.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:
@@ -80,6 +81,8 @@ localrules:
     plot_invariance_figure3,
     make_boosting_table,
     plot_boosting_figure,
+    make_semfs_table,
+    plot_semfs_figure,
 
 
 rule all:
@@ -178,7 +181,7 @@ rule stage:
         lambda w: staged_files(),
 
 
-# Related methods (config `wda`, `invariance`, `boosting`): each table and figure a target.
+# Related methods (config `wda`, `invariance`, `boosting`, `semfs`): each table and figure a target.
 rule wda_table1:
     input:
         rules.make_wda_table1.output,
@@ -233,11 +236,28 @@ rule boosting:
         rules.plot_boosting_figure.output,
 
 
+rule semfs_table:
+    input:
+        rules.make_semfs_table.output,
+
+
+rule semfs_figure:
+    input:
+        rules.plot_semfs_figure.output,
+
+
+rule semfs:
+    input:
+        rules.make_semfs_table.output,
+        rules.plot_semfs_figure.output,
+
+
 rule related:
     input:
         rules.wda.input,
         rules.invariance.input,
         rules.boosting.input,
+        rules.semfs.input,
 
 
 # Benchmarks: they time this machine, so they are never part of `all`.

@@ -123,7 +123,8 @@ def test_selector_refuses_a_missing_target_class():
 
 def test_related_targets_build_in_the_pipeline(test_run):
     """`related` (WDA Table 1, Figure 2, the Office adapter table; the invariant selector's table and
-    front) builds from the test configuration, reusing the selection and ranking of `available`."""
+    front; the boosting and SemFS tables and figures) builds from the test configuration, reusing the
+    selection and ranking of `available`."""
     import json
 
     import pandas as pd
@@ -157,3 +158,9 @@ def test_related_targets_build_in_the_pipeline(test_run):
     assert (boost["repetitions"] == 2).all() and boost["median"].between(0, 100).all()
     assert "**A→D, task five_vs_five**" in (res / "boosting" / "table.md").read_text()
     assert (res / "boosting" / "figure.png").stat().st_size > 1000
+    sem = pd.read_csv(res / "semfs" / "table.csv")
+    assert set(sem["method"]) == {"SemFS", "SemFS/c", "LASSO", "Spectral", "OT ranking", "Random"}
+    assert set(sem["n_features"]) == {5, 10, 20} and set(sem["domain"]) == {"dslr"} and (sem["splits"] == 2).all()
+    assert sem[["acc", "nmi"]].stack().between(0, 100).all()
+    assert "hand-authored" in (res / "semfs" / "table.md").read_text()
+    assert (res / "semfs" / "figure.png").stat().st_size > 1000

@@ -130,6 +130,8 @@ def rule_for_benchmark(rel: Path) -> str:
         return "invariance_run"
     if head == "boosting":
         return "boosting_run"
+    if head == "semfs":
+        return "semfs_run"
     if head == "aggregation":
         return "collect_results" if stem.startswith("collect_results") else "aggregate"
     if head == "clinical":

@@ -121,8 +121,29 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                         f"domains of dataset {name!r} ({domains})"
                     )
     problems += _boosting_problems(config, source)
+    problems += _semfs_problems(config, source)
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+
+
+def _semfs_problems(config: Mapping, source: str) -> list[str]:
+    """Cross-references of config `semfs`: its feature set and its pairs of domains."""
+    cfg = config.get("semfs")
+    if not cfg:
+        return []
+    fs = cfg["feature_set"]
+    if fs not in config["feature_sets"]:
+        return [f"{source}: semfs.feature_set: unknown feature set {fs!r} (known: {sorted(config['feature_sets'])})"]
+    dataset = config["datasets"].get(config["feature_sets"][fs]["dataset"])
+    if dataset is None:  # reported with the feature set
+        return []
+    domains = dataset["domains"]
+    problems = []
+    for pair in cfg["pairs"]:
+        s, t = parse_pair(pair)
+        if s == t or s not in domains or t not in domains:
+            problems.append(f"{source}: semfs.pairs: {pair!r} is not a pair of distinct domains ({domains})")
+    return problems
 
 
 def _boosting_problems(config: Mapping, source: str) -> list[str]:

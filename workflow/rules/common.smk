@@ -360,3 +360,15 @@ def boosting_runs(w=None):
         for t in BOOST["tasks"]
         for r in range(BOOST["repetitions"])
     ]
+
+
+# --- zero-shot feature selection (workflow/rules/semfs.smk) ----------------------
+Z = config["semfs"]
+SEMFS_CODE = lib("stages/semfs.py", "semfs.py", "ranking.py", "selection.py", "protocol.py", "tables.py",
+                 "data/cache.py", "plotting.py")
+SEMFS_KEYS = ("n_unseen", "counts", "restarts", "alpha", "gamma", "max_iter", "s_steps", "lasso_alpha", "spectral",
+              "ot_ranking")
+
+
+def semfs_runs(w=None):
+    return [f"results/semfs/runs/{Z['feature_set']}/{p}/{s}.tsv" for p in Z["pairs"] for s in range(Z["splits"])]
