@@ -215,7 +215,7 @@ def figure(inputs: Sequence[str], cfg: Mapping, feature_set: str, outputs: Mappi
 
     summary = summarise(inputs)
     panels = list(summary.groupby(["pair", "task"], sort=False))
-    fig, axes = plt.subplots(1, len(panels), figsize=(max(7.0, 5.2 * len(panels)), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 2.0, 4.2), squeeze=False)
     colours = dict(zip((*PER_COUNT, *FIXED), ("C3", "C0", "C2", "C1", "k"), strict=True))
     for ax, ((pair, task), part) in zip(axes[0], panels, strict=True):
         counts = sorted(c for c in part["n_labelled"].unique() if c >= 0)
@@ -236,7 +236,7 @@ def figure(inputs: Sequence[str], cfg: Mapping, feature_set: str, outputs: Mappi
         ax.set_ylabel("test error (%)")
         ax.set_title(f"{pair_label(pair)}: {task}", fontsize=10)
         ax.grid(alpha=0.3)
-    axes[0, -1].legend(fontsize=7, loc="upper right")
+    axes[0, -1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.suptitle(f"Boosting for domain adaptation, {feature_set} (median, quartiles over "
                  f"{int(summary['repetitions'].max())} repetitions)", fontsize=10)
     fig.tight_layout()

@@ -178,7 +178,7 @@ def figure(inputs: Sequence[str], cfg: Mapping, outputs: Mapping) -> pd.DataFram
 
     summary = summarise(inputs)
     panels = list(summary.groupby(["feature_set", "domain"], sort=False))
-    fig, axes = plt.subplots(2, len(panels), figsize=(max(6.5, 4.6 * len(panels)), 7.0), squeeze=False)
+    fig, axes = plt.subplots(2, len(panels), figsize=(4.6 * len(panels) + 1.8, 7.0), squeeze=False)
     styles = dict(zip(METHODS, ("o-", "s--", "^-", "v-", "D-", "x:"), strict=True))
     for j, ((fs, domain), part) in enumerate(panels):
         for i, (metric, label) in enumerate((("acc", "ACC (%)"), ("nmi", "NMI (%)"))):
@@ -192,7 +192,7 @@ def figure(inputs: Sequence[str], cfg: Mapping, outputs: Mapping) -> pd.DataFram
             ax.set_ylabel(label)
             ax.set_title(f"{fs}, {domain}", fontsize=10)
             ax.grid(alpha=0.3)
-    axes[0, -1].legend(fontsize=7)
+    axes[0, -1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.suptitle(f"Zero-shot feature selection: k-means on {cfg['n_unseen']} unseen classes "
                  f"(mean over {int(summary['splits'].max())} splits)", fontsize=10)
     fig.tight_layout()
