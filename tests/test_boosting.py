@@ -153,3 +153,15 @@ def test_config_names_bad_boosting_entries(tmp_path):
     cfg["boosting"]["model"]["n_estimator"] = 10  # a typo
     with pytest.raises(ConfigError, match="n_estimator"):
         validate_config(cfg, "workflow/schemas/config.schema.yaml")
+
+
+def test_registry_and_unknown_method():
+    from otfs.boosting import DOMAIN_CLASSIFIERS, register_domain_classifier
+    from otfs.stages.boosting import _domain_classifier
+
+    assert DOMAIN_CLASSIFIERS["DA boosting"] is DomainAdaptationBoosting
+    assert isinstance(_domain_classifier("DA boosting", {"n_estimators": 3}), DomainAdaptationBoosting)
+    with pytest.raises(ValueError, match=r"boosting.methods: unknown method 'Chapelle'; registered: \['DA boosting'"):
+        _domain_classifier("Chapelle", {})
+    with pytest.raises(ValueError, match="already registered"):
+        register_domain_classifier("DA boosting")(object)

@@ -128,3 +128,23 @@ def test_seen_unseen_split_and_attribute_table(tmp_path):
     bad.write_text("class\tx\nbackpack\t1\n")
     with pytest.raises(ValueError, match=r"attrs.tsv: no attributes for the classes \['bike'"):
         read_attributes(bad, names[:2])
+
+
+@pytest.mark.filterwarnings("ignore:Graph is not fully connected")  # the planted classes are separate clusters
+def test_registry_runs_every_selector_and_names_unknown_ones():
+    from otfs.semfs import ZERO_SHOT_SELECTORS, register_zero_shot_selector
+    from otfs.stages.semfs import _orders
+
+    X, y, A, _ = _planted(seed=4, d=20)
+    cfg = {"methods": list(ZERO_SHOT_SELECTORS), "alpha": 1.0, "gamma": 0.1, "max_iter": 5, "s_steps": 5,
+           "lasso_alpha": 0.01, "spectral": {"n_neighbors": 10, "alpha": 0.001},
+           "ot_ranking": {"reg": 1.0, "norm": "log", "method": "sinkhorn", "max_iter": 1000, "tol": 1e-8}}
+    assert {"SemFS", "SemFS/c", "LASSO", "Spectral", "OT ranking", "Random"} <= set(ZERO_SHOT_SELECTORS)
+    orders = _orders(X, y, A, X + 0.1, cfg, seed=1)
+    for name, (order, seconds) in orders.items():
+        assert sorted(order.tolist()) == list(range(20)), name  # a permutation of the features
+        assert seconds >= 0
+    with pytest.raises(ValueError, match=r"semfs.methods: unknown methods \['MCFS'\]"):
+        _orders(X, y, A, X, {**cfg, "methods": ["MCFS"]}, seed=1)
+    with pytest.raises(ValueError, match="already registered"):
+        register_zero_shot_selector("SemFS")(lambda *a: None)

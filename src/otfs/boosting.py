@@ -58,9 +58,30 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import as_label_vector
 
-__all__ = ["BoostedTree", "DomainAdaptationBoosting", "bin_edges"]
+__all__ = ["DOMAIN_CLASSIFIERS", "BoostedTree", "DomainAdaptationBoosting", "bin_edges", "register_domain_classifier"]
 
 _EPS = 1e-12
+
+#: Classifiers trained on several domains at once, ``fit(X, y, sample_domain=...)``, by name. The boosting
+#: experiment (config ``boosting.methods``) runs the ones it names beside its single-domain baselines.
+DOMAIN_CLASSIFIERS: dict[str, type] = {}
+
+
+def register_domain_classifier(name: str):
+    """Class decorator: make a multi-domain classifier available to the boosting experiment as ``name``.
+
+    The class takes the experiment's ``boosting.model`` parameters as keyword
+    arguments and implements ``fit(X, y, sample_domain)`` and
+    ``predict(X, sample_domain)``.
+    """
+
+    def decorator(cls):
+        if name in DOMAIN_CLASSIFIERS:
+            raise ValueError(f"a domain classifier named {name!r} is already registered")
+        DOMAIN_CLASSIFIERS[name] = cls
+        return cls
+
+    return decorator
 #: Features whose best split is searched over the whole grid of m (multi-task trees).
 _SHORTLIST = 32
 
@@ -302,6 +323,7 @@ class _TreeBuilder:
             best_pos = [np.where(better, a, b) for a, b in zip(new, best_pos, strict=True)]
         return best_g, best_pos
 
+@register_domain_classifier("DA boosting")
 class DomainAdaptationBoosting(ClassifierMixin, BaseEstimator):
     """Boosted trees with one shared decision boundary and per-task split thresholds.
 

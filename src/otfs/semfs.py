@@ -45,8 +45,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["LassoSelector", "SemanticFeatureSelector", "SpectralSelector", "class_attribute_matrix",
-           "clustering_accuracy", "projected_gradient"]
+__all__ = ["ZERO_SHOT_SELECTORS", "LassoSelector", "SemanticFeatureSelector", "SpectralSelector",
+           "class_attribute_matrix", "clustering_accuracy", "projected_gradient", "register_zero_shot_selector"]
 
 
 class _RankingSelector(SelectorMixin, BaseEstimator):
@@ -323,3 +323,60 @@ def clustering_accuracy(y_true, y_pred) -> float:
     np.add.at(counts, (p, t), 1)
     rows, cols = linear_sum_assignment(counts, maximize=True)
     return float(counts[rows, cols].sum() / len(t))
+
+
+#: Feature rankers of the zero-shot experiment, by name: ``f(X, y, attributes, X_other, params, seed)``
+#: returns the features from the most to the least important. ``X, y`` are the seen-class samples of the
+#: clustered domain, ``attributes`` their classes' attribute rows (in the order of ``np.unique(y)``),
+#: ``X_other`` the seen-class samples of another domain, ``params`` the config section ``semfs``.
+ZERO_SHOT_SELECTORS: dict = {}
+
+
+def register_zero_shot_selector(name: str):
+    """Function decorator: make a feature ranker available to the zero-shot experiment as ``name``."""
+
+    def decorator(func):
+        if name in ZERO_SHOT_SELECTORS:
+            raise ValueError(f"a zero-shot selector named {name!r} is already registered")
+        ZERO_SHOT_SELECTORS[name] = func
+        return func
+
+    return decorator
+
+
+@register_zero_shot_selector("SemFS")
+def _semfs(X, y, attributes, X_other, params, seed):
+    return SemanticFeatureSelector(alpha=params["alpha"], gamma=params["gamma"], max_iter=params["max_iter"],
+                                   s_steps=params["s_steps"]).fit(X, y, attributes).order_
+
+
+@register_zero_shot_selector("SemFS/c")
+def _semfs_c(X, y, attributes, X_other, params, seed):
+    return SemanticFeatureSelector(alpha=0.0, gamma=params["gamma"], max_iter=params["max_iter"],
+                                   s_steps=params["s_steps"]).fit(X, y, attributes).order_
+
+
+@register_zero_shot_selector("LASSO")
+def _lasso(X, y, attributes, X_other, params, seed):
+    return LassoSelector(alpha=params["lasso_alpha"]).fit(X, y).order_
+
+
+@register_zero_shot_selector("Spectral")
+def _spectral(X, y, attributes, X_other, params, seed):
+    return SpectralSelector(n_clusters=int(np.unique(y).size), **params["spectral"],
+                            random_state=seed % (2**31)).fit(X).order_
+
+
+@register_zero_shot_selector("OT ranking")
+def _ot_ranking(X, y, attributes, X_other, params, seed):
+    from .ranking import OTFeatureRanker
+
+    rk = params["ot_ranking"]
+    return OTFeatureRanker(reg=rk["reg"], norm=rk["norm"], method=rk["method"], max_iter=rk["max_iter"],
+                           tol=rk["tol"], random_state=seed % (2**31)).fit(X_other, X_target=X).order_
+
+
+@register_zero_shot_selector("Random")
+def _random(X, y, attributes, X_other, params, seed):
+    return np.random.default_rng(seed).permutation(X.shape[1])
+

@@ -344,7 +344,7 @@ def invariance_runs(w=None):
 BOOST = config["boosting"]
 BOOSTING_CODE = lib("stages/boosting.py", "boosting.py", "adaptation.py", "classification.py", "protocol.py",
                     "tables.py", "data/cache.py", "plotting.py")
-BOOSTING_KEYS = ("repetitions", "counts", "max_source", "model", "ot_features", "ot_adapters")
+BOOSTING_KEYS = ("methods", "repetitions", "counts", "max_source", "model", "ot_features", "ot_adapters")
 
 
 def boosting_task(w):
@@ -366,7 +366,7 @@ def boosting_runs(w=None):
 Z = config["semfs"]
 SEMFS_CODE = lib("stages/semfs.py", "semfs.py", "ranking.py", "selection.py", "protocol.py", "tables.py",
                  "data/cache.py", "plotting.py")
-SEMFS_KEYS = ("n_unseen", "counts", "restarts", "alpha", "gamma", "max_iter", "s_steps", "lasso_alpha", "spectral",
+SEMFS_KEYS = ("methods", "n_unseen", "counts", "restarts", "alpha", "gamma", "max_iter", "s_steps", "lasso_alpha", "spectral",
               "ot_ranking")
 
 

@@ -7,8 +7,10 @@ in half, stratified: a pool of labelled samples and a test set. For every
 number of labelled target samples ``n`` of ``counts`` (nested draws from the
 pool, ``n / 2`` per class) the methods are
 
-- ``DA boosting``: source samples and the ``n`` target samples as two tasks
-  (:class:`otfs.boosting.DomainAdaptationBoosting`);
+- the multi-domain classifiers named in ``boosting.methods`` (default ``DA
+  boosting``, :class:`otfs.boosting.DomainAdaptationBoosting`; others join
+  through :func:`otfs.boosting.register_domain_classifier`): source samples
+  and the ``n`` target samples as two tasks;
 - ``Pooling``: the same samples as one task;
 - ``TD only``: the ``n`` target samples alone;
 
@@ -37,8 +39,9 @@ from ..tables import pair_label, render_latex, render_markdown
 
 log = logging.getLogger(__name__)
 
-#: Methods fitted at every number of labelled target samples, then the two that do not depend on it.
-PER_COUNT = ("DA boosting", "Pooling", "TD only")
+#: Baselines fitted at every number of labelled target samples (beside the multi-domain methods of
+#: ``boosting.methods``), then the two that do not depend on it.
+BASELINES = ("Pooling", "TD only")
 FIXED = ("SD only", "Full TD")
 
 
@@ -77,6 +80,16 @@ def _booster(model: Mapping):
     from ..boosting import DomainAdaptationBoosting
 
     return DomainAdaptationBoosting(**model)
+
+
+def _domain_classifier(name: str, model: Mapping):
+    from ..boosting import DOMAIN_CLASSIFIERS
+
+    try:
+        return DOMAIN_CLASSIFIERS[name](**model)
+    except KeyError:
+        raise ValueError(f"boosting.methods: unknown method {name!r}; registered: {sorted(DOMAIN_CLASSIFIERS)}") \
+            from None
 
 
 def _error(clf, X, y, domain=None) -> float:
@@ -129,17 +142,19 @@ def run(caches: Mapping[str, str], ranking_path, feature_set: str, pair: str, ta
         Xl, yl = Xpool[labelled[n]], ypool[labelled[n]]
         X, y = np.vstack([Xs, Xl]), np.r_[ys, yl]
         domain = np.r_[np.zeros(len(ys), dtype=int), np.ones(n, dtype=int)]
-        for method in PER_COUNT:
+        for method in (*cfg["methods"], *BASELINES):
             start = time.perf_counter()
-            if method == "DA boosting":
-                err = _error(_booster(model).fit(X, y, sample_domain=domain), Xtest, ytest, domain=1)
+            if method not in BASELINES:
+                err = _error(_domain_classifier(method, model).fit(X, y, sample_domain=domain), Xtest, ytest,
+                             domain=1)
             elif method == "Pooling":
                 err = _error(_booster(model).fit(X, y), Xtest, ytest)
             else:
                 err = _error(_booster(model).fit(Xl, yl), Xtest, ytest)
             record(method, n, err, time.perf_counter() - start)
+        k = len(cfg["methods"]) + len(BASELINES)
         log.info("%s %s rep %d, %d labelled: %s", pair, task["name"], repetition, n,
-                 ", ".join(f"{r['method']} {r['error']:.1f}%" for r in rows[-3:]))
+                 ", ".join(f"{r['method']} {r['error']:.1f}%" for r in rows[-k:]))
     # the unsupervised OT ranking plus adaptation: no target label at all
     its = rank["iterations"]
     order = np.asarray(its[repetition % len(its)]["orders"]["Descending"])
@@ -189,8 +204,9 @@ def table(inputs: Sequence[str], cfg: Mapping, feature_set: str, outputs: Mappin
         fixed = wide[-1].dropna() if -1 in wide.columns else pd.Series(dtype=float)
         for method, value in fixed.items():
             shown.loc[method, :] = value
-        order = [m for m in (*PER_COUNT, *FIXED) if m in shown.index] + sorted(
-            m for m in shown.index if m not in PER_COUNT + FIXED)
+        per_count = (*cfg["methods"], *BASELINES)
+        order = [m for m in (*per_count, *FIXED) if m in shown.index] + sorted(
+            m for m in shown.index if m not in (*per_count, *FIXED))
         shown = shown.loc[order].map(lambda v: f"{v:.1f}")
         title = f"{pair_label(pair)}, task {task}"
         blocks.append((title, shown))
@@ -216,10 +232,13 @@ def figure(inputs: Sequence[str], cfg: Mapping, feature_set: str, outputs: Mappi
     summary = summarise(inputs)
     panels = list(summary.groupby(["pair", "task"], sort=False))
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 2.0, 4.2), squeeze=False)
-    colours = dict(zip((*PER_COUNT, *FIXED), ("C3", "C0", "C2", "C1", "k"), strict=True))
+    per_count = (*cfg["methods"], *BASELINES)
+    colours = {"Pooling": "C0", "TD only": "C2", "SD only": "C1", "Full TD": "k"}
+    spare = iter(["C3", "C4", "C6", "C8", "C9"])
+    colours.update({m: next(spare, "C7") for m in cfg["methods"]})
     for ax, ((pair, task), part) in zip(axes[0], panels, strict=True):
         counts = sorted(c for c in part["n_labelled"].unique() if c >= 0)
-        for method in PER_COUNT:
+        for method in per_count:
             s = part[part["method"] == method].sort_values("n_labelled")
             ax.plot(s["n_labelled"], s["median"], "o-", color=colours[method], label=method)
             ax.fill_between(s["n_labelled"], s["q1"], s["q3"], color=colours[method], alpha=0.15)

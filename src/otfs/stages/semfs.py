@@ -1,8 +1,10 @@
 """Stage ``semfs``: zero-shot feature selection on Office-Caltech (Wang et al.'s Figures 4 and 5).
 
-One job per (feature set, domain, split). A split draws ``n_unseen`` of the 10
-classes as unseen, seeded by (feature set, domain, split); every selector
-sees the seen-class samples of the domain only:
+One job per (feature set, pair, split). A split draws ``n_unseen`` of the 10
+classes as unseen, seeded by (feature set, domain, split); every selector of
+``semfs.methods`` (:data:`otfs.semfs.ZERO_SHOT_SELECTORS`; others join through
+:func:`otfs.semfs.register_zero_shot_selector`) sees the seen-class samples
+only:
 
 - ``SemFS`` and ``SemFS/c`` (alpha = 0) with the class attributes of
   ``data/attributes/office-caltech10.tsv``;
@@ -31,9 +33,6 @@ from ..protocol import derive_seed
 from ..tables import render_latex, render_markdown
 
 log = logging.getLogger(__name__)
-
-METHODS = ("SemFS", "SemFS/c", "LASSO", "Spectral", "OT ranking", "Random")
-
 
 def read_attributes(path, class_names: Sequence[str]) -> np.ndarray:
     """The attribute matrix (one row per class of ``class_names``, in that order) from a TSV."""
@@ -71,30 +70,18 @@ def score_kmeans(X, y, n_clusters: int, restarts: int, seed: int) -> tuple[float
     return float(np.mean(acc)), float(np.std(acc)), float(np.mean(nmi)), float(np.std(nmi))
 
 
-def _orders(Xs_seen, y_seen, A_seen, X_other_seen, cfg: Mapping, seed: int) -> dict[str, tuple[np.ndarray, float]]:
-    """Feature order (most important first) and fit time of every method."""
-    from ..ranking import OTFeatureRanker
-    from ..semfs import LassoSelector, SemanticFeatureSelector, SpectralSelector
+def _orders(X_seen, y_seen, A_seen, X_other_seen, cfg: Mapping, seed: int) -> dict[str, tuple[np.ndarray, float]]:
+    """Feature order (most important first) and fit time of every method of ``semfs.methods``."""
+    from ..semfs import ZERO_SHOT_SELECTORS
 
-    rk = cfg["ot_ranking"]
-    fitters = {
-        "SemFS": lambda: SemanticFeatureSelector(alpha=cfg["alpha"], gamma=cfg["gamma"], max_iter=cfg["max_iter"],
-                                                 s_steps=cfg["s_steps"]).fit(Xs_seen, y_seen, A_seen),
-        "SemFS/c": lambda: SemanticFeatureSelector(alpha=0.0, gamma=cfg["gamma"], max_iter=cfg["max_iter"],
-                                                   s_steps=cfg["s_steps"]).fit(Xs_seen, y_seen, A_seen),
-        "LASSO": lambda: LassoSelector(alpha=cfg["lasso_alpha"]).fit(Xs_seen, y_seen),
-        "Spectral": lambda: SpectralSelector(n_clusters=int(np.unique(y_seen).size), **cfg["spectral"],
-                                             random_state=derive_seed(seed, "spectral") % (2**31)).fit(Xs_seen),
-        "OT ranking": lambda: OTFeatureRanker(reg=rk["reg"], norm=rk["norm"], method=rk["method"],
-                                              max_iter=rk["max_iter"], tol=rk["tol"],
-                                              random_state=derive_seed(seed, "ot") % (2**31)).fit(
-            X_other_seen, X_target=Xs_seen),
-    }
+    unknown = [m for m in cfg["methods"] if m not in ZERO_SHOT_SELECTORS]
+    if unknown:
+        raise ValueError(f"semfs.methods: unknown methods {unknown}; registered: {sorted(ZERO_SHOT_SELECTORS)}")
     out = {}
-    for name, fit in fitters.items():
+    for name in cfg["methods"]:
         start = time.perf_counter()
-        out[name] = (np.asarray(fit().order_), time.perf_counter() - start)
-    out["Random"] = (np.random.default_rng(derive_seed(seed, "random")).permutation(Xs_seen.shape[1]), 0.0)
+        order = ZERO_SHOT_SELECTORS[name](X_seen, y_seen, A_seen, X_other_seen, cfg, derive_seed(seed, name))
+        out[name] = (np.asarray(order), time.perf_counter() - start)
     return out
 
 
@@ -157,7 +144,7 @@ def table(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Map
     for (fs, domain), part in summary.groupby(["feature_set", "domain"], sort=False):
         mean = part.groupby("method")[["acc", "nmi"]].mean()
         wide = part.pivot(index="method", columns="n_features", values="acc")
-        shown = pd.DataFrame(index=[m for m in METHODS if m in wide.index])
+        shown = pd.DataFrame(index=[m for m in cfg["methods"] if m in wide.index])
         shown["ACC / NMI (mean)"] = [f"{mean.loc[m, 'acc']:.1f} / {mean.loc[m, 'nmi']:.1f}" for m in shown.index]
         for k in wide.columns:
             shown[f"ACC@{k}"] = [f"{wide.loc[m, k]:.1f}" for m in shown.index]
@@ -179,11 +166,12 @@ def figure(inputs: Sequence[str], cfg: Mapping, outputs: Mapping) -> pd.DataFram
     summary = summarise(inputs)
     panels = list(summary.groupby(["feature_set", "domain"], sort=False))
     fig, axes = plt.subplots(2, len(panels), figsize=(4.6 * len(panels) + 1.8, 7.0), squeeze=False)
-    styles = dict(zip(METHODS, ("o-", "s--", "^-", "v-", "D-", "x:"), strict=True))
+    marks = iter(["o-", "s--", "^-", "v-", "D-", "x:", "P-", "*-", "h--"])
+    styles = {m: next(marks, ".-") for m in cfg["methods"]}
     for j, ((fs, domain), part) in enumerate(panels):
         for i, (metric, label) in enumerate((("acc", "ACC (%)"), ("nmi", "NMI (%)"))):
             ax = axes[i, j]
-            for method in METHODS:
+            for method in cfg["methods"]:
                 s = part[part["method"] == method].sort_values("n_features")
                 if s.empty:
                     continue
