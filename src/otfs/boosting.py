@@ -57,6 +57,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import as_label_vector
+from ._registry import registrar
 
 __all__ = ["DOMAIN_CLASSIFIERS", "BoostedTree", "DomainAdaptationBoosting", "bin_edges", "register_domain_classifier"]
 
@@ -67,21 +68,10 @@ _EPS = 1e-12
 DOMAIN_CLASSIFIERS: dict[str, type] = {}
 
 
-def register_domain_classifier(name: str):
-    """Class decorator: make a multi-domain classifier available to the boosting experiment as ``name``.
+#: ``@register_domain_classifier("NAME")`` on a class taking the ``boosting.model`` parameters and implementing
+#: ``fit(X, y, sample_domain)`` and ``predict(X, sample_domain)`` adds it to :data:`DOMAIN_CLASSIFIERS`.
+register_domain_classifier = registrar(DOMAIN_CLASSIFIERS, "domain classifier")
 
-    The class takes the experiment's ``boosting.model`` parameters as keyword
-    arguments and implements ``fit(X, y, sample_domain)`` and
-    ``predict(X, sample_domain)``.
-    """
-
-    def decorator(cls):
-        if name in DOMAIN_CLASSIFIERS:
-            raise ValueError(f"a domain classifier named {name!r} is already registered")
-        DOMAIN_CLASSIFIERS[name] = cls
-        return cls
-
-    return decorator
 #: Features whose best split is searched over the whole grid of m (multi-task trees).
 _SHORTLIST = 32
 

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ._registry import registrar
 from .protocol import derive_seed
 
 __all__ = [
@@ -46,16 +47,9 @@ __all__ = [
 REDUCERS: dict[str, Callable] = {}
 
 
-def register_reducer(name: str):
-    """Decorator adding a factory ``(p, n_classes, seed, **params) -> transformer`` to :data:`REDUCERS`."""
-
-    def decorator(factory):
-        if name in REDUCERS and REDUCERS[name] is not factory:
-            raise ValueError(f"a reducer named {name!r} is already registered")
-        REDUCERS[name] = factory
-        return factory
-
-    return decorator
+#: ``@register_reducer("NAME")`` on a factory ``(p, n_classes, seed, **params) -> transformer`` adds it to
+#: :data:`REDUCERS`.
+register_reducer = registrar(REDUCERS, "reducer")
 
 
 @register_reducer("PCA")

@@ -45,6 +45,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._registry import registrar
+
 __all__ = ["ZERO_SHOT_SELECTORS", "LassoSelector", "SemanticFeatureSelector", "SpectralSelector",
            "class_attribute_matrix", "clustering_accuracy", "projected_gradient", "register_zero_shot_selector"]
 
@@ -332,16 +334,8 @@ def clustering_accuracy(y_true, y_pred) -> float:
 ZERO_SHOT_SELECTORS: dict = {}
 
 
-def register_zero_shot_selector(name: str):
-    """Function decorator: make a feature ranker available to the zero-shot experiment as ``name``."""
-
-    def decorator(func):
-        if name in ZERO_SHOT_SELECTORS:
-            raise ValueError(f"a zero-shot selector named {name!r} is already registered")
-        ZERO_SHOT_SELECTORS[name] = func
-        return func
-
-    return decorator
+#: ``@register_zero_shot_selector("NAME")`` on such a function adds it to :data:`ZERO_SHOT_SELECTORS`.
+register_zero_shot_selector = registrar(ZERO_SHOT_SELECTORS, "zero-shot selector")
 
 
 @register_zero_shot_selector("SemFS")
