@@ -121,19 +121,21 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                         f"domains of dataset {name!r} ({domains})"
                     )
     problems += _boosting_problems(config, source)
-    problems += _semfs_problems(config, source)
+    problems += _section_problems(config, "semfs", source)
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
 
 
-def _semfs_problems(config: Mapping, source: str) -> list[str]:
-    """Cross-references of config `semfs`: its feature set and its pairs of domains."""
-    cfg = config.get("semfs")
-    if not cfg:
-        return []
+def _section_problems(config: Mapping, section: str, source: str, ranked: bool = False) -> list[str]:
+    """Cross-references of a related-method section: its feature set and its pairs of that set's domains.
+
+    ``ranked``: the section's jobs read the pipeline's OT ranking of each pair,
+    so a pair must also be among ``protocol.pairs``.
+    """
+    cfg = config[section]
     fs = cfg["feature_set"]
     if fs not in config["feature_sets"]:
-        return [f"{source}: semfs.feature_set: unknown feature set {fs!r} (known: {sorted(config['feature_sets'])})"]
+        return [f"{source}: {section}.feature_set: unknown feature set {fs!r} (known: {sorted(config['feature_sets'])})"]
     dataset = config["datasets"].get(config["feature_sets"][fs]["dataset"])
     if dataset is None:  # reported with the feature set
         return []
@@ -142,30 +144,17 @@ def _semfs_problems(config: Mapping, source: str) -> list[str]:
     for pair in cfg["pairs"]:
         s, t = parse_pair(pair)
         if s == t or s not in domains or t not in domains:
-            problems.append(f"{source}: semfs.pairs: {pair!r} is not a pair of distinct domains ({domains})")
+            problems.append(f"{source}: {section}.pairs: {pair!r} is not a pair of distinct domains ({domains})")
+        elif ranked and config["protocol"]["pairs"] != "all" and pair not in config["protocol"]["pairs"]:
+            problems.append(f"{source}: {section}.pairs: {pair!r} needs the pair's OT ranking; it is not in "
+                            f"protocol.pairs {config['protocol']['pairs']}")
     return problems
 
 
 def _boosting_problems(config: Mapping, source: str) -> list[str]:
-    """Cross-references of config `boosting`: its feature set, its pairs, unique task names."""
-    cfg = config.get("boosting")
-    if not cfg:
-        return []
-    fs = cfg["feature_set"]
-    if fs not in config["feature_sets"]:
-        return [f"{source}: boosting.feature_set: unknown feature set {fs!r} (known: {sorted(config['feature_sets'])})"]
-    problems = []
-    dataset = config["datasets"].get(config["feature_sets"][fs]["dataset"])
-    if dataset is None:  # reported with the feature set
-        return problems
-    domains = dataset["domains"]
-    for pair in cfg["pairs"]:
-        s, t = parse_pair(pair)
-        if s == t or s not in domains or t not in domains:
-            problems.append(f"{source}: boosting.pairs: {pair!r} is not a pair of distinct domains ({domains})")
-        elif config["protocol"]["pairs"] != "all" and pair not in config["protocol"]["pairs"]:
-            problems.append(f"{source}: boosting.pairs: {pair!r} needs the pair's OT ranking; it is not in "
-                            f"protocol.pairs {config['protocol']['pairs']}")
+    """Cross-references of config `boosting`: those of every section, and unique task names."""
+    cfg = config["boosting"]
+    problems = _section_problems(config, "boosting", source, ranked=True)
     names = [task["name"] for task in cfg["tasks"]]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(f"{source}: boosting.tasks: the name {name!r} is used twice")
