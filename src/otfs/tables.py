@@ -179,6 +179,21 @@ def render_latex(df: pd.DataFrame, index_name: str = "", caption: str | None = N
     return body + "\n"
 
 
+def render_blocks(blocks, caption: str, index_name: str = "") -> tuple[str, str]:
+    """Markdown and LaTeX of several titled tables under one caption.
+
+    ``blocks`` holds ``(title, table)`` pairs. The Markdown gives the caption
+    once, then each title in bold above its table; the LaTeX gives each table
+    its own ``table`` environment captioned ``"<title>. <caption>"``.
+    """
+    md = [caption, ""]
+    tex = []
+    for title, table in blocks:
+        md += [f"**{title}**", "", render_markdown(table, index_name), ""]
+        tex.append(render_latex(table, index_name, f"{title}. {caption}"))
+    return "\n".join(md), "\n\n".join(tex)
+
+
 def compare(reproduced: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     """Published beside reproduced numbers, for every cell present in both.
 

@@ -35,7 +35,7 @@ import pandas as pd
 from ..data.cache import read_domains
 from ..io import atomic_path, read_json, read_tsv, write_json, write_text, write_tsv
 from ..protocol import derive_seed, resolve_count
-from ..tables import pair_label, render_latex, render_markdown
+from ..tables import pair_label, render_blocks
 
 log = logging.getLogger(__name__)
 
@@ -211,13 +211,9 @@ def table(inputs: Sequence[str], cfg: Mapping, feature_set: str, outputs: Mappin
         title = f"{pair_label(pair)}, task {task}"
         blocks.append((title, shown))
     caption = _caption(cfg, feature_set, reps) + " Columns: labelled target samples; cells: median error."
-    md = [caption, ""]
-    tex = []
-    for title, shown in blocks:
-        md += [f"**{title}**", "", render_markdown(shown, "Method"), ""]
-        tex.append(render_latex(shown, "Method", f"{title}. {caption}"))
-    write_text(outputs["md"], "\n".join(md))
-    write_text(outputs["tex"], "\n\n".join(tex))
+    md, tex = render_blocks(blocks, caption, "Method")
+    write_text(outputs["md"], md)
+    write_text(outputs["tex"], tex)
     write_json(outputs["provenance"], provenance)
     return summary
 

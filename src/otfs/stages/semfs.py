@@ -30,7 +30,7 @@ import pandas as pd
 from ..data.cache import read_domains
 from ..io import atomic_path, read_tsv, write_json, write_text, write_tsv
 from ..protocol import derive_seed
-from ..tables import render_latex, render_markdown
+from ..tables import render_blocks
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +139,9 @@ def table(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Map
     with atomic_path(outputs["csv"]) as tmp:
         summary.to_csv(tmp, index=False)
     splits = int(summary["splits"].max())
-    md, tex = [_caption(cfg, splits) + " Cells: ACC / NMI (%) averaged over the numbers of features, then "
-               "ACC at each number.", ""], []
+    caption = (_caption(cfg, splits) + " Cells: ACC / NMI (%) averaged over the numbers of features, then ACC at "
+               "each number.")
+    blocks = []
     for (fs, domain), part in summary.groupby(["feature_set", "domain"], sort=False):
         mean = part.groupby("method")[["acc", "nmi"]].mean()
         wide = part.pivot(index="method", columns="n_features", values="acc")
@@ -148,11 +149,10 @@ def table(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Map
         shown["ACC / NMI (mean)"] = [f"{mean.loc[m, 'acc']:.1f} / {mean.loc[m, 'nmi']:.1f}" for m in shown.index]
         for k in wide.columns:
             shown[f"ACC@{k}"] = [f"{wide.loc[m, k]:.1f}" for m in shown.index]
-        title = f"{fs}, {domain}"
-        md += [f"**{title}**", "", render_markdown(shown, "Method"), ""]
-        tex.append(render_latex(shown, "Method", f"{title}. {_caption(cfg, splits)}"))
-    write_text(outputs["md"], "\n".join(md))
-    write_text(outputs["tex"], "\n\n".join(tex))
+        blocks.append((f"{fs}, {domain}", shown))
+    md, tex = render_blocks(blocks, caption, "Method")
+    write_text(outputs["md"], md)
+    write_text(outputs["tex"], tex)
     write_json(outputs["provenance"], provenance)
     return summary
 
