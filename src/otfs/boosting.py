@@ -411,7 +411,8 @@ class DomainAdaptationBoosting(ClassifierMixin, BaseEstimator):
         ypm = np.where(yi == 1, 1.0, -1.0)
         task = self._task_index(sample_domain, X.shape[0], fitting=True)
         members = [np.flatnonzero(task == t) for t in range(self.domains_.size)]
-        tasks = [_TaskData(X[m], self.max_bins) for m in members]
+        Xs = [X[m] for m in members]  # each task's samples, copied once
+        tasks = [_TaskData(x, self.max_bins) for x in Xs]
         ys = [ypm[m] for m in members]
         m_grid = np.linspace(-1.0, 1.0, self.n_directions) if self.n_directions > 1 else np.zeros(1)
         f = [np.zeros(m.size) for m in members]
@@ -429,7 +430,7 @@ class DomainAdaptationBoosting(ClassifierMixin, BaseEstimator):
                 right=np.array([nd[3] for nd in nodes], dtype=np.intp),
                 value=np.array([nd[4] for nd in nodes], dtype=np.float64),
             )
-            h = [tree.predict(X[m], np.full(m.size, t)) for t, m in enumerate(members)]
+            h = [tree.predict(x, np.full(len(x), t)) for t, x in enumerate(Xs)]
             yh = np.concatenate([yt * ht for yt, ht in zip(ys, h, strict=True)])
             wall = np.concatenate(w)
             res = minimize_scalar(lambda a: float(np.dot(wall, np.exp(-a * yh))), bounds=(0.0, self.max_step),
