@@ -150,12 +150,12 @@ def test_config_names_bad_boosting_entries(tmp_path):
     assert "boosting.pairs: 'amazon-amazon'" in text and "'amazon-nowhere'" in text
     assert "boosting.tasks: the name 'x' is used twice" in text
     cfg = load_yaml("config.yaml")
-    cfg["protocol"]["pairs"] = ["amazon-dslr"]
+    cfg["protocol"]["pairs"] = ["amazon-dslr"]  # the boosting pair's ranking is built on demand: no error for it
     cfg["semfs"]["pairs"] = ["amazon-mars"]
     with pytest.raises(ConfigError) as err:
         validate_config(cfg, "workflow/schemas/config.schema.yaml")
-    assert "boosting.pairs: 'caltech10-amazon' needs the pair's OT ranking" in str(err.value)
     assert "semfs.pairs: 'amazon-mars' is not a pair of distinct domains" in str(err.value)
+    assert "boosting" not in str(err.value)
     cfg = load_yaml("config.yaml")
     cfg["boosting"]["model"]["n_estimator"] = 10  # a typo
     with pytest.raises(ConfigError, match="n_estimator"):

@@ -126,12 +126,8 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
 
 
-def _section_problems(config: Mapping, section: str, source: str, ranked: bool = False) -> list[str]:
-    """Cross-references of a related-method section: its feature set and its pairs of that set's domains.
-
-    ``ranked``: the section's jobs read the pipeline's OT ranking of each pair,
-    so a pair must also be among ``protocol.pairs``.
-    """
+def _section_problems(config: Mapping, section: str, source: str) -> list[str]:
+    """Cross-references of a related-method section: its feature set and its pairs of that set's domains."""
     cfg = config[section]
     fs = cfg["feature_set"]
     if fs not in config["feature_sets"]:
@@ -145,16 +141,13 @@ def _section_problems(config: Mapping, section: str, source: str, ranked: bool =
         s, t = parse_pair(pair)
         if s == t or s not in domains or t not in domains:
             problems.append(f"{source}: {section}.pairs: {pair!r} is not a pair of distinct domains ({domains})")
-        elif ranked and config["protocol"]["pairs"] != "all" and pair not in config["protocol"]["pairs"]:
-            problems.append(f"{source}: {section}.pairs: {pair!r} needs the pair's OT ranking; it is not in "
-                            f"protocol.pairs {config['protocol']['pairs']}")
     return problems
 
 
 def _boosting_problems(config: Mapping, source: str) -> list[str]:
     """Cross-references of config `boosting`: those of every section, and unique task names."""
     cfg = config["boosting"]
-    problems = _section_problems(config, "boosting", source, ranked=True)
+    problems = _section_problems(config, "boosting", source)
     names = [task["name"] for task in cfg["tasks"]]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(f"{source}: boosting.tasks: the name {name!r} is used twice")

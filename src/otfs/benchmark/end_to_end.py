@@ -40,7 +40,7 @@ __all__ = ["plain_figure7", "run_pipeline"]
 DOMAINS = ("amazon", "caltech10", "dslr", "webcam")
 #: What a fresh copy of the workflow needs (everything but data and results).
 WORKFLOW_FILES = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests",
-                  "data/paper"]
+                  "data/paper", "data/attributes"]
 
 
 def copy_workflow(repo, dest) -> Path:
