@@ -160,6 +160,10 @@ def test_config_names_bad_boosting_entries(tmp_path):
     cfg["boosting"]["model"]["n_estimator"] = 10  # a typo
     with pytest.raises(ConfigError, match="n_estimator"):
         validate_config(cfg, "workflow/schemas/config.schema.yaml")
+    cfg = load_yaml("config.yaml")
+    cfg["boosting"]["counts"] = [10, 15]  # half per class: an odd count cannot be drawn
+    with pytest.raises(ConfigError, match=r"boosting\.counts\.1"):
+        validate_config(cfg, "workflow/schemas/config.schema.yaml")
 
 
 def test_registry_and_unknown_method():

@@ -100,6 +100,8 @@ def _error(clf, X, y, domain=None) -> float:
 def run(caches: Mapping[str, str], ranking_path, feature_set: str, pair: str, task: Mapping, repetition: int,
         cfg: Mapping, output) -> pd.DataFrame:
     """Test errors of every method and count for one (pair, task, repetition); writes a TSV."""
+    from sklearn.model_selection import train_test_split
+
     from ..adaptation import get_adapter
     from ..classification import one_nn_accuracy
 
@@ -115,8 +117,6 @@ def run(caches: Mapping[str, str], ranking_path, feature_set: str, pair: str, ta
                                        for c in (1.0, -1.0)]))
         s_idx, ys = s_idx[keep], ys[keep]
     t_idx, yt_all = task_samples(tgt.y, cache.class_names, task, rng)
-    from sklearn.model_selection import train_test_split
-
     pool, test = train_test_split(np.arange(t_idx.size), train_size=0.5, stratify=yt_all,
                                   random_state=int(rng.integers(2**31)))
     Xs, Xpool, ypool = src.X[s_idx], tgt.X[t_idx[pool]], yt_all[pool]
@@ -141,7 +141,7 @@ def run(caches: Mapping[str, str], ranking_path, feature_set: str, pair: str, ta
     for n in counts:
         Xl, yl = Xpool[labelled[n]], ypool[labelled[n]]
         X, y = np.vstack([Xs, Xl]), np.r_[ys, yl]
-        domain = np.r_[np.zeros(len(ys), dtype=int), np.ones(n, dtype=int)]
+        domain = np.r_[np.zeros(len(ys), dtype=int), np.ones(len(yl), dtype=int)]
         for method in (*cfg["methods"], *BASELINES):
             start = time.perf_counter()
             if method not in BASELINES:
