@@ -83,6 +83,12 @@ def read_tsv(path):
     return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])
 
 
+def write_csv(df, path, float_format: str | None = None) -> None:
+    """Write a DataFrame as CSV (no index) atomically."""
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False, float_format=float_format)
+
+
 def write_tsv(df, path) -> None:
     """Write a results TSV atomically, floats with 10 significant digits."""
     with atomic_path(path) as tmp:

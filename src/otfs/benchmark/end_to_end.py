@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import scipy.io
 
-from ..io import atomic_path
+from ..io import write_csv
 from ..preprocessing import row_sum_normalize, zscore
 from ..protocol import derive_seed, draw_source_subset, feature_counts, make_pairs
 from ..ranking import feature_orders
@@ -136,8 +136,7 @@ def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print) -> di
            "pipeline_s": pipe_s, "plain_script_s": plain_s, "ratio": plain_s / pipe_s,
            "accuracies": len(merged), "max_accuracy_difference": diff}
     log(f"{len(merged)} accuracies compared; largest difference {diff:g} points; ratio {row['ratio']:.1f}x")
-    with atomic_path(Path(out) / "end_to_end.csv") as tmp:
-        pd.DataFrame([row]).to_csv(tmp, index=False, float_format="%.4g")
+    write_csv(pd.DataFrame([row]), Path(out) / "end_to_end.csv", float_format="%.4g")
     return row
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import atomic_path
+from ..io import write_csv
 
 __all__ = ["collect_benchmarks", "plot_profile", "summarise"]
 
@@ -100,8 +100,7 @@ def main(argv=None) -> int:
         raise SystemExit(f"no benchmark files under {args.root}: run some targets first")
     summary = summarise(df)
     out = Path(args.out)
-    with atomic_path(out / "pipeline_profile.csv") as tmp:
-        summary.to_csv(tmp, index=False, float_format="%.4g")
+    write_csv(summary, out / "pipeline_profile.csv", float_format="%.4g")
     plot_profile(summary, out / "pipeline_profile.pdf")
     print(summary.to_string(index=False))
     return 0

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import atomic_path
+from ..io import write_csv
 from ..ranking import rank_features
 from .cases import office_like
 
@@ -133,8 +133,7 @@ def main(argv=None) -> int:
     df["slope_last_two"] = [slopes.get(f"seconds vs {s}, last two points") for s in df["series"]]
     df["memory_slope"] = [slopes.get(f"peak_mb vs {s}") for s in df["series"]]
     df["memory_slope_last_two"] = [slopes.get(f"peak_mb vs {s}, last two points") for s in df["series"]]
-    with atomic_path(out / "scaling.csv") as tmp:
-        df.to_csv(tmp, index=False, float_format="%.6g")
+    write_csv(df, out / "scaling.csv", float_format="%.6g")
     for name, k in slopes.items():
         print(f"fitted slope, {name}: {k:.2f}")
     return 0

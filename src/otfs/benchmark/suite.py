@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..io import atomic_path, write_json, write_text
+from ..io import write_csv, write_json, write_text
 from ..provenance import package_versions
 from .cases import make_cases, ranking_orders
 from .harness import measure
@@ -98,8 +98,7 @@ def plot_ratios(df: pd.DataFrame, path) -> None:
 
 
 def _write_csv(df, path):
-    with atomic_path(path) as tmp:
-        df.to_csv(tmp, index=False, float_format="%.6g")
+    write_csv(df, path, float_format="%.6g")
 
 
 def write_suite(out, *, size="full", only=None, repeats=None, order_check=("surf", "GoogleNet1024"),

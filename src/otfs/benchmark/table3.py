@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import atomic_path
+from ..io import write_csv
 
 __all__ = ["DOMAIN_SIZES", "make_caches", "run"]
 
@@ -118,8 +118,7 @@ def main(argv=None) -> int:
     print(summary.to_string(index=False))
     print(f"Table 3 protocol, d={args.d}, {args.iterations} iterations, {args.jobs} jobs at a time: {wall:.0f} s wall")
     df["wall_s"] = wall
-    with atomic_path(Path(args.out) / "table3_4096.csv") as tmp:
-        df.to_csv(tmp, index=False, float_format="%.4g")
+    write_csv(df, Path(args.out) / "table3_4096.csv", float_format="%.4g")
     return 0
 
 

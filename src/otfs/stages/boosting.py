@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.cache import read_domains
-from ..io import atomic_path, read_json, read_tsv, write_json, write_text, write_tsv
+from ..io import read_json, read_tsv, write_csv, write_json, write_text, write_tsv
 from ..protocol import derive_seed, resolve_count
 from ..tables import pair_label, render_blocks
 
@@ -191,8 +191,7 @@ def _caption(cfg: Mapping, feature_set: str, reps: int) -> str:
 def table(inputs: Sequence[str], cfg: Mapping, feature_set: str, outputs: Mapping, provenance: Mapping):
     """Median test errors: one row per (pair, task, method), one column per count."""
     summary = summarise(inputs)
-    with atomic_path(outputs["csv"]) as tmp:
-        summary.to_csv(tmp, index=False)
+    write_csv(summary, outputs["csv"])
     reps = int(summary["repetitions"].max())
     blocks = []
     for (pair, task), part in summary.groupby(["pair", "task"], sort=False):
@@ -256,6 +255,5 @@ def figure(inputs: Sequence[str], cfg: Mapping, feature_set: str, outputs: Mappi
                  f"{int(summary['repetitions'].max())} repetitions)", fontsize=10)
     fig.tight_layout()
     save_outputs(fig, outputs, f"Boosting for domain adaptation, {feature_set}")
-    with atomic_path(outputs["csv"]) as tmp:
-        summary.to_csv(tmp, index=False)
+    write_csv(summary, outputs["csv"])
     return summary

@@ -29,7 +29,7 @@ from ..clinical import (
     svm_auc,
     write_voxel_table,
 )
-from ..io import atomic_path, read_json, read_tsv, write_json, write_text, write_tsv
+from ..io import read_json, read_tsv, write_csv, write_json, write_text, write_tsv
 from ..plotting import plot_accuracy_curves, plot_feature_distributions, plot_feature_similarity, save_outputs
 from ..preprocessing import apply_steps
 from ..protocol import derive_seed, resolve_count
@@ -181,8 +181,7 @@ def table4(voxels, cfg: Mapping, outputs: Mapping, caption: str) -> pd.DataFrame
     """Voxels per class and domain (Table 4), beside the paper's counts."""
     table = read_voxel_table(voxels)
     counts = summarise_counts(table)
-    with atomic_path(outputs["csv"]) as tmp:
-        counts.to_csv(tmp, index=False)
+    write_csv(counts, outputs["csv"])
     wide = pd.DataFrame(index=[*CLASS_NAMES, "Total"])
     for dom in dict.fromkeys(counts["domain"]):
         part = counts[counts["domain"] == dom].set_index("class")
@@ -230,8 +229,7 @@ def figure3(voxels, cfg: Mapping, outputs: Mapping) -> pd.DataFrame:
     fig.tight_layout()
     save_outputs(fig, outputs, title)
     df = pd.DataFrame(rows)
-    with atomic_path(outputs["csv"]) as tmp:
-        df.to_csv(tmp, index=False, float_format="%.5g")
+    write_csv(df, outputs["csv"], float_format="%.5g")
     return df
 
 
@@ -268,7 +266,6 @@ def figure4(aggregates: Mapping[str, str], rankings: Sequence[str], outputs: Map
                          "log10_score_mean": np.log10(scores).mean(axis=0),
                          "planted": [j in set(planted) for j in range(scores.shape[1])]})
     out = pd.concat([plotted, sims], ignore_index=True)
-    with atomic_path(outputs["csv"]) as tmp:
-        out.to_csv(tmp, index=False, float_format="%.5g")
+    write_csv(out, outputs["csv"], float_format="%.5g")
     return out
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.cache import read_domains
-from ..io import atomic_path, read_json, write_json, write_text
+from ..io import read_json, write_csv, write_json, write_text
 from ..protocol import derive_seed
 from ..tables import pair_label, render_latex, render_markdown
 
@@ -109,8 +109,7 @@ def table(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Map
             rows.append({"pair": rec["pair"], **{k: v for k, v in r.items() if k != "features"}})
     df = pd.DataFrame(rows)
     mean = df.groupby(["pair", "selector"])[["source_accuracy", "target_accuracy", "relevance", "invariance"]].mean()
-    with atomic_path(outputs["csv"]) as tmp:
-        mean.reset_index().to_csv(tmp, index=False)
+    write_csv(mean.reset_index(), outputs["csv"])
     wide = pd.DataFrame(index=[*dict.fromkeys(df["pair"]), "Mean"])
     for name in SELECTORS:
         part = mean.xs(name, level="selector")
@@ -141,8 +140,7 @@ def figure3(path, cfg: Mapping, outputs: Mapping) -> pd.DataFrame:
     acc = np.asarray(front["accuracy"])
     df = pd.DataFrame({"minus_relevance": F[:, 0], "invariance": F[:, 1], "source_accuracy": acc[:, 0],
                        "target_accuracy": acc[:, 1], "chosen": np.arange(len(F)) == front["chosen"]})
-    with atomic_path(outputs["csv"]) as tmp:
-        df.to_csv(tmp, index=False)
+    write_csv(df, outputs["csv"])
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for ax, col, title in zip(axes, ("source_accuracy", "target_accuracy"),
                               ("a) source test accuracy", "b) target test accuracy"), strict=True):

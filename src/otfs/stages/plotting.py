@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ..io import atomic_path, read_json, read_tsv
+from ..io import atomic_path, read_json, read_tsv, write_csv
 from ..plotting import plot_accuracy_curves, plot_couplings, plot_selection
 from ..provenance import package_versions
 from ..toys import diamond_rings, gaussian_classes, moons_halves
@@ -56,8 +56,7 @@ def curves(panels: Sequence[tuple[str, str]], outputs: Mapping[str, str], title:
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     _save(fig, outputs, title, note)
     plotted = pd.concat(frames, ignore_index=True)
-    with atomic_path(outputs["csv"]) as tmp:
-        plotted.to_csv(tmp, index=False, float_format="%.4f")
+    write_csv(plotted, outputs["csv"], float_format="%.4f")
     return plotted
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.cache import read_domains
-from ..io import atomic_path, read_tsv, write_json, write_text, write_tsv
+from ..io import read_tsv, write_csv, write_json, write_text, write_tsv
 from ..protocol import derive_seed
 from ..tables import render_blocks
 
@@ -136,8 +136,7 @@ def _caption(cfg: Mapping, splits: int) -> str:
 def table(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Mapping) -> pd.DataFrame:
     """ACC and NMI (%) averaged over the counts, per domain and method, plus ACC at each count."""
     summary = summarise(inputs)
-    with atomic_path(outputs["csv"]) as tmp:
-        summary.to_csv(tmp, index=False)
+    write_csv(summary, outputs["csv"])
     splits = int(summary["splits"].max())
     caption = (_caption(cfg, splits) + " Cells: ACC / NMI (%) averaged over the numbers of features, then ACC at "
                "each number.")
@@ -185,6 +184,5 @@ def figure(inputs: Sequence[str], cfg: Mapping, outputs: Mapping) -> pd.DataFram
                  f"(mean over {int(summary['splits'].max())} splits)", fontsize=10)
     fig.tight_layout()
     save_outputs(fig, outputs, "Zero-shot feature selection (SemFS)")
-    with atomic_path(outputs["csv"]) as tmp:
-        summary.to_csv(tmp, index=False)
+    write_csv(summary, outputs["csv"])
     return summary

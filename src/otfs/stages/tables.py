@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..io import atomic_path, read_tsv, write_text
+from ..io import read_tsv, write_csv, write_text
 from ..tables import (
     ARROWS,
     FEATURE_SET_NAMES,
@@ -35,14 +35,12 @@ def _aggregate(prefix: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def _write(tidy: pd.DataFrame, table: pd.DataFrame, index_name: str, caption: str,
            published_path, outputs: Mapping[str, str]) -> pd.DataFrame:
-    with atomic_path(outputs["csv"]) as tmp:
-        tidy.to_csv(tmp, index=False, float_format="%.4f")
+    write_csv(tidy, outputs["csv"], float_format="%.4f")
     write_text(outputs["md"], f"{caption}\n\n" + render_markdown(table, index_name))
     write_text(outputs["tex"], render_latex(table, index_name, caption))
     published = pd.read_csv(published_path, keep_default_na=False, na_values=[""])
     comparison = compare(tidy, published)
-    with atomic_path(outputs["comparison"]) as tmp:
-        comparison.to_csv(tmp, index=False, float_format="%.4f")
+    write_csv(comparison, outputs["comparison"], float_format="%.4f")
     return comparison
 
 
@@ -154,8 +152,7 @@ def figure2(aggregates: Mapping[str, str], published, output) -> pd.DataFrame:
         frames.append(points(per_pair, summary_, [], with_pairs=False))
     tidy = pd.concat(frames, ignore_index=True)
     comparison = compare(tidy, pd.read_csv(published, keep_default_na=False, na_values=[""]))
-    with atomic_path(output) as tmp:
-        comparison.to_csv(tmp, index=False, float_format="%.4f")
+    write_csv(comparison, output, float_format="%.4f")
     return comparison
 
 
@@ -168,8 +165,7 @@ def summary(comparisons: Sequence[str], outputs) -> pd.DataFrame:
         df.insert(1, "file", str(path))
         frames.append(df)
     allc = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    with atomic_path(outputs["csv"]) as tmp:
-        allc.to_csv(tmp, index=False, float_format="%.4f")
+    write_csv(allc, outputs["csv"], float_format="%.4f")
     lines = [
         "# Published versus reproduced", "",
         "Comparable cells: per-pair cells, and means over the paper's 12 pairs; a mean",

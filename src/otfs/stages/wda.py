@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..io import atomic_path, read_tsv, write_json, write_text, write_tsv
+from ..io import read_tsv, write_csv, write_json, write_text, write_tsv
 from ..tables import render_latex, render_markdown
 
 log = logging.getLogger(__name__)
@@ -104,8 +104,7 @@ def table1(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Ma
         n_test=("n_test", "first"), d=("d", "first"),
     ).reset_index()
     long["paper_WDA"] = long["dataset"].map(PUBLISHED["WDA"])
-    with atomic_path(outputs["csv"]) as tmp:
-        long.to_csv(tmp, index=False)
+    write_csv(long, outputs["csv"])
     ranks = _average_ranks(means)
     wide = pd.DataFrame(index=[*datasets, "caltechpca", f"Average rank (/{len(methods)})"])
     for m in methods:
@@ -137,8 +136,7 @@ def figure2(inputs: Sequence[str], cfg: Mapping, outputs: Mapping) -> pd.DataFra
 
     runs = pd.concat([read_tsv(p) for p in inputs], ignore_index=True)
     summary = runs.groupby(["method", "p", "p_used", "k"])["error"].agg(["mean", "std", "count"]).reset_index()
-    with atomic_path(outputs["csv"]) as tmp:
-        summary.to_csv(tmp, index=False)
+    write_csv(summary, outputs["csv"])
     ps = list(cfg["figure2"]["p"])
     fig, axes = plt.subplots(1, len(ps), figsize=(5 * len(ps), 3.8), sharey=True)
     axes = np.atleast_1d(axes)
@@ -166,8 +164,7 @@ def office(inputs: Sequence[str], outputs: Mapping, feature_set: str) -> pd.Data
     runs = pd.concat([read_tsv(p) for p in inputs], ignore_index=True)
     runs = runs[runs["order"] == "Descending"]
     acc = runs.groupby(["pair", "adapter", "n_features"])["accuracy"].mean().reset_index()
-    with atomic_path(outputs["csv"]) as tmp:
-        acc.to_csv(tmp, index=False)
+    write_csv(acc, outputs["csv"])
     d = int(acc["n_features"].max())
     full = acc[acc["n_features"] == d].pivot(index="pair", columns="adapter", values="accuracy")
     adapters = list(dict.fromkeys(runs["adapter"]))
