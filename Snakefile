@@ -278,3 +278,7 @@ rule scaling:
 rule time_profile:
     input:
         rules.pipeline_profile.output,
+
+
+# Checked once every rule is defined (workflow/rules/common.smk).
+check_rule_conventions(workflow.rules)

@@ -145,18 +145,18 @@ def test_pipeline_profile_groups_benchmark_files(tmp_path):
     from otfs.benchmark.profile import collect_benchmarks, plot_profile, summarise
 
     header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-    files = {"ranking/surf/ot/a-b.tsv": (2.0, 150.0), "ranking/surf/ot/b-a.tsv": (4.0, 250.0),
-             "classification/surf/ot/OT3/curves/a-b.tsv": (10.0, 300.0), "clinical/ranking/0.tsv": (1.0, 90.0)}
+    files = {"rank_features/surf/ot/a-b.tsv": (2.0, 150.0), "rank_features/surf/ot/b-a.tsv": (4.0, 250.0),
+             "classify/surf/ot/OT3/curves/a-b.tsv": (10.0, 300.0), "clinical_rank/0.tsv": (1.0, 90.0)}
     for rel, (s, rss) in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(header + f"{s}\t0:00:0{int(s)}\t{rss}\t1\t1\t1\t0\t0\t50\t{s}\n")
     summary = summarise(collect_benchmarks(tmp_path)).set_index("group")
-    assert summary.loc["ranking", "jobs"] == 2 and summary.loc["ranking", "total_s"] == 6.0
-    assert summary.loc["ranking", "max_rss_mb"] == 250.0
-    assert summary.loc["classification OT3", "share"] == pytest.approx(10 / 17)
-    assert "clinical ranking" in summary.index
+    assert summary.loc["rank_features", "jobs"] == 2 and summary.loc["rank_features", "total_s"] == 6.0
+    assert summary.loc["rank_features", "max_rss_mb"] == 250.0
+    assert summary.loc["classify OT3", "share"] == pytest.approx(10 / 17)
+    assert "clinical_rank" in summary.index
     plot_profile(summary.reset_index(), tmp_path / "profile.pdf")
-    (tmp_path / "ranking" / "bad.tsv").write_text("not a benchmark\n")
+    (tmp_path / "rank_features" / "bad.tsv").write_text("not a benchmark\n")
     with pytest.raises(ValueError, match="bad.tsv: not a Snakemake benchmark file"):
         collect_benchmarks(tmp_path)
 

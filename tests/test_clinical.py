@@ -22,6 +22,7 @@ from otfs.clinical import (
 )
 from otfs.io import read_json
 from otfs.stages import clinical as stage
+from otfs.stages import clinical_report
 
 SMALL = {
     "source": "1.5T", "target": "3T",
@@ -171,10 +172,10 @@ def test_stage_outputs(tmp_path):
     assert summary["auc"].between(0, 1).all()
     prov = read_json(outs["provenance"])
     assert prov["detection"]["repetitions"] == 2 and str(voxels) in prov["inputs"]
-    counts = stage.table4(voxels, cfg, {k: tmp_path / f"t4.{k}" for k in ("csv", "md", "tex")}, "Table 4")
+    counts = clinical_report.table4(voxels, cfg, {k: tmp_path / f"t4.{k}" for k in ("csv", "md", "tex")}, "Table 4")
     assert counts["paper_voxels"].tolist() == [363_222, 56_126, 846_556, 140_840]
     assert "| Cancer | 561 | 56,126 | 1,408 | 140,840 |" in (tmp_path / "t4.md").read_text()
-    f3 = stage.figure3(voxels, cfg, {k: tmp_path / f"f3.{k}" for k in ("pdf", "png", "csv")})
+    f3 = clinical_report.figure3(voxels, cfg, {k: tmp_path / f"f3.{k}" for k in ("pdf", "png", "csv")})
     planted = f3[f3["kind"] == "planted shifted"].set_index("domain")["skewness"]
     assert planted["3T"] > 1.0 > abs(planted["1.5T"])
     assert (tmp_path / "f3.png").read_bytes().startswith(b"\x89PNG")

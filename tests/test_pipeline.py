@@ -278,7 +278,7 @@ def test_bench_targets_on_the_test_configuration(test_run):
     assert (orders["runs"] > 0).all() and (orders["runs"] == orders["identical"]).all()
     assert list(pd.read_csv(out / "scaling.csv")["x"]) == [64, 256, 100, 300]
     profile = pd.read_csv(out / "pipeline_profile.csv")
-    assert {"selection", "ranking", "classification NA"} <= set(profile["group"])
+    assert {"select_samples", "rank_features", "classify NA"} <= set(profile["group"])
     assert (out / "benchmarks.png").is_file() and (out / "pipeline_profile.png").is_file()
     # the end-to-end run (a nested pipeline from a cold cache, 1 iteration) gives the plain script's accuracies
     e2e = pd.read_csv(out / "end_to_end.csv").iloc[0]

@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["KEYS", "mean_over_pairs", "per_pair_summary"]
+__all__ = ["COLUMNS", "KEYS", "mean_over_pairs", "per_pair_summary"]
+
+#: Columns of the tidy results table, in order.
+COLUMNS = [
+    "feature_set", "pair", "source", "target", "iteration", "selection", "adapter",
+    "grid", "order", "n_features", "accuracy", "seconds",
+]
 
 #: Columns identifying one curve point of one configuration.
 KEYS = ["feature_set", "selection", "adapter", "grid", "order", "n_features"]

@@ -103,50 +103,17 @@ def count_submissions(text: str, local: set[str]) -> dict:
 
 
 # --- resources from benchmark files -------------------------------------------
-# logs/benchmarks/<first part>/... -> rule (see the rules' benchmark: paths)
-_STAGE_RULES = {
-    "selection": "select_samples",
-    "ranking": "rank_features",
-    "classification": "classify",
-    "cache": "build_cache",
-    "extraction": "extract_features",
-}
-
-
 def rule_for_benchmark(rel: Path) -> str:
-    """The rule that wrote a benchmark file, from its path under ``logs/benchmarks``."""
+    """The rule that wrote a benchmark file, from its path under ``logs/benchmarks``.
+
+    Every rule writes its benchmark file under ``logs/benchmarks/<rule>/``
+    (the workflow checks it when it is parsed), so the first part of the
+    path is the rule: no table to keep in step with the rules.
+    """
     parts = Path(rel).parts
-    stem = Path(rel).stem
-    head = parts[0]
-    if head in _STAGE_RULES:
-        return _STAGE_RULES[head]
-    if head == "acquisition":
-        if len(parts) > 1 and parts[1] == "uci":
-            return "acquire_uci"
-        return "acquire_images" if len(parts) > 2 and parts[2] == "images" else "acquire"
-    if head == "wda":  # wda/evaluate/... and wda/curves/...
-        return f"wda_{parts[1]}"
-    if head == "invariance":
-        return "invariance_run"
-    if head == "boosting":
-        return "boosting_run"
-    if head == "semfs":
-        return "semfs_run"
-    if head == "aggregation":
-        return "collect_results" if stem.startswith("collect_results") else "aggregate"
-    if head == "clinical":
-        if len(parts) == 2:
-            return {"data": "clinical_data", "table4": "make_table4", "figure3": "plot_figure3",
-                    "figure4": "plot_figure4"}.get(stem, f"clinical_{stem}")
-        return {"ranking": "clinical_rank", "classification": "clinical_classify",
-                "aggregation": "clinical_aggregate"}.get(parts[1], f"clinical_{parts[1]}")
-    if head == "tables":  # tables/<target_set>/<table>[/<fs>].tsv
-        name = parts[2] if len(parts) > 3 else stem
-        return {"figure2": "compare_figure2", "comparison": "make_comparison"}.get(name, f"make_{name}")
-    if head == "plotting":
-        name = parts[2] if len(parts) > 3 else stem
-        return f"plot_{name}"
-    return head
+    if len(parts) < 2:
+        raise ValueError(f"{rel}: a benchmark file lies in logs/benchmarks/<rule>/, not at its top")
+    return parts[0]
 
 
 def rule_resources(root="logs/benchmarks") -> pd.DataFrame:

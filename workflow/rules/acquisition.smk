@@ -16,7 +16,7 @@ rule acquire:
     log:
         "logs/acquisition/{dataset}/{folder}/{domain}.log",
     benchmark:
-        "logs/benchmarks/acquisition/{dataset}/{folder}/{domain}.tsv",
+        "logs/benchmarks/acquire/{dataset}/{folder}/{domain}.tsv",
     threads: 1
     resources:
         mem_mb=256,
@@ -39,7 +39,7 @@ rule acquire_images:
     log:
         "logs/acquisition/{dataset}/images/{domain}.log",
     benchmark:
-        "logs/benchmarks/acquisition/{dataset}/images/{domain}.tsv",
+        "logs/benchmarks/acquire_images/{dataset}/{domain}.tsv",
     threads: 4
     resources:
         mem_mb=256,

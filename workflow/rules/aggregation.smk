@@ -18,7 +18,7 @@ rule aggregate:
             f"data/cache/{w.feature_set}/{d}.h5"
             for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
         ],
-        code=lib("stages/aggregation.py", "aggregation.py", "provenance.py", "data/cache.py"),
+        code=script_code("aggregation.py"),
     params:
         run=lambda w: {
             "feature_set": w.feature_set,
@@ -34,7 +34,7 @@ rule aggregate:
     log:
         "logs/aggregation/{feature_set}/{scope}/{selection}/{adapter}/{grid}.log",
     benchmark:
-        "logs/benchmarks/aggregation/{feature_set}/{scope}/{selection}/{adapter}/{grid}.tsv",
+        "logs/benchmarks/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -48,13 +48,13 @@ rule collect_results:
         tsv="results/{target_set}/results_long.tsv",
     input:
         tables=lambda w: [f"{p}/long.tsv" for p in target_aggregates(w.target_set)],
-        code=lib("stages/aggregation.py"),
+        code=script_code("collect.py"),
     conda:
         "../../envs/otfs.yaml"
     log:
         "logs/aggregation/collect_results_{target_set}.log",
     benchmark:
-        "logs/benchmarks/aggregation/collect_results_{target_set}.tsv",
+        "logs/benchmarks/collect_results/{target_set}.tsv",
     threads: 1
     resources:
         mem_mb=1024,

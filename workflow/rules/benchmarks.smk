@@ -14,7 +14,7 @@ rule benchmark_suite:
         provenance="results/benchmarks/provenance.json",
     input:
         caches=BENCH_CACHES,
-        code=BENCH_CODE,
+        code=script_code("bench_suite.py"),
     params:
         size=B["size"],
         repeats=B["repeats"],
@@ -31,7 +31,7 @@ rule benchmark_suite:
         mem_mb=4096,
         runtime=60,
     script:
-        "../scripts/benchmarks.py"
+        "../scripts/bench_suite.py"
 
 
 rule scaling_study:
@@ -40,7 +40,7 @@ rule scaling_study:
         pdf="results/benchmarks/scaling.pdf",
         png=report("results/benchmarks/scaling.png", caption="../report/scaling.rst", category="Benchmarks"),
     input:
-        code=lib("benchmark/scaling.py", "benchmark/cases.py", "ranking.py", "selection.py", "preprocessing.py"),
+        code=script_code("bench_scaling.py"),
     params:
         d=B["scaling"]["d"],
         n_t=B["scaling"]["n_t"],
@@ -53,7 +53,7 @@ rule scaling_study:
         mem_mb=lambda w: 3 * max(B["scaling"]["d"]) ** 2 * 8 // 2**20 + 1024,
         runtime=30,
     script:
-        "../scripts/benchmarks.py"
+        "../scripts/bench_scaling.py"
 
 
 rule pipeline_profile:
@@ -63,7 +63,7 @@ rule pipeline_profile:
         png=report("results/benchmarks/pipeline_profile.png", caption="../report/pipeline_profile.rst",
                    category="Benchmarks"),
     input:
-        code=lib("benchmark/profile.py"),
+        code=script_code("bench_profile.py"),
     params:
         root="logs/benchmarks",
     conda:
@@ -75,7 +75,7 @@ rule pipeline_profile:
         mem_mb=1024,
         runtime=5,
     script:
-        "../scripts/benchmarks.py"
+        "../scripts/bench_profile.py"
 
 
 rule end_to_end:
@@ -83,7 +83,7 @@ rule end_to_end:
         csv="results/benchmarks/end_to_end.csv",
     input:
         raw=[raw_file("surf", d) for d in fs_domains("surf")],
-        code=lib("benchmark/end_to_end.py", "benchmark/reference.py", "preprocessing.py", "protocol.py"),
+        code=script_code("bench_end_to_end.py"),
     params:
         iterations=B["end_to_end"]["iterations"],
         mirror=lambda w, input: str(Path(input.raw[0]).parents[1]),
@@ -97,15 +97,14 @@ rule end_to_end:
         mem_mb=2048,
         runtime=30,
     script:
-        "../scripts/benchmarks.py"
+        "../scripts/bench_end_to_end.py"
 
 
 rule table3_4096:
     output:
         csv="results/benchmarks/table3_4096.csv",
     input:
-        code=lib("benchmark/table3.py", "stages/selection.py", "stages/ranking.py", "stages/classification.py",
-                 "adaptation.py", "ranking.py", "selection.py", "classification.py"),
+        code=script_code("bench_table3.py"),
     params:
         d=B["table3"]["d"],
         iterations=B["table3"]["iterations"],
@@ -119,7 +118,7 @@ rule table3_4096:
         mem_mb=4096,
         runtime=30,
     script:
-        "../scripts/benchmarks.py"
+        "../scripts/bench_table3.py"
 
 
 rule benchmark_goals:
@@ -131,7 +130,7 @@ rule benchmark_goals:
         end_to_end=rules.end_to_end.output.csv,
         table3=rules.table3_4096.output.csv,
         scaling=rules.scaling_study.output.csv,
-        code=lib("benchmark/goals.py"),
+        code=script_code("bench_goals.py"),
     conda:
         "../../envs/otfs.yaml"
     log:
@@ -141,4 +140,4 @@ rule benchmark_goals:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/benchmarks.py"
+        "../scripts/bench_goals.py"

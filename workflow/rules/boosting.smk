@@ -8,7 +8,7 @@ rule boosting_run:
     input:
         caches=pair_caches,
         ranking=f"results/runs/{{feature_set}}/ranking/{SELECTION}/{{pair}}.json",
-        code=BOOSTING_CODE,
+        code=script_code("boosting.py"),
     params:
         boosting={k: BOOST[k] for k in BOOSTING_KEYS},
         task=boosting_task,
@@ -19,7 +19,7 @@ rule boosting_run:
     log:
         "logs/boosting/{feature_set}/{pair}/{task}/{rep}.log",
     benchmark:
-        "logs/benchmarks/boosting/{feature_set}/{pair}/{task}/{rep}.tsv"
+        "logs/benchmarks/boosting_run/{feature_set}/{pair}/{task}/{rep}.tsv"
     threads: 1
     resources:
         mem_mb=1024,
@@ -37,7 +37,7 @@ rule make_boosting_table:
         provenance="results/boosting/table.provenance.json",
     input:
         runs=boosting_runs,
-        code=BOOSTING_CODE,
+        code=script_code("boosting_report.py"),
     params:
         boosting=BOOST,
     conda:
@@ -49,7 +49,7 @@ rule make_boosting_table:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/boosting.py"
+        "../scripts/boosting_report.py"
 
 
 rule plot_boosting_figure:
@@ -60,7 +60,7 @@ rule plot_boosting_figure:
         csv="results/boosting/figure.csv",
     input:
         runs=boosting_runs,
-        code=BOOSTING_CODE,
+        code=script_code("boosting_report.py"),
     params:
         boosting=BOOST,
     conda:
@@ -72,4 +72,4 @@ rule plot_boosting_figure:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/boosting.py"
+        "../scripts/boosting_report.py"

@@ -8,6 +8,7 @@ rule build_cache:
         h5="data/cache/{feature_set}/{domain}.h5",
     input:
         unpack(cache_inputs),
+        code=script_code("cache.py"),
     params:
         feature_set=lambda w: fs_config(w.feature_set),
     conda:
@@ -15,7 +16,7 @@ rule build_cache:
     log:
         "logs/cache/{feature_set}/{domain}.log",
     benchmark:
-        "logs/benchmarks/cache/{feature_set}/{domain}.tsv",
+        "logs/benchmarks/build_cache/{feature_set}/{domain}.tsv",
     threads: 1
     resources:
         mem_mb=1024,

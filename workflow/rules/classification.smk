@@ -9,10 +9,7 @@ rule classify:
         caches=pair_caches,
         selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
         ranking="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
-        code=lib(
-            "stages/classification.py", "classification.py", "adaptation.py",
-            "protocol.py", "data/cache.py", "wda.py",
-        ),
+        code=script_code("classification.py"),
     params:
         orders=lambda w: config["grids"][w.grid]["orders"],
         feature_counts=lambda w: config["grids"][w.grid]["feature_counts"],
@@ -21,7 +18,7 @@ rule classify:
     log:
         "logs/classification/{feature_set}/{selection}/{adapter}/{grid}/{pair}.log",
     benchmark:
-        "logs/benchmarks/classification/{feature_set}/{selection}/{adapter}/{grid}/{pair}.tsv",
+        "logs/benchmarks/classify/{feature_set}/{selection}/{adapter}/{grid}/{pair}.tsv",
     threads: 1
     # Measured: at most about 300 MB per job at the paper's sizes (19 iterations
     # of one pair); 28 s for the slowest Table 3 job at d = 4096 (TCA), minutes

@@ -9,7 +9,7 @@ rule clinical_data:
         voxels="data/clinical/voxels.h5",
     input:
         unpack(clinical_user_table),
-        code=CLINICAL_CODE,
+        code=script_code("clinical.py"),
     params:
         clinical=config["clinical"],
     conda:
@@ -17,7 +17,7 @@ rule clinical_data:
     log:
         "logs/clinical/data.log",
     benchmark:
-        "logs/benchmarks/clinical/data.tsv",
+        "logs/benchmarks/clinical_data/clinical.tsv",
     threads: 1
     resources:
         mem_mb=2048,
@@ -31,7 +31,7 @@ rule clinical_rank:
         ranking="results/clinical/runs/ranking/{repetition}.json",
     input:
         voxels="data/clinical/voxels.h5",
-        code=CLINICAL_CODE,
+        code=script_code("clinical.py"),
     params:
         clinical=config["clinical"],
         ranking=config["ranking"],
@@ -41,7 +41,7 @@ rule clinical_rank:
     log:
         "logs/clinical/ranking/{repetition}.log",
     benchmark:
-        "logs/benchmarks/clinical/ranking/{repetition}.tsv",
+        "logs/benchmarks/clinical_rank/{repetition}.tsv",
     threads: 1
     resources:
         mem_mb=6144,
@@ -56,7 +56,7 @@ rule clinical_classify:
     input:
         voxels="data/clinical/voxels.h5",
         ranking="results/clinical/runs/ranking/{repetition}.json",
-        code=CLINICAL_CODE,
+        code=script_code("clinical.py"),
     params:
         clinical=config["clinical"],
     conda:
@@ -64,7 +64,7 @@ rule clinical_classify:
     log:
         "logs/clinical/classification/{adapter}/{repetition}.log",
     benchmark:
-        "logs/benchmarks/clinical/classification/{adapter}/{repetition}.tsv",
+        "logs/benchmarks/clinical_classify/{adapter}/{repetition}.tsv",
     threads: 1
     resources:
         mem_mb=2048,
@@ -83,7 +83,7 @@ rule clinical_aggregate:
                       repetition=CLINICAL_REPETITIONS),
         rankings=expand("results/clinical/runs/ranking/{repetition}.json", repetition=CLINICAL_REPETITIONS),
         voxels="data/clinical/voxels.h5",
-        code=CLINICAL_CODE,
+        code=script_code("clinical.py"),
     params:
         clinical=config["clinical"],
         run=lambda w: {"adapter": w.adapter, "repetitions": len(CLINICAL_REPETITIONS)},
@@ -92,7 +92,7 @@ rule clinical_aggregate:
     log:
         "logs/clinical/aggregation/{adapter}.log",
     benchmark:
-        "logs/benchmarks/clinical/aggregation/{adapter}.tsv",
+        "logs/benchmarks/clinical_aggregate/{adapter}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -109,7 +109,7 @@ rule make_table4:
         tex="results/clinical/table4/table4.tex",
     input:
         voxels="data/clinical/voxels.h5",
-        code=CLINICAL_CODE,
+        code=script_code("clinical_report.py"),
     params:
         clinical=config["clinical"],
         caption=f"Table 4: voxels per class and domain ({CLINICAL_SOURCE}), beside the paper's counts.",
@@ -118,13 +118,13 @@ rule make_table4:
     log:
         "logs/clinical/table4.log",
     benchmark:
-        "logs/benchmarks/clinical/table4.tsv",
+        "logs/benchmarks/make_table4/clinical.tsv",
     threads: 1
     resources:
         mem_mb=1024,
         runtime=5,
     script:
-        "../scripts/clinical.py"
+        "../scripts/clinical_report.py"
 
 
 rule plot_figure3:
@@ -135,7 +135,7 @@ rule plot_figure3:
         csv="results/clinical/figure3/figure3.csv",
     input:
         voxels="data/clinical/voxels.h5",
-        code=CLINICAL_CODE + lib("plotting.py"),
+        code=script_code("clinical_report.py"),
     params:
         clinical=config["clinical"],
     conda:
@@ -143,13 +143,13 @@ rule plot_figure3:
     log:
         "logs/clinical/figure3.log",
     benchmark:
-        "logs/benchmarks/clinical/figure3.tsv",
+        "logs/benchmarks/plot_figure3/clinical.tsv",
     threads: 1
     resources:
         mem_mb=1024,
         runtime=5,
     script:
-        "../scripts/clinical.py"
+        "../scripts/clinical_report.py"
 
 
 rule plot_figure4:
@@ -162,7 +162,7 @@ rule plot_figure4:
         aggregates=expand("results/clinical/aggregate/{adapter}/summary.tsv",
                           adapter=config["clinical"]["adapters"]),
         rankings=expand("results/clinical/runs/ranking/{repetition}.json", repetition=CLINICAL_REPETITIONS),
-        code=CLINICAL_CODE + lib("plotting.py"),
+        code=script_code("clinical_report.py"),
     params:
         clinical=config["clinical"],
         aggregates={a: f"results/clinical/aggregate/{a}" for a in config["clinical"]["adapters"]},
@@ -171,10 +171,10 @@ rule plot_figure4:
     log:
         "logs/clinical/figure4.log",
     benchmark:
-        "logs/benchmarks/clinical/figure4.tsv",
+        "logs/benchmarks/plot_figure4/clinical.tsv",
     threads: 1
     resources:
         mem_mb=1024,
         runtime=5,
     script:
-        "../scripts/clinical.py"
+        "../scripts/clinical_report.py"

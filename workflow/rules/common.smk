@@ -16,6 +16,7 @@ SRC = REPO / "src"
 # The pipeline always runs the library of this checkout (the scripts do the same).
 sys.path.insert(0, str(SRC))
 
+from otfs.codedeps import import_closure  # noqa: E402
 from otfs.config import pairs_for, validate_config  # noqa: E402
 from otfs.data.images import domain_images  # noqa: E402
 from otfs.data.uci import raw_files  # noqa: E402
@@ -52,10 +53,16 @@ wildcard_constraints:
     file=r"[A-Za-z0-9_.-]+",
 
 
-def lib(*modules):
-    """Library source files a rule depends on (Snakemake does not track imports)."""
-    base = ["__init__.py", "_checks.py", "_ot.py", "io.py", "stages/__init__.py"]
-    return sorted({str(SRC / "otfs" / m) for m in (*base, *modules)})
+def script_code(script):
+    """The library files ``workflow/scripts/<script>`` imports, transitively: a rule's ``code`` input.
+
+    Snakemake does not follow a script's imports, so each rule lists these
+    among its inputs and a change to any of them reruns it. They are derived
+    from the code (otfs.codedeps, every import at module level and inside
+    functions), never kept by hand; each job checks at its end that every
+    otfs module it ran is among them (otfs.stages.job).
+    """
+    return [str(p) for p in import_closure(REPO / "workflow" / "scripts" / script, SRC / "otfs")]
 
 
 def fs_config(feature_set):
@@ -144,26 +151,14 @@ def source_settings(dataset):
     return {k: ds[k] for k in SOURCE_KEYS if k in ds}
 
 
-CACHE_CODE = lib(
-    "stages/cache.py", "data/cache.py", "data/matfile.py", "data/manifest.py",
-    "data/acquisition.py", "preprocessing.py", "provenance.py",
-)
-
-
 def cache_inputs(w):
     """A released feature set's .mat file, or an extracted one's extraction output."""
     if is_extracted(w.feature_set):
-        return {"features": features_file(w.feature_set, w.domain), "code": CACHE_CODE}
-    return {
-        "mat": raw_file(w.feature_set, w.domain),
-        "manifest": fs_dataset(w.feature_set)["manifest"],
-        "code": CACHE_CODE,
-    }
+        return {"features": features_file(w.feature_set, w.domain)}
+    return {"mat": raw_file(w.feature_set, w.domain), "manifest": fs_dataset(w.feature_set)["manifest"]}
 
 
 # --- the clinical experiment ---------------------------------------------------
-CLINICAL_CODE = lib("stages/clinical.py", "clinical.py", "preprocessing.py", "protocol.py", "selection.py",
-                    "ranking.py", "adaptation.py", "provenance.py", "tables.py")
 CLINICAL_REPETITIONS = list(range(config["clinical"]["iterations"]))
 CLINICAL_SOURCE = ("synthetic data, otfs.clinical.make_clinical_data"
                    if config["clinical"]["data"] == "synthetic" else config["clinical"]["data"])
@@ -292,18 +287,12 @@ SELECTION = config["selection"]["strategy"]
 
 # --- benchmarks (workflow/rules/benchmarks.smk) --------------------------------
 B = config["benchmarks"]
-BENCH_CODE = lib(
-    "benchmark/__init__.py", "benchmark/suite.py", "benchmark/cases.py", "benchmark/harness.py",
-    "benchmark/reference.py", "ranking.py", "selection.py", "adaptation.py", "classification.py",
-    "preprocessing.py", "_ot.py",
-)
 # the feature caches of the domains present, for the order check on real runs
 BENCH_CACHES = [f"data/cache/{fs}/{d}.h5" for fs in B["order_check"]["feature_sets"] for d in local_domains(fs)]
 
 
 # --- related methods (workflow/rules/wda.smk, invariance.smk) ---------------------
 W = config["wda"]
-WDA_CODE = lib("stages/wda.py", "wda.py", "dimred.py", "data/uci.py", "protocol.py", "tables.py", "plotting.py")
 WDA_EVAL_KEYS = ("methods", "splits", "cv_folds", "p_grid", "k_grid", "noise_features", "train_fraction",
                  "max_train", "max_test", "overrides")
 
@@ -330,8 +319,6 @@ def wda_office_inputs(w):
 
 
 V = config["invariance"]
-INVARIANCE_CODE = lib("stages/invariance.py", "invariance.py", "protocol.py", "tables.py", "data/cache.py",
-                      "plotting.py")
 INVARIANCE_KEYS = ("iterations", "n_features", "target_per_class", "reg", "output_kernel", "pop_size", "n_gen")
 
 
@@ -342,8 +329,6 @@ def invariance_runs(w=None):
 
 # --- boosting (workflow/rules/boosting.smk) ---------------------------------------
 BOOST = config["boosting"]
-BOOSTING_CODE = lib("stages/boosting.py", "boosting.py", "adaptation.py", "classification.py", "protocol.py",
-                    "tables.py", "data/cache.py", "plotting.py")
 BOOSTING_KEYS = ("methods", "repetitions", "counts", "max_source", "model", "ot_features", "ot_adapters")
 
 
@@ -364,11 +349,41 @@ def boosting_runs(w=None):
 
 # --- zero-shot feature selection (workflow/rules/semfs.smk) ----------------------
 Z = config["semfs"]
-SEMFS_CODE = lib("stages/semfs.py", "semfs.py", "ranking.py", "selection.py", "protocol.py", "tables.py",
-                 "data/cache.py", "plotting.py")
 SEMFS_KEYS = ("methods", "n_unseen", "counts", "restarts", "alpha", "gamma", "max_iter", "s_steps", "lasso_alpha", "spectral",
               "ot_ranking")
 
 
 def semfs_runs(w=None):
     return [f"results/semfs/runs/{Z['feature_set']}/{p}/{s}.tsv" for p in Z["pairs"] for s in range(Z["splits"])]
+
+
+# --- conventions every rule follows, checked before any job runs -----------------
+# Rules that fetch data are exempt from code inputs: their outputs are checked
+# against the manifests' hashes, whatever code fetched them (editing the
+# acquisition code does not refetch gigabytes).
+CONTENT_ADDRESSED_RULES = {"acquire", "acquire_images", "acquire_uci"}
+
+
+def check_rule_conventions(workflow_rules):
+    """Every rule with a script lists that script's import closure as its ``code`` input, and every
+    benchmark file lies under ``logs/benchmarks/<rule>/`` (otfs.cluster maps a file to its rule by it)."""
+    problems = []
+    for r in workflow_rules:
+        if r.benchmark is not None and not str(r.benchmark).startswith(f"logs/benchmarks/{r.name}/"):
+            problems.append(f"rules.{r.name}: benchmark {r.benchmark} is not under logs/benchmarks/{r.name}/")
+        if not r.script or r.name in CONTENT_ADDRESSED_RULES:
+            continue
+        script = Path(r.script).name
+        if "code" not in r.input.keys():
+            if not any(callable(f) for f in r.input):  # an unpacked input function may give it: the tests check
+                problems.append(f'rules.{r.name}: no code input; write code=script_code("{script}")')
+            continue
+        declared = r.input.get("code")
+        declared = {str(declared)} if isinstance(declared, str) else {str(f) for f in declared}
+        if declared != set(script_code(script)):
+            problems.append(
+                f"rules.{r.name}: its code input is not the import closure of {script}; "
+                f'write code=script_code("{script}")'
+            )
+    if problems:
+        raise WorkflowError("workflow conventions broken:\n" + "\n".join(problems))

@@ -11,10 +11,7 @@ rule extract_features:
         images=lambda w: images_dir(w.dataset, w.domain),
         image_manifest=lambda w: config["datasets"][w.dataset]["image_manifest"],
         feature_manifest=lambda w: config["datasets"][w.dataset]["manifest"],
-        code=lib(
-            "stages/extraction.py", "extraction.py", "data/images.py", "data/cache.py",
-            "data/manifest.py", "data/acquisition.py", "provenance.py",
-        ),
+        code=script_code("extraction.py"),
     params:
         extractor=lambda w: get_extractor(w.extractor).name,
         batch_size=config["extraction"]["batch_size"],
@@ -24,7 +21,7 @@ rule extract_features:
     log:
         "logs/extraction/{dataset}/{extractor}/{domain}.log",
     benchmark:
-        "logs/benchmarks/extraction/{dataset}/{extractor}/{domain}.tsv",
+        "logs/benchmarks/extract_features/{dataset}/{extractor}/{domain}.tsv",
     # Batches run at once, capped by --cores; the features do not depend on it.
     # Runtime settings: a profile changes it with set-threads.
     threads: 8

@@ -9,7 +9,7 @@ rule invariance_run:
         caches=pair_caches,
         selection=f"results/runs/{{feature_set}}/selection/{SELECTION}/{{pair}}.json",
         ranking=f"results/runs/{{feature_set}}/ranking/{SELECTION}/{{pair}}.json",
-        code=INVARIANCE_CODE,
+        code=script_code("invariance.py"),
     params:
         invariance={k: V[k] for k in INVARIANCE_KEYS},
     conda:
@@ -17,7 +17,7 @@ rule invariance_run:
     log:
         "logs/invariance/{feature_set}/{pair}.log",
     benchmark:
-        "logs/benchmarks/invariance/{feature_set}/{pair}.tsv",
+        "logs/benchmarks/invariance_run/{feature_set}/{pair}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -35,7 +35,7 @@ rule make_invariance_table:
         provenance="results/invariance/table.provenance.json",
     input:
         runs=invariance_runs,
-        code=INVARIANCE_CODE,
+        code=script_code("invariance_report.py"),
     params:
         invariance=V,
     conda:
@@ -47,7 +47,7 @@ rule make_invariance_table:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/invariance.py"
+        "../scripts/invariance_report.py"
 
 
 rule plot_invariance_figure3:
@@ -58,7 +58,7 @@ rule plot_invariance_figure3:
         csv="results/invariance/figure3.csv",
     input:
         run=f"results/invariance/runs/{V['feature_set']}/{V['figure3_pair']}.json",
-        code=INVARIANCE_CODE,
+        code=script_code("invariance_report.py"),
     params:
         invariance=V,
     conda:
@@ -70,4 +70,4 @@ rule plot_invariance_figure3:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/invariance.py"
+        "../scripts/invariance_report.py"

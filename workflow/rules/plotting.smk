@@ -2,16 +2,13 @@
 # only, so a plotting change never recomputes accuracies; the toy figures
 # generate their own data.
 
-PLOT_CODE = lib("stages/plotting.py", "plotting.py", "provenance.py")
-
-
 rule plot_figure1:
     output:
         **curve_outputs("results/{target_set}/figure1/{feature_set}", "../report/figure1.rst",
                         "5.1 Office/Caltech", "Figure 1"),
     input:
         agg=lambda w: agg_files(agg(w.target_set, w.feature_set), ("summary.tsv", "provenance.json")),
-        code=PLOT_CODE,
+        code=script_code("plotting.py"),
     params:
         kind="curves",
         versions=VERSIONS,
@@ -22,7 +19,7 @@ rule plot_figure1:
     log:
         "logs/plotting/{target_set}/figure1/{feature_set}.log",
     benchmark:
-        "logs/benchmarks/plotting/{target_set}/figure1/{feature_set}.tsv",
+        "logs/benchmarks/plot_figure1/{target_set}/{feature_set}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -38,7 +35,7 @@ rule plot_figure2:
     input:
         agg=lambda w: agg_files([agg(w.target_set, w.feature_set, adapter=a) for a in T["figure2"]["adapters"]],
                                 ("summary.tsv", "provenance.json")),
-        code=PLOT_CODE,
+        code=script_code("plotting.py"),
     params:
         kind="curves",
         versions=VERSIONS,
@@ -53,7 +50,7 @@ rule plot_figure2:
     log:
         "logs/plotting/{target_set}/figure2/{feature_set}.log",
     benchmark:
-        "logs/benchmarks/plotting/{target_set}/figure2/{feature_set}.tsv",
+        "logs/benchmarks/plot_figure2/{target_set}/{feature_set}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -69,7 +66,7 @@ rule plot_figure7:
     input:
         agg=lambda w: agg_files([agg(w.target_set, fs) for fs in multi_fs_sets(w.target_set, "figure7")],
                                 ("summary.tsv", "provenance.json")),
-        code=PLOT_CODE,
+        code=script_code("plotting.py"),
     params:
         kind="curves",
         versions=VERSIONS,
@@ -81,7 +78,7 @@ rule plot_figure7:
     log:
         "logs/plotting/{target_set}/figure7.log",
     benchmark:
-        "logs/benchmarks/plotting/{target_set}/figure7.tsv",
+        "logs/benchmarks/plot_figure7/{target_set}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -96,7 +93,7 @@ rule plot_figure5:
         png=report("results/{target_set}/figure5/figure5.png", caption="../report/figure5.rst",
                    category="Supplementary A", subcategory="Figure 5"),
     input:
-        code=lib("stages/plotting.py", "plotting.py", "toys.py", "adaptation.py"),
+        code=script_code("plotting.py"),
     params:
         kind="figure5",
         spec=T["figure5"],
@@ -105,7 +102,7 @@ rule plot_figure5:
     log:
         "logs/plotting/{target_set}/figure5.log",
     benchmark:
-        "logs/benchmarks/plotting/{target_set}/figure5.tsv",
+        "logs/benchmarks/plot_figure5/{target_set}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -120,7 +117,7 @@ rule plot_figure6:
         png=report("results/{target_set}/figure6/figure6.png", caption="../report/figure6.rst",
                    category="Supplementary B.1", subcategory="Figure 6"),
     input:
-        code=lib("stages/plotting.py", "plotting.py", "toys.py", "selection.py"),
+        code=script_code("plotting.py"),
     params:
         kind="figure6",
         spec=T["figure6"],
@@ -129,7 +126,7 @@ rule plot_figure6:
     log:
         "logs/plotting/{target_set}/figure6.log",
     benchmark:
-        "logs/benchmarks/plotting/{target_set}/figure6.tsv",
+        "logs/benchmarks/plot_figure6/{target_set}.tsv",
     threads: 1
     resources:
         mem_mb=1024,

@@ -7,7 +7,7 @@ rule rank_features:
     input:
         caches=pair_caches,
         selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
-        code=lib("stages/ranking.py", "ranking.py", "preprocessing.py", "protocol.py", "data/cache.py"),
+        code=script_code("ranking.py"),
     params:
         ranking=config["ranking"],
     conda:
@@ -15,7 +15,7 @@ rule rank_features:
     log:
         "logs/ranking/{feature_set}/{selection}/{pair}.log",
     benchmark:
-        "logs/benchmarks/ranking/{feature_set}/{selection}/{pair}.tsv",
+        "logs/benchmarks/rank_features/{feature_set}/{selection}/{pair}.tsv",
     threads: 1
     # Measured (logs/benchmarks, otfs.benchmark.scaling): about 250 MB per job
     # for d <= 1024, and the d x d kernel beyond (d = 4096: +150 MB; 16384: +2.1 GB).

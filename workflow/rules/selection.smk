@@ -7,7 +7,7 @@ rule select_samples:
         json="results/runs/{feature_set}/selection/{selection}/{pair}.json",
     input:
         caches=pair_caches,
-        code=lib("stages/selection.py", "selection.py", "protocol.py", "data/cache.py"),
+        code=script_code("selection.py"),
     params:
         per_class=lambda w: source_per_class(
             parse_pair(w.pair)[0],
@@ -22,7 +22,7 @@ rule select_samples:
     log:
         "logs/selection/{feature_set}/{selection}/{pair}.log",
     benchmark:
-        "logs/benchmarks/selection/{feature_set}/{selection}/{pair}.tsv",
+        "logs/benchmarks/select_samples/{feature_set}/{selection}/{pair}.tsv",
     threads: 1
     resources:
         mem_mb=1024,

@@ -8,7 +8,7 @@ rule semfs_run:
     input:
         caches=pair_caches,
         attributes=Z["attributes"],
-        code=SEMFS_CODE,
+        code=script_code("semfs.py"),
     params:
         semfs={k: Z[k] for k in SEMFS_KEYS},
     wildcard_constraints:
@@ -18,7 +18,7 @@ rule semfs_run:
     log:
         "logs/semfs/{feature_set}/{pair}/{split}.log",
     benchmark:
-        "logs/benchmarks/semfs/{feature_set}/{pair}/{split}.tsv"
+        "logs/benchmarks/semfs_run/{feature_set}/{pair}/{split}.tsv"
     threads: 1
     resources:
         mem_mb=1024,
@@ -36,7 +36,7 @@ rule make_semfs_table:
         provenance="results/semfs/table.provenance.json",
     input:
         runs=semfs_runs,
-        code=SEMFS_CODE,
+        code=script_code("semfs_report.py"),
     params:
         semfs=Z,
     conda:
@@ -48,7 +48,7 @@ rule make_semfs_table:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/semfs.py"
+        "../scripts/semfs_report.py"
 
 
 rule plot_semfs_figure:
@@ -59,7 +59,7 @@ rule plot_semfs_figure:
         csv="results/semfs/figure.csv",
     input:
         runs=semfs_runs,
-        code=SEMFS_CODE,
+        code=script_code("semfs_report.py"),
     params:
         semfs=Z,
     conda:
@@ -71,4 +71,4 @@ rule plot_semfs_figure:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/semfs.py"
+        "../scripts/semfs_report.py"

@@ -1,9 +1,6 @@
 # Stage tables: the paper's tables (CSV, LaTeX, Markdown) and their comparison
 # with the published numbers in data/paper/. Each reads aggregates only.
 
-TABLE_CODE = lib("stages/tables.py", "tables.py")
-
-
 rule make_table1:
     output:
         **table_outputs("results/{target_set}/table1/{feature_set}", "../report/table1.rst",
@@ -12,7 +9,7 @@ rule make_table1:
         agg=lambda w: agg_files([agg(w.target_set, w.feature_set, adapter=a, grid="table1")
                                  for a in T["table1"]["adapters"]]),
         published=f"{PAPER}/table1.csv",
-        code=TABLE_CODE,
+        code=script_code("tables.py"),
     params:
         kind="table1",
         versions=VERSIONS,
@@ -25,7 +22,7 @@ rule make_table1:
     log:
         "logs/tables/{target_set}/table1/{feature_set}.log",
     benchmark:
-        "logs/benchmarks/tables/{target_set}/table1/{feature_set}.tsv",
+        "logs/benchmarks/make_table1/{target_set}/{feature_set}.tsv",
     threads: 1
     resources:
         mem_mb=512,
@@ -41,7 +38,7 @@ rule make_table2:
     input:
         agg=lambda w: agg_files([agg(w.target_set, fs) for fs in multi_fs_sets(w.target_set, "table2")]),
         published=f"{PAPER}/table2.csv",
-        code=TABLE_CODE,
+        code=script_code("tables.py"),
     params:
         kind="table2",
         versions=VERSIONS,
@@ -56,7 +53,7 @@ rule make_table2:
     log:
         "logs/tables/{target_set}/table2.log",
     benchmark:
-        "logs/benchmarks/tables/{target_set}/table2.tsv",
+        "logs/benchmarks/make_table2/{target_set}.tsv",
     threads: 1
     resources:
         mem_mb=512,
@@ -73,7 +70,7 @@ rule make_table3:
         agg=lambda w: agg_files([agg(w.target_set, w.feature_set, adapter=a, grid="table3")
                                  for a in T["table3"]["adapters"]]),
         published=f"{PAPER}/table3.csv",
-        code=TABLE_CODE,
+        code=script_code("tables.py"),
     params:
         kind="table3",
         versions=VERSIONS,
@@ -86,7 +83,7 @@ rule make_table3:
     log:
         "logs/tables/{target_set}/table3/{feature_set}.log",
     benchmark:
-        "logs/benchmarks/tables/{target_set}/table3/{feature_set}.tsv",
+        "logs/benchmarks/make_table3/{target_set}/{feature_set}.tsv",
     threads: 1
     resources:
         mem_mb=512,
@@ -103,7 +100,7 @@ rule make_table5:
         agg=lambda w: agg_files([agg(w.target_set, w.feature_set, selection=s)
                                  for s in T["table5"]["selections"]]),
         published=f"{PAPER}/table5.csv",
-        code=TABLE_CODE,
+        code=script_code("tables.py"),
     params:
         kind="table5",
         versions=VERSIONS,
@@ -116,7 +113,7 @@ rule make_table5:
     log:
         "logs/tables/{target_set}/table5/{feature_set}.log",
     benchmark:
-        "logs/benchmarks/tables/{target_set}/table5/{feature_set}.tsv",
+        "logs/benchmarks/make_table5/{target_set}/{feature_set}.tsv",
     threads: 1
     resources:
         mem_mb=512,
@@ -132,7 +129,7 @@ rule make_table6:
     input:
         agg=lambda w: agg_files([agg(w.target_set, fs) for fs in multi_fs_sets(w.target_set, "table6")]),
         published=f"{PAPER}/table6.csv",
-        code=TABLE_CODE,
+        code=script_code("tables.py"),
     params:
         kind="table6",
         versions=VERSIONS,
@@ -145,7 +142,7 @@ rule make_table6:
     log:
         "logs/tables/{target_set}/table6.log",
     benchmark:
-        "logs/benchmarks/tables/{target_set}/table6.tsv",
+        "logs/benchmarks/make_table6/{target_set}.tsv",
     threads: 1
     resources:
         mem_mb=512,
@@ -162,7 +159,7 @@ rule compare_figure2:
     input:
         agg=lambda w: agg_files([agg(w.target_set, w.feature_set, adapter=a) for a in T["figure2"]["adapters"]]),
         published=f"{PAPER}/figure2.csv",
-        code=TABLE_CODE,
+        code=script_code("tables.py"),
     params:
         kind="figure2",
         aggregates=lambda w: {a: agg(w.target_set, w.feature_set, adapter=a) for a in T["figure2"]["adapters"]},
@@ -171,7 +168,7 @@ rule compare_figure2:
     log:
         "logs/tables/{target_set}/figure2/{feature_set}.log",
     benchmark:
-        "logs/benchmarks/tables/{target_set}/figure2/{feature_set}.tsv",
+        "logs/benchmarks/compare_figure2/{target_set}/{feature_set}.tsv",
     threads: 1
     resources:
         mem_mb=512,
@@ -187,7 +184,7 @@ rule make_comparison:
         md="results/{target_set}/comparison/summary.md",
     input:
         comparisons=lambda w: comparison_files(w.target_set),
-        code=TABLE_CODE,
+        code=script_code("tables.py"),
     params:
         kind="summary",
     conda:
@@ -195,7 +192,7 @@ rule make_comparison:
     log:
         "logs/tables/{target_set}/comparison.log",
     benchmark:
-        "logs/benchmarks/tables/{target_set}/comparison.tsv",
+        "logs/benchmarks/make_comparison/{target_set}.tsv",
     threads: 1
     resources:
         mem_mb=512,

@@ -17,7 +17,7 @@ rule acquire_uci:
     log:
         "logs/acquisition/uci/{name}/{file}.log",
     benchmark:
-        "logs/benchmarks/acquisition/uci/{name}/{file}.tsv",
+        "logs/benchmarks/acquire_uci/{name}/{file}.tsv",
     threads: 1
     resources:
         mem_mb=256,
@@ -31,7 +31,7 @@ rule wda_evaluate:
         tsv="results/wda/runs/{dataset}/{method}.tsv",
     input:
         raw=uci_raw,
-        code=WDA_CODE,
+        code=script_code("wda.py"),
     params:
         wda=wda_eval_cfg(),
     conda:
@@ -39,7 +39,7 @@ rule wda_evaluate:
     log:
         "logs/wda/evaluate/{dataset}/{method}.log",
     benchmark:
-        "logs/benchmarks/wda/evaluate/{dataset}/{method}.tsv",
+        "logs/benchmarks/wda_evaluate/{dataset}/{method}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -53,7 +53,7 @@ rule wda_curves:
         tsv="results/wda/runs/curves/{dataset}/{method}.tsv",
     input:
         raw=uci_raw,
-        code=WDA_CODE,
+        code=script_code("wda.py"),
     params:
         wda=wda_eval_cfg(("figure2",)),
     conda:
@@ -61,7 +61,7 @@ rule wda_curves:
     log:
         "logs/wda/curves/{dataset}/{method}.log",
     benchmark:
-        "logs/benchmarks/wda/curves/{dataset}/{method}.tsv",
+        "logs/benchmarks/wda_curves/{dataset}/{method}.tsv",
     threads: 1
     resources:
         mem_mb=1024,
@@ -79,7 +79,7 @@ rule make_wda_table1:
         provenance="results/wda/table1.provenance.json",
     input:
         runs=expand("results/wda/runs/{dataset}/{method}.tsv", dataset=W["datasets"], method=list(W["methods"])),
-        code=WDA_CODE,
+        code=script_code("wda_report.py"),
     params:
         wda=W,
     conda:
@@ -91,7 +91,7 @@ rule make_wda_table1:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/wda.py"
+        "../scripts/wda_report.py"
 
 
 rule plot_wda_figure2:
@@ -103,7 +103,7 @@ rule plot_wda_figure2:
     input:
         runs=expand("results/wda/runs/curves/{dataset}/{method}.tsv", dataset=W["figure2"]["dataset"],
                     method=list(W["methods"])),
-        code=WDA_CODE,
+        code=script_code("wda_report.py"),
     params:
         wda=W,
     conda:
@@ -115,7 +115,7 @@ rule plot_wda_figure2:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/wda.py"
+        "../scripts/wda_report.py"
 
 
 rule make_wda_office:
@@ -125,7 +125,7 @@ rule make_wda_office:
         md="results/wda/office.md",
     input:
         runs=wda_office_inputs,
-        code=WDA_CODE,
+        code=script_code("wda_report.py"),
     params:
         feature_set=WDA_OFFICE_FS,
     conda:
@@ -137,4 +137,4 @@ rule make_wda_office:
         mem_mb=512,
         runtime=5,
     script:
-        "../scripts/wda.py"
+        "../scripts/wda_report.py"

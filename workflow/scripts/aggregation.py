@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 from otfs.stages import aggregation, job
 
-with job(snakemake.log[0], snakemake.threads, "aggregation"):  # noqa: F821
+with job(snakemake.log[0], snakemake.threads, "aggregation", code=snakemake.input.code):  # noqa: F821
     aggregation.run(
         run_tables=list(snakemake.input.runs),  # noqa: F821
         caches=list(snakemake.input.caches),  # noqa: F821

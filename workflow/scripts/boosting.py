@@ -1,4 +1,4 @@
-"""Snakemake wrapper of otfs.stages.boosting (rules boosting_run, make_boosting_table, plot_boosting_figure)."""
+"""Snakemake wrapper of otfs.stages.boosting (rule boosting_run)."""
 
 import sys
 from pathlib import Path
@@ -6,21 +6,10 @@ from pathlib import Path
 # Run this checkout's library (Snakemake copies scripts before running them).
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
-from otfs.provenance import provenance_record
 from otfs.stages import boosting, domain_caches, job
 
 sm = snakemake  # noqa: F821
-with job(sm.log[0], sm.threads, "boosting"):
-    out = dict(sm.output.items())
-    cfg = sm.params.boosting
-    if sm.rule == "boosting_run":
-        w = sm.wildcards
-        boosting.run(domain_caches(sm.input.caches), sm.input.ranking, w.feature_set, w.pair, sm.params.task,
-                     int(w.rep), cfg, sm.output.run)
-    elif sm.rule == "make_boosting_table":
-        record = provenance_record(inputs=list(sm.input.runs), params={"boosting": cfg}, config=sm.config)
-        boosting.table(list(sm.input.runs), cfg, cfg["feature_set"], out, record)
-    elif sm.rule == "plot_boosting_figure":
-        boosting.figure(list(sm.input.runs), cfg, cfg["feature_set"], out)
-    else:
-        raise ValueError(f"unknown rule {sm.rule!r}")
+with job(sm.log[0], sm.threads, "boosting", code=sm.input.code):
+    w = sm.wildcards
+    boosting.run(domain_caches(sm.input.caches), sm.input.ranking, w.feature_set, w.pair, sm.params.task,
+                 int(w.rep), sm.params.boosting, sm.output.run)

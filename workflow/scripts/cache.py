@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 from otfs.stages import cache, job
 
-with job(snakemake.log[0], snakemake.threads, "cache"):  # noqa: F821
+with job(snakemake.log[0], snakemake.threads, "cache", code=snakemake.input.code):  # noqa: F821
     if "features" in snakemake.input.keys():  # noqa: F821
         cache.run_extracted(
             feature_set=snakemake.wildcards.feature_set,  # noqa: F821

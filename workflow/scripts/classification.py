@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 from otfs.stages import classification, domain_caches, job
 
-with job(snakemake.log[0], snakemake.threads, "classification"):  # noqa: F821
+with job(snakemake.log[0], snakemake.threads, "classification", code=snakemake.input.code):  # noqa: F821
     classification.run(
         caches=domain_caches(snakemake.input.caches),  # noqa: F821
         selection_path=snakemake.input.selection,  # noqa: F821

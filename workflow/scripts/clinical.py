@@ -1,4 +1,4 @@
-"""Snakemake wrapper of otfs.stages.clinical (rules clinical_*, make_table4, plot_figure3/4)."""
+"""Snakemake wrapper of otfs.stages.clinical (rules clinical_data, clinical_rank, clinical_classify, clinical_aggregate)."""
 
 import sys
 from pathlib import Path
@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 from otfs.stages import clinical, job
 
 sm = snakemake  # noqa: F821
-with job(sm.log[0], sm.threads, "clinical"):
+with job(sm.log[0], sm.threads, "clinical", code=sm.input.code):
     cfg = sm.params.clinical
     out = dict(sm.output.items())
     if sm.rule == "clinical_data":
@@ -22,11 +22,5 @@ with job(sm.log[0], sm.threads, "clinical"):
     elif sm.rule == "clinical_aggregate":
         clinical.aggregate(list(sm.input.curves), list(sm.input.rankings), cfg, out, voxels=sm.input.voxels,
                            params=sm.params.run)
-    elif sm.rule == "make_table4":
-        clinical.table4(sm.input.voxels, cfg, out, sm.params.caption)
-    elif sm.rule == "plot_figure3":
-        clinical.figure3(sm.input.voxels, cfg, out)
-    elif sm.rule == "plot_figure4":
-        clinical.figure4(sm.params.aggregates, list(sm.input.rankings), out)
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")

@@ -8,5 +8,5 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 from otfs.stages import aggregation, job
 
-with job(snakemake.log[0], snakemake.threads, "collect"):  # noqa: F821
+with job(snakemake.log[0], snakemake.threads, "collect", code=snakemake.input.code):  # noqa: F821
     aggregation.collect(list(snakemake.input.tables), snakemake.output.tsv)  # noqa: F821

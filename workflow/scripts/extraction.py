@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 from otfs.stages import extraction, job
 
-with job(snakemake.log[0], snakemake.threads, "extraction"):  # noqa: F821
+with job(snakemake.log[0], snakemake.threads, "extraction", code=snakemake.input.code):  # noqa: F821
     extraction.run(
         extractor=snakemake.params.extractor,  # noqa: F821
         dataset=snakemake.wildcards.dataset,  # noqa: F821

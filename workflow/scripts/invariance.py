@@ -1,4 +1,4 @@
-"""Snakemake wrapper of otfs.stages.invariance (rules invariance_*)."""
+"""Snakemake wrapper of otfs.stages.invariance (rule invariance_run)."""
 
 import sys
 from pathlib import Path
@@ -6,20 +6,9 @@ from pathlib import Path
 # Run this checkout's library (Snakemake copies scripts before running them).
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
-from otfs.provenance import provenance_record
 from otfs.stages import domain_caches, invariance, job
 
 sm = snakemake  # noqa: F821
-with job(sm.log[0], sm.threads, "invariance"):
-    out = dict(sm.output.items())
-    if sm.rule == "invariance_run":
-        invariance.run(domain_caches(sm.input.caches), sm.input.selection, sm.input.ranking, sm.params.invariance,
-                       sm.output.run)
-    elif sm.rule == "make_invariance_table":
-        record = provenance_record(inputs=list(sm.input.runs), params={"invariance": sm.params.invariance},
-                                   config=sm.config)
-        invariance.table(list(sm.input.runs), sm.params.invariance, out, record)
-    elif sm.rule == "plot_invariance_figure3":
-        invariance.figure3(sm.input.run, sm.params.invariance, out)
-    else:
-        raise ValueError(f"unknown rule {sm.rule!r}")
+with job(sm.log[0], sm.threads, "invariance", code=sm.input.code):
+    invariance.run(domain_caches(sm.input.caches), sm.input.selection, sm.input.ranking, sm.params.invariance,
+                   sm.output.run)

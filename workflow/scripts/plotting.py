@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 from otfs.stages import job, plotting
 
-with job(snakemake.log[0], snakemake.threads, "plotting"):  # noqa: F821
+with job(snakemake.log[0], snakemake.threads, "plotting", code=snakemake.input.code):  # noqa: F821
     p = snakemake.params  # noqa: F821
     outputs = dict(snakemake.output.items())  # noqa: F821
     if p.kind == "curves":

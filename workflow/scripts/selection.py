@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 from otfs.stages import domain_caches, job, selection
 
-with job(snakemake.log[0], snakemake.threads, "selection"):  # noqa: F821
+with job(snakemake.log[0], snakemake.threads, "selection", code=snakemake.input.code):  # noqa: F821
     w = snakemake.wildcards  # noqa: F821
     selection.run(
         caches=domain_caches(snakemake.input.caches),  # noqa: F821

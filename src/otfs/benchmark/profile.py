@@ -2,7 +2,7 @@
 
 Every rule writes Snakemake's benchmark record (wall seconds, peak resident
 memory, CPU time) to ``logs/benchmarks/<stage>/...tsv``. This module reads
-them all, groups them by stage (and, for the classification stage, by
+them all, groups them by rule (and, for the classification rule, by
 adapter), and reports per group the number of jobs, the summed, median and
 largest wall time and the largest peak memory: the figures the rules'
 ``runtime`` and ``mem_mb`` resources are declared from.
@@ -22,11 +22,10 @@ __all__ = ["collect_benchmarks", "plot_profile", "summarise"]
 
 
 def _group(rel: Path) -> str:
+    """The rule (``logs/benchmarks/<rule>/...``); classification jobs also by adapter."""
     parts = rel.parts
-    if parts[0] == "classification" and len(parts) >= 5:
-        return f"classification {parts[3]}"  # classification/<fs>/<selection>/<adapter>/...
-    if parts[0] == "clinical" and len(parts) >= 2:
-        return f"clinical {parts[1].removesuffix('.tsv')}"
+    if parts[0] == "classify" and len(parts) >= 5:
+        return f"classify {parts[3]}"  # classify/<fs>/<selection>/<adapter>/...
     return parts[0]
 
 

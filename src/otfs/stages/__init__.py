@@ -14,16 +14,22 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["domain_caches", "job"]
+__all__ = ["check_code_inputs", "domain_caches", "job"]
 
 
 @contextlib.contextmanager
-def job(log_path=None, threads: int = 1, name: str = "otfs"):
+def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
     """Context of one pipeline job: logging to ``log_path`` and a thread cap.
 
     The BLAS/OpenMP pools are limited to the job's ``threads``, so parallel
     jobs do not oversubscribe the cores. An exception is logged with its
     traceback, then re-raised so that Snakemake marks the job failed.
+
+    ``code`` is the rule's ``code`` input: the library files a change to
+    which reruns the job (derived from the script's imports by
+    :mod:`otfs.codedeps`). When given, the job fails at its end if it ran a
+    module of ``otfs`` that is not among them, since a later change to that
+    module would leave its result stale without a word.
     """
     handlers = [logging.StreamHandler(sys.stderr)]
     if log_path:
@@ -43,7 +49,28 @@ def job(log_path=None, threads: int = 1, name: str = "otfs"):
     except BaseException:
         logger.exception("job failed")
         raise
+    if code is not None:
+        check_code_inputs(code, logger)
     logger.info("done in %.2f s", time.perf_counter() - start)
+
+
+def check_code_inputs(code, logger=None) -> None:
+    """Raise unless every loaded module of ``otfs`` is one of the files ``code``."""
+    from ..codedeps import loaded_modules
+
+    declared = {Path(c).resolve() for c in ([code] if isinstance(code, str) else code)}
+    loaded = loaded_modules("otfs")
+    undeclared = sorted(str(p) for p in loaded - declared)
+    if undeclared:
+        raise RuntimeError(
+            f"this job ran {len(undeclared)} library module(s) that are not among its code inputs: "
+            f"{undeclared}. A change to them would not rerun it. The rule's code input is the import "
+            "closure of its script (otfs.codedeps, script_code in workflow/rules/common.smk); an "
+            "importlib.import_module of a computed name is not followed: import the module by name."
+        )
+    if logger is not None:
+        logger.info("code inputs: the %d otfs modules this job ran are among its %d code inputs",
+                    len(loaded), len(declared))
 
 
 def domain_caches(paths) -> dict[str, str]:

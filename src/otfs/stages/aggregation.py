@@ -6,11 +6,10 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..aggregation import mean_over_pairs, per_pair_summary
+from ..aggregation import COLUMNS, mean_over_pairs, per_pair_summary
 from ..data.cache import read_cache
 from ..io import read_tsv, write_json, write_tsv
 from ..provenance import provenance_record
-from .classification import COLUMNS
 
 
 def run(run_tables: Sequence[str], caches: Sequence[str], outputs: Mapping[str, str], params: Mapping,

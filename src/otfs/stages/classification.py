@@ -6,22 +6,17 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from ..aggregation import COLUMNS
 from ..data.cache import read_domains
 from ..io import read_json, write_tsv
 from ..protocol import resolve_feature_counts
-
-#: Columns of the tidy results table, in order.
-COLUMNS = [
-    "feature_set", "pair", "source", "target", "iteration", "selection", "adapter",
-    "grid", "order", "n_features", "accuracy", "seconds",
-]
 
 
 def run(caches: Mapping[str, str], selection_path, ranking_path, adapter: str, grid: str,
         orders: Sequence[str],
         counts, output) -> pd.DataFrame:
     """Write one TSV row per (iteration, order, number of features) of one pair."""
-    # imported here: the aggregation stage imports COLUMNS without needing POT
+    # imported here: POT and scikit-learn only where a job adapts or classifies
     from ..adaptation import get_adapter
     from ..classification import accuracy_curve
 

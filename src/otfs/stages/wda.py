@@ -1,8 +1,8 @@
-"""Stage ``wda``: the WDA paper's Table 1 and Figure 2, and WDA as an Office-Caltech adapter.
+"""Stage ``wda``: the runs behind the WDA paper's Table 1 and Figure 2.
 
 ``evaluate`` runs every split of one (data set, method); ``curves`` the
-error-against-k curves of Figure 2; ``table1`` and ``figure2`` aggregate
-them; ``office`` tabulates the Office-Caltech adapters beside WDA.
+error-against-k curves of Figure 2. :mod:`otfs.stages.wda_report` aggregates
+them, and tabulates the Office-Caltech adapters beside WDA.
 """
 
 from __future__ import annotations
@@ -10,27 +10,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
-from ..io import read_tsv, write_csv, write_json, write_text, write_tsv
-from ..tables import render_latex, render_markdown
+from ..io import write_tsv
 
 log = logging.getLogger(__name__)
-
-#: Table 1 of Flamary et al. (mean test error, %, 20 splits); caltechpca has no copy here.
-PUBLISHED = pd.DataFrame(
-    {
-        "LFDA": [29.89, 24.00, 59.48, 48.35, 18.44, 28.10, 13.96, 12.76, 29.92, 18.19],
-        "LMNN": [32.81, 21.67, 54.25, 40.84, 23.73, 30.80, 11.13, 6.05, 13.95, 11.55],
-        "LSDR": [32.81, 37.93, 50.85, 51.86, 24.71, 31.08, 13.33, 8.77, 26.53, 36.08],
-        "CEML": [15.34, 20.87, 34.86, 48.46, 17.65, 22.87, 30.19, 10.15, 24.68, 13.65],
-        "WDA": [16.91, 20.87, 45.99, 51.13, 17.39, 20.40, 14.41, 6.50, 13.07, 11.45],
-    },
-    index=["wine", "iris", "glass", "vehicles", "credit", "ionosphere", "isolet", "usps", "mnist", "caltechpca"],
-)
-#: Average rank over the paper's 8 methods (its last row).
-PUBLISHED_RANKS = {"LFDA": 5.2, "LMNN": 3.4, "LSDR": 5.7, "CEML": 3.5, "WDA": 2.2}
 
 
 def _dataset_settings(cfg: Mapping, dataset: str) -> dict:
@@ -82,97 +66,3 @@ def curves(dataset: str, paths: Sequence[str], method: str, cfg: Mapping, output
     df = pd.DataFrame(rows)
     write_tsv(df, output)
     return df
-
-
-def _average_ranks(means: pd.DataFrame) -> pd.Series:
-    return means.rank(axis=1, method="average").mean(axis=0)
-
-
-def table1(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Mapping) -> pd.DataFrame:
-    """Mean test error per data set and method, average ranks, and the paper's numbers beside."""
-    from ..data.uci import UCI_DATASETS
-
-    runs = pd.concat([read_tsv(p) for p in inputs], ignore_index=True)
-    means = runs.pivot_table(index="dataset", columns="method", values="error", aggfunc="mean")
-    stds = runs.pivot_table(index="dataset", columns="method", values="error", aggfunc="std")
-    methods = [m for m in cfg["methods"] if m in means.columns]
-    datasets = [d for d in cfg["datasets"] if d in means.index]
-    means, stds = means.loc[datasets, methods], stds.loc[datasets, methods]
-    long = runs.groupby(["dataset", "method"]).agg(
-        error=("error", "mean"), std=("error", "std"), splits=("split", "count"), p=("p", "median"),
-        k=("k", "median"), seconds=("seconds", "sum"), n_train=("n_train", "first"),
-        n_test=("n_test", "first"), d=("d", "first"),
-    ).reset_index()
-    long["paper_WDA"] = long["dataset"].map(PUBLISHED["WDA"])
-    write_csv(long, outputs["csv"])
-    ranks = _average_ranks(means)
-    wide = pd.DataFrame(index=[*datasets, "caltechpca", f"Average rank (/{len(methods)})"])
-    for m in methods:
-        wide[m] = [f"{means.loc[d, m]:.2f} ± {stds.loc[d, m]:.2f}" for d in datasets] + ["", f"{ranks[m]:.2f}"]
-    for m in PUBLISHED.columns:
-        pub = [PUBLISHED.loc[d, m] if d in PUBLISHED.index else np.nan for d in [*datasets, "caltechpca"]]
-        wide[f"paper {m}"] = [("" if np.isnan(v) else f"{v:.2f}") for v in pub] + [f"{PUBLISHED_RANKS[m]:.1f} (/8)"]
-    notes = {d: UCI_DATASETS[d].note for d in datasets if UCI_DATASETS[d].note}
-    notes["caltechpca"] = "no copy here: published numbers only"
-    wide.insert(0, "data", [notes.get(d, "") for d in wide.index[:-1]] + [""])
-    caption = (
-        f"WDA paper, Table 1: mean kNN test error (%) ± std over {int(cfg['splits'])} random splits; p and k "
-        f"chosen by {int(cfg['cv_folds'])}-fold cross-validation on the training part; "
-        f"{int(cfg['noise_features'])} Gaussian noise features added except to isolet, usps, mnist and digits. "
-        "Ranks are among the methods run here. The paper's columns are its published numbers "
-        "(LFDA and LMNN are not run: metric-learn 0.7.0 fails with scikit-learn >= 1.8)."
-    )
-    write_text(outputs["md"], f"{caption}\n\n" + render_markdown(wide, "Data set"))
-    write_text(outputs["tex"], render_latex(wide, "Data set", caption))
-    write_json(outputs["provenance"], provenance)
-    return long
-
-
-def figure2(inputs: Sequence[str], cfg: Mapping, outputs: Mapping) -> pd.DataFrame:
-    """Figure 2 of the WDA paper: mean test error against k, one panel per p."""
-    import matplotlib.pyplot as plt
-
-    from ..plotting import save_outputs  # sets the Agg backend
-
-    runs = pd.concat([read_tsv(p) for p in inputs], ignore_index=True)
-    summary = runs.groupby(["method", "p", "p_used", "k"])["error"].agg(["mean", "std", "count"]).reset_index()
-    write_csv(summary, outputs["csv"])
-    ps = list(cfg["figure2"]["p"])
-    fig, axes = plt.subplots(1, len(ps), figsize=(5 * len(ps), 3.8), sharey=True)
-    axes = np.atleast_1d(axes)
-    for ax, p in zip(axes, ps, strict=True):
-        for method, part in summary[summary["p"] == p].groupby("method", sort=False):
-            used = int(part["p_used"].iloc[0])
-            label = method if used == p else f"{method} (p = {used})"
-            ax.plot(part["k"], part["mean"], marker="o", ms=3, label=label)
-        ax.set_title(f"p = {p}")
-        ax.set_xlabel("k of the kNN")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("mean test error (%)")
-    axes[0].legend()
-    ds = cfg["figure2"]["dataset"]
-    fig.suptitle(f"{ds}: test error against k ({int(cfg['figure2']['splits'])} splits)")
-    fig.tight_layout()
-    save_outputs(fig, outputs, "WDA Figure 2")
-    return summary
-
-
-def office(inputs: Sequence[str], outputs: Mapping, feature_set: str) -> pd.DataFrame:
-    """Mean 1-NN accuracy of each adapter per pair (Office-Caltech), WDA beside the others."""
-    from ..tables import pair_label
-
-    runs = pd.concat([read_tsv(p) for p in inputs], ignore_index=True)
-    runs = runs[runs["order"] == "Descending"]
-    acc = runs.groupby(["pair", "adapter", "n_features"])["accuracy"].mean().reset_index()
-    write_csv(acc, outputs["csv"])
-    d = int(acc["n_features"].max())
-    full = acc[acc["n_features"] == d].pivot(index="pair", columns="adapter", values="accuracy")
-    adapters = list(dict.fromkeys(runs["adapter"]))
-    full = full[adapters]
-    full.loc["Mean"] = full.mean(axis=0)
-    full.index = [pair_label(p) if p != "Mean" else p for p in full.index]
-    shown = full.map(lambda v: f"{v:.1f}")
-    caption = (f"Office-Caltech, {feature_set} (all {d} features): mean 1-NN accuracy (%) over the iterations "
-               "after each adaptation; WDA is fitted on the labelled source samples and projects both domains.")
-    write_text(outputs["md"], f"{caption}\n\n" + render_markdown(shown, "Pair"))
-    return acc

@@ -1,0 +1,212 @@
+"""The library files a piece of code imports, derived from the code itself.
+
+Snakemake reruns a job when one of its inputs changes, but it does not
+follow a script's imports. Every rule therefore lists, as its ``code``
+input, the files of the ``otfs`` package that its script imports,
+transitively; this module derives that list, so it is never kept by hand.
+
+What counts as an import, in every module reached (at module level and
+inside functions, classes and ``if`` blocks alike):
+
+* ``import otfs.a.b`` and ``from otfs.a import b`` (``b`` a submodule or a
+  name): the module, its parent packages' ``__init__.py``, and ``b``'s file
+  when ``b`` is a submodule;
+* relative imports (``from ..io import write_json``, ``from . import reference``);
+* ``importlib.import_module("otfs.a")`` with a literal name, absolute or
+  relative to the module's package;
+* a package's lazy exports (PEP 562): a module-level dict ``_LAZY`` mapping
+  exported names to submodules, as ``otfs/__init__.py`` has. ``from otfs
+  import rank_features`` or ``otfs.rank_features`` depends on the submodule
+  that defines the name, and importing the package alone does not.
+
+An import that cannot be read statically (``import_module`` of a computed
+name) is not followed; the pipeline's jobs check at run time that every
+``otfs`` module they loaded is among their code inputs
+(:func:`otfs.stages.job`), so such an import cannot make a result stale in
+silence.
+
+The direct imports of each file are cached by path, size and modification
+time, so the closures of the ~50 rules cost one parse per file.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["direct_imports", "import_closure", "loaded_modules", "module_file"]
+
+
+def module_file(name: str, package_dir: Path) -> Path | None:
+    """The file of module ``name`` (e.g. ``otfs.stages.ranking``) inside ``package_dir``, or None."""
+    parts = name.split(".")
+    if parts[0] != package_dir.name:
+        return None
+    base = package_dir.parent.joinpath(*parts)
+    for candidate in (base / "__init__.py", base.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _module_name(path: Path, package_dir: Path) -> tuple[str, bool]:
+    """``(dotted name, is_package)`` of a file inside ``package_dir``."""
+    rel = path.relative_to(package_dir.parent).with_suffix("")
+    parts = list(rel.parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts.pop()
+    return ".".join(parts), is_package
+
+
+def _parents(name: str) -> list[str]:
+    """``a.b.c`` -> ``[a, a.b]``: the packages Python imports before ``a.b.c``."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _resolve_relative(module: str | None, level: int, importer: str, is_package: bool) -> str | None:
+    if level == 0:
+        return module
+    base = importer.split(".") if is_package else importer.split(".")[:-1]
+    if level - 1 > len(base) - 1:
+        return None  # beyond the top-level package
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
+def _lazy_table(tree: ast.Module) -> dict[str, str]:
+    """A module-level ``_LAZY = {"name": "submodule", ...}`` dict, if any."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_LAZY" for t in node.targets):
+            try:
+                table = ast.literal_eval(node.value)
+            except ValueError:
+                return {}
+            return {str(k): str(v) for k, v in table.items()} if isinstance(table, dict) else {}
+    return {}
+
+
+@functools.lru_cache(maxsize=None)
+def _parse(path: str, mtime_ns: int, size: int) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], tuple, tuple]:
+    """Imports of one file: ``((module, names), ...)``, literal ``import_module`` targets, lazy table items."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        raise SyntaxError(f"{path}: cannot derive its imports: {exc}") from exc
+    froms: list[tuple[str, tuple[str, ...]]] = []
+    dynamic: list[tuple[str, int]] = []
+    attributes: set[tuple[str, str]] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                froms.append((f"0:{alias.name}", ()))
+        elif isinstance(node, ast.ImportFrom):
+            froms.append((f"{node.level}:{node.module or ''}", tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if fname in ("import_module", "_import_module") and node.args:
+                arg = node.args[0]
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    dynamic.append((arg.value, 0))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            attributes.add((node.value.id, node.attr))
+    return tuple(froms), tuple(dynamic), (tuple(sorted(_lazy_table(tree).items())), tuple(sorted(attributes)))
+
+
+def _file_info(path: Path):
+    st = path.stat()
+    return _parse(str(path), st.st_mtime_ns, st.st_size)
+
+
+def direct_imports(path: str | os.PathLike, package_dir: str | os.PathLike) -> set[Path]:
+    """Files of ``package_dir``'s package that ``path`` imports directly (parent packages included).
+
+    ``path`` may lie outside the package (a workflow script).
+    """
+    path, package_dir = Path(path).resolve(), Path(package_dir).resolve()
+    froms, dynamic, (_, attributes) = _file_info(path)
+    inside = package_dir in path.parents
+    importer, is_package = _module_name(path, package_dir) if inside else ("", False)
+    names: set[str] = set()
+    lazy_names: list[tuple[str, str]] = []  # (package, exported name)
+    aliases: dict[str, str] = {}  # a local name bound to a package by `import`
+    for spec, imported in froms:
+        level_text, module = spec.split(":", 1)
+        level = int(level_text)
+        target = _resolve_relative(module or None, level, importer, is_package) if inside or level == 0 else None
+        if not target:
+            continue
+        names.add(target)
+        if not imported:  # `import a.b.c` binds `a`
+            aliases[target.split(".")[0]] = target.split(".")[0]
+        for name in imported:
+            if name == "*":
+                continue
+            names.add(f"{target}.{name}")  # kept only if it is a submodule
+            lazy_names.append((target, name))
+    for target, _ in dynamic:
+        resolved = _resolve_relative(target.lstrip(".") or None, len(target) - len(target.lstrip(".")),
+                                     importer, is_package) if target.startswith(".") else target
+        if resolved:
+            names.add(resolved)
+    for alias, attr in attributes:
+        if alias in aliases:
+            lazy_names.append((aliases[alias], attr))
+    out: set[Path] = set()
+    for name in names:
+        for n in [*_parents(name), name]:
+            f = module_file(n, package_dir)
+            if f is not None:
+                out.add(f)
+    for package, name in lazy_names:
+        init = module_file(package, package_dir)
+        if init is None or init.name != "__init__.py":
+            continue
+        table = dict(_file_info(init)[2][0])
+        if name in table:
+            f = module_file(f"{package}.{table[name].lstrip('.')}", package_dir)
+            if f is not None:
+                out.add(f)
+    out.discard(path)
+    return out
+
+
+def import_closure(paths: str | os.PathLike | Iterable[str | os.PathLike],
+                   package_dir: str | os.PathLike) -> list[Path]:
+    """Every file of ``package_dir``'s package that ``paths`` import, transitively, sorted.
+
+    The files of ``paths`` themselves are included when they lie inside the package.
+    """
+    package_dir = Path(package_dir).resolve()
+    todo = [Path(paths)] if isinstance(paths, (str, os.PathLike)) else [Path(p) for p in paths]
+    todo = [p.resolve() for p in todo]
+    seen: set[Path] = set()
+    out: set[Path] = {p for p in todo if package_dir in p.parents}
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        new = direct_imports(path, package_dir)
+        out |= new
+        todo.extend(new - seen)
+    return sorted(out)
+
+
+def loaded_modules(package: str = "otfs") -> set[Path]:
+    """Files of the modules of ``package`` loaded in this process (``sys.modules``)."""
+    import sys
+
+    out = set()
+    for name, mod in list(sys.modules.items()):
+        if name == package or name.startswith(package + "."):
+            f = getattr(mod, "__file__", None)
+            if f:
+                out.add(Path(f).resolve())
+    return out

@@ -1,0 +1,219 @@
+"""Code dependencies derived from imports (otfs.codedeps), and the rules' code inputs."""
+
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from otfs.codedeps import direct_imports, import_closure
+from otfs.stages import check_code_inputs
+
+from .conftest import REPO
+
+SRC = REPO / "src" / "otfs"
+
+
+def _package(root: Path, files: dict[str, str]) -> Path:
+    """A package ``pkg`` under ``root`` made of ``files`` (relative path -> source)."""
+    for rel, text in files.items():
+        path = root / "pkg" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root / "pkg"
+
+
+def _names(paths, pkg: Path) -> set[str]:
+    return {str(Path(p).relative_to(pkg.resolve())) for p in paths}
+
+
+def test_every_import_form_is_counted(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": '_LAZY = {"fast": "lazy_target"}\n',
+        "a.py": """
+            import os
+            from . import b
+            from .sub import c as renamed
+            from pkg.sub.d import thing
+            import pkg.e
+
+            def late():
+                from .f import g  # inside a function
+                return g
+
+            class K:
+                def method(self):
+                    import importlib
+                    return importlib.import_module("pkg.h")
+
+            if os.environ.get("X"):
+                from .i import j
+        """,
+        "b.py": "", "sub/__init__.py": "", "sub/c.py": "", "sub/d.py": "thing = 1\n", "e.py": "",
+        "f.py": "g = 1\n", "h.py": "", "i.py": "j = 1\n", "lazy_target.py": "", "unused.py": "",
+    })
+    got = _names(direct_imports(pkg / "a.py", pkg), pkg)
+    assert got == {"__init__.py", "b.py", "sub/__init__.py", "sub/c.py", "sub/d.py", "e.py", "f.py", "h.py",
+                   "i.py"}
+    # the package's lazy exports count only where a name of them is imported
+    assert "lazy_target.py" not in got
+
+
+def test_lazy_exports_are_followed_where_used(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": '_LAZY = {"rank": "ranking", "fit": "model"}\n',
+        "ranking.py": "", "model.py": "",
+        "user.py": "from pkg import rank\n",
+        "attr.py": "import pkg\n\ndef f():\n    return pkg.fit\n",
+    })
+    assert _names(direct_imports(pkg / "user.py", pkg), pkg) == {"__init__.py", "ranking.py"}
+    assert _names(direct_imports(pkg / "attr.py", pkg), pkg) == {"__init__.py", "model.py"}
+
+
+def test_closure_is_transitive_and_includes_parent_packages(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": "", "top.py": "from .mid.low import x\n", "mid/__init__.py": "from .helper import y\n",
+        "mid/helper.py": "y = 1\n", "mid/low.py": "from ..leaf import z\nx = 1\n", "leaf.py": "z = 1\n",
+        "alone.py": "",
+    })
+    script = tmp_path / "script.py"  # a workflow script outside the package
+    script.write_text("from pkg.top import x\n")
+    assert _names(import_closure(script, pkg), pkg) == {
+        "__init__.py", "top.py", "mid/__init__.py", "mid/helper.py", "mid/low.py", "leaf.py"}
+
+
+def test_an_edited_file_is_parsed_again(tmp_path):
+    pkg = _package(tmp_path, {"__init__.py": "", "a.py": "", "b.py": "", "c.py": ""})
+    (pkg / "a.py").write_text("from . import b\n")
+    assert _names(direct_imports(pkg / "a.py", pkg), pkg) == {"__init__.py", "b.py"}
+    (pkg / "a.py").write_text("from . import c\n")
+    st = (pkg / "a.py").stat()
+    os.utime(pkg / "a.py", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert _names(direct_imports(pkg / "a.py", pkg), pkg) == {"__init__.py", "c.py"}
+
+
+def test_a_syntax_error_names_the_file(tmp_path):
+    pkg = _package(tmp_path, {"__init__.py": "", "bad.py": "def f(:\n"})
+    with pytest.raises(SyntaxError, match="bad.py: cannot derive its imports"):
+        import_closure(pkg / "bad.py", pkg)
+
+
+def test_the_ranking_script_depends_on_what_ranking_imports():
+    # the drift the hand-kept lists had: ranking.py imports selection.py
+    closure = _names(import_closure(REPO / "workflow" / "scripts" / "ranking.py", SRC), SRC)
+    assert {"ranking.py", "selection.py", "_ot.py", "preprocessing.py", "stages/ranking.py",
+            "data/cache.py", "codedeps.py"} <= closure
+    # and nothing the ranking job never runs
+    assert not closure & {"adaptation.py", "plotting.py", "tables.py", "clinical.py", "wda.py"}
+
+
+def test_compute_jobs_do_not_depend_on_tables_or_plots():
+    # editing a table or a plot reruns no computation
+    for script in ("selection.py", "ranking.py", "classification.py", "clinical.py", "wda.py", "invariance.py",
+                   "boosting.py", "semfs.py", "cache.py", "extraction.py"):
+        closure = _names(import_closure(REPO / "workflow" / "scripts" / script, SRC), SRC)
+        assert not closure & {"plotting.py", "tables.py"}, script
+
+
+def test_a_job_that_ran_an_undeclared_module_fails():
+    import otfs.ranking  # noqa: F401 - loaded in this process
+
+    declared = [p for p in import_closure(REPO / "workflow" / "scripts" / "tables.py", SRC)]
+    with pytest.raises(RuntimeError, match=r"not among its code inputs: \[.*ranking\.py"):
+        check_code_inputs(declared)
+
+
+# --- the workflow's rules ------------------------------------------------------------
+def _rule_scripts() -> dict[str, str]:
+    out = {}
+    for smk in (REPO / "workflow" / "rules").glob("*.smk"):
+        for m in re.finditer(r"^rule (\w+):(.*?)(?=^rule |\Z)", smk.read_text(), flags=re.S | re.M):
+            s = re.search(r'script:\s*\n\s*"\.\./scripts/([\w.]+)"', m.group(2))
+            if s:
+                out[m.group(1)] = s.group(1)
+    return out
+
+
+def _dry_run_jobs(text: str) -> list[dict]:
+    """``{rule, input, reason}`` of every job a ``--dry-run`` printed."""
+    jobs = []
+    for line in text.splitlines():
+        m = re.match(r"^\s*(?:local)?rule (\w+):\s*$", line)
+        if m:
+            jobs.append({"rule": m.group(1), "input": [], "reason": ""})
+        elif jobs and line.strip().startswith("input:"):
+            jobs[-1]["input"] = [f.strip() for f in line.split(":", 1)[1].split(",")]
+        elif jobs and line.strip().startswith("reason:"):
+            jobs[-1]["reason"] = line.split(":", 1)[1].strip()
+    return jobs
+
+
+CONTENT_ADDRESSED = {"acquire", "acquire_images", "acquire_uci"}
+
+
+@pytest.mark.pipeline
+def test_every_job_lists_the_closure_of_its_script(tmp_path):
+    from .conftest import copy_workflow, snakemake
+
+    work = copy_workflow(tmp_path)
+    proc = snakemake(work, "--configfile", "config/test.yaml", "--dry-run", "--forceall", "--cores", "2",
+                     "available", "related", "bench", "time_profile")
+    scripts = _rule_scripts()
+    jobs = _dry_run_jobs(proc.stdout + proc.stderr)
+    checked = set()
+    for job in jobs:
+        script = scripts.get(job["rule"])
+        if script is None or job["rule"] in CONTENT_ADDRESSED:
+            continue
+        closure = {str(p) for p in import_closure(work / "workflow" / "scripts" / script, work / "src" / "otfs")}
+        missing = closure - {str(Path(f).resolve()) if os.path.isabs(f) else str((work / f).resolve())
+                             for f in job["input"]}
+        assert not missing, (job["rule"], sorted(missing))
+        checked.add(job["rule"])
+    # every rule with a script was planned, and checked
+    assert checked == set(scripts) - CONTENT_ADDRESSED
+
+
+def _rules_importing(module: Path, work: Path) -> set[str]:
+    return {rule for rule, script in _rule_scripts().items() if rule not in CONTENT_ADDRESSED
+            and module.resolve() in import_closure(work / "workflow" / "scripts" / script, work / "src" / "otfs")}
+
+
+def _pending(work: Path, *extra: str) -> list[dict]:
+    from .conftest import snakemake
+
+    proc = snakemake(work, "--configfile", "config/test.yaml", "--dry-run", "--cores", "2", *extra, "available")
+    return [j for j in _dry_run_jobs(proc.stdout + proc.stderr) if j["reason"]]
+
+
+@pytest.mark.pipeline
+@pytest.mark.parametrize("module", ["selection.py", "tables.py", "plotting.py", "data/cache.py", "clinical.py"])
+def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, module):
+    # After a full run, a newer library file makes Snakemake rerun the jobs whose
+    # code imports it ("updated input files"), the jobs downstream of them
+    # ("updated by another job"), and nothing else.
+    assert _pending(test_run) == []  # the run is complete
+    path = test_run / "src" / "otfs" / module
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 3600 * 10**9))
+    try:
+        jobs = _pending(test_run)
+    finally:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    direct = {j["rule"] for j in jobs if "Updated input files" in j["reason"]}
+    built = {j["rule"] for j in _pending(test_run, "--forceall")}
+    assert direct, module
+    assert direct == _rules_importing(path, test_run) & built, module
+    for j in jobs:
+        assert "Updated input files" in j["reason"] or "Input files updated by another job" in j["reason"], j
+
+
+@pytest.mark.pipeline
+def test_every_job_of_the_run_checked_its_code_inputs(test_run):
+    logs = [p for p in (test_run / "logs").rglob("*.log") if "acquisition" not in p.parts]
+    assert len(logs) > 50
+    for log in logs:
+        assert "otfs modules this job ran are among its" in log.read_text(), log

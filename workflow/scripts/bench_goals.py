@@ -1,0 +1,18 @@
+"""Snakemake wrapper of otfs.benchmark.goals (rule benchmark_goals)."""
+
+import sys
+from pathlib import Path
+
+# Run this checkout's library (Snakemake copies scripts before running them).
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
+
+from otfs.benchmark.goals import goals_markdown, goals_table
+from otfs.io import write_csv, write_text
+from otfs.stages import job
+
+sm = snakemake  # noqa: F821
+with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:
+    df = goals_table(sm.input.bench, sm.input.end_to_end, sm.input.table3, sm.input.scaling)
+    write_csv(df, sm.output.csv)
+    write_text(sm.output.md, goals_markdown(df))
+    logger.info("\n%s", goals_markdown(df))

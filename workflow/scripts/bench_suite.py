@@ -1,0 +1,20 @@
+"""Snakemake wrapper of otfs.benchmark.suite (rule benchmark_suite)."""
+
+import sys
+from pathlib import Path
+
+# Run this checkout's library (Snakemake copies scripts before running them).
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
+
+from otfs.benchmark.suite import write_suite
+from otfs.stages import job
+
+sm = snakemake  # noqa: F821
+with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:
+    rc = write_suite(
+        Path(sm.output.csv).parent, size=sm.params.size, repeats=sm.params.repeats,
+        order_check=sm.params.order_check, cache_root="data/cache", iterations=sm.params.iterations,
+        per_class=sm.params.per_class, per_class_overrides=sm.params.per_class_overrides, log=logger.info,
+    )
+    if rc:
+        raise RuntimeError(f"an implementation's results differ from the reference's; see {sm.output.csv}")

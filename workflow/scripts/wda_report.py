@@ -1,0 +1,23 @@
+"""Snakemake wrapper of otfs.stages.wda_report (rules make_wda_table1, plot_wda_figure2, make_wda_office)."""
+
+import sys
+from pathlib import Path
+
+# Run this checkout's library (Snakemake copies scripts before running them).
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
+
+from otfs.provenance import provenance_record
+from otfs.stages import job, wda_report
+
+sm = snakemake  # noqa: F821
+with job(sm.log[0], sm.threads, "wda", code=sm.input.code):
+    out = dict(sm.output.items())
+    if sm.rule == "make_wda_table1":
+        record = provenance_record(inputs=list(sm.input.runs), params={"wda": sm.params.wda}, config=sm.config)
+        wda_report.table1(list(sm.input.runs), sm.params.wda, out, record)
+    elif sm.rule == "plot_wda_figure2":
+        wda_report.figure2(list(sm.input.runs), sm.params.wda, out)
+    elif sm.rule == "make_wda_office":
+        wda_report.office(list(sm.input.runs), out, sm.params.feature_set)
+    else:
+        raise ValueError(f"unknown rule {sm.rule!r}")
