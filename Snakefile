@@ -16,10 +16,19 @@
 # implementations, and the ranking's scaling study; `time_profile`: where
 # the pipeline's time went, from the rules' benchmark files).
 import os
+import sys
 
 from snakemake.utils import min_version
 
 min_version("9.0")
+
+
+# A YAML syntax error in config.yaml is named with its file and line before
+# Snakemake reads it (Snakemake's own message names neither).
+sys.path.insert(0, os.path.join(workflow.basedir, "src"))
+from otfs.config import load_yaml  # noqa: E402
+
+load_yaml(os.path.join(workflow.basedir, "config.yaml"))
 
 
 configfile: os.path.join(workflow.basedir, "config.yaml")

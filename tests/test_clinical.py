@@ -12,12 +12,14 @@ from scipy.stats import skew
 from otfs.clinical import (
     EXAMS,
     TABLE4,
+    VoxelTable,
     VoxelTableError,
     make_clinical_data,
     read_voxel_table,
     sample_source_voxels,
     sample_target_voxels,
     shifted_detection,
+    voxel_table_width,
     write_voxel_table,
 )
 from otfs.io import read_json
@@ -145,17 +147,58 @@ def test_voxel_tables_from_users(tmp_path, table):
             read_voxel_table(p, domains=domains)
 
     fails(rows.drop(columns="exam"), r"bad.csv: missing column\(s\) \['exam'\]")
-    fails(rows.assign(f2=[1, np.nan, 3, 4]), r"bad.csv: 1 voxels have NaN .* column\(s\) \['f2'\]")
+    fails(rows.assign(f2=[1, np.nan, 3, 4]),
+          r"bad.csv: 1 voxels have empty, NaN or infinite values, in column\(s\) \['f2'\], the first at line 3")
     fails(rows.assign(label=["Cancer"] * 4), r"domain 'A' has no Non cancer voxel")
     fails(rows.assign(label=[1, 0, 2, 0]), r"column 'label' has values \['2'\]")
     fails(rows.assign(f1=["x", "y", "z", "w"]), r"non-numeric feature column\(s\) \['f1'\]")
     fails(rows, r"no voxel of domain 'C'", domains=("A", "C"), name="bad.tsv")
+    # an "NA" exam or domain is a name, not a missing value
+    t = read_voxel_table(_write(tmp_path / "na.csv", rows.assign(domain=["NA", "NA", "B", "B"])), domains=["NA", "B"])
+    assert set(t.domain) == {"NA", "B"}
     (tmp_path / "t.xlsx").write_text("x")
     with pytest.raises(VoxelTableError, match="unknown voxel table format"):
         read_voxel_table(tmp_path / "t.xlsx")
     (tmp_path / "broken.h5").write_bytes(b"not hdf5")
     with pytest.raises(VoxelTableError, match="broken.h5: not a readable HDF5 file"):
         read_voxel_table(tmp_path / "broken.h5")
+
+
+def _write(path, df):
+    df.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("column", ["label", "exam", "domain"])
+def test_an_empty_cell_is_named_with_its_column_and_line(tmp_path, column):
+    rows = pd.DataFrame({"exam": ["e1", "e1", "e2", "e2"], "domain": ["A", "A", "B", "B"],
+                         "label": ["Cancer", "Non cancer", "Cancer", "Non cancer"], "f1": [0.1, 0.2, 0.3, 0.4]})
+    rows.loc[2, column] = ""
+    path = _write(tmp_path / "voxels.csv", rows)
+    with pytest.raises(VoxelTableError, match=rf"voxels.csv: column '{column}' has 1 empty cell\(s\), the first at "
+                                              r"line 4; every voxel needs an exam, a domain and a label"):
+        read_voxel_table(path, domains=["A", "B"])
+    # the same in an HDF5 table (row numbers there)
+    table = VoxelTable(X=rows[["f1"]].to_numpy(), label=np.array([1, 0, 1, 0]), domain=rows["domain"].to_numpy(),
+                       exam=rows["exam"].to_numpy(), feature_names=["f1"], meta={})
+    if column != "label":
+        write_voxel_table(tmp_path / "v.h5", table)
+        with pytest.raises(VoxelTableError, match=rf"v.h5: column '{column}' has 1 empty cell\(s\), the first at row 2"):
+            read_voxel_table(tmp_path / "v.h5")
+
+
+def test_an_empty_or_header_only_file_is_named(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(VoxelTableError, match=r"empty.csv: empty file: a voxel table has a header line"):
+        read_voxel_table(empty)
+    with pytest.raises(VoxelTableError, match=r"empty.csv: empty file"):
+        voxel_table_width(empty)
+    header = tmp_path / "header.tsv"
+    header.write_text("exam\tdomain\tlabel\tf1\tf2\n")
+    with pytest.raises(VoxelTableError, match=r"header.tsv: no voxel: the file has a header line and no data line"):
+        read_voxel_table(header)
+    assert voxel_table_width(header) == 2
 
 
 def test_stage_outputs(tmp_path):

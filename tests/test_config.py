@@ -5,7 +5,15 @@ import copy
 import pytest
 from snakemake.utils import update_config
 
-from otfs.config import ConfigError, load_yaml, mirror_dirs, pairs_for, validate_config
+from otfs.config import (
+    ConfigError,
+    check_clinical_counts,
+    check_feature_counts,
+    load_yaml,
+    mirror_dirs,
+    pairs_for,
+    validate_config,
+)
 
 from .conftest import REPO
 
@@ -70,3 +78,62 @@ def test_mirror_dirs_from_config_and_environment(tmp_path):
     env = {"OTFS_DATA_MIRROR": f"{tmp_path}/m1:{tmp_path}/m2"}
     assert [str(p) for p in mirror_dirs(cfg, env)] == ["a", f"{tmp_path}/m1", f"{tmp_path}/m2"]
     assert [str(p) for p in mirror_dirs(cfg, {})] == ["a"]
+
+
+# --- cross-checks the schema cannot express, before any job runs ----------------------------
+SIZES = {"surf": 800, "GoogleNet1024": 1024, "CaffeNet4096": 4096, "EfficientNetLite0": 1280}
+
+
+def test_shipped_feature_counts_fit_every_feature_set(config):
+    check_feature_counts(config, SIZES.__getitem__)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda c: c["grids"]["table3"].update(feature_counts=["d/8", "d/2048"]),
+     r"config: grids.table3.feature_counts\[1\]: 'd/2048' gives 0 features for feature set 'surf', outside \[1, 800\]"),
+    (lambda c: c["grids"]["curves"].update(feature_counts=[900]),
+     r"grids.curves.feature_counts\[0\]: 900 gives 900 features for feature set 'surf', outside \[1, 800\]"),
+    (lambda c: c["targets"]["table6"]["n_features"].update(surf="d/1000"),
+     r"targets.table6.n_features.surf: 'd/1000' gives 0 features for feature set 'surf'"),
+    (lambda c: c["targets"]["table1"].update(n_features=5000),
+     r"targets.table1.n_features: 5000 gives 5000 features for feature set 'CaffeNet4096', outside \[1, 4096\]"),
+    (lambda c: c["boosting"].update(ot_features="d/1024"), r"boosting.ot_features: 'd/1024' gives 0 features"),
+    (lambda c: c["invariance"].update(n_features=800), r"invariance.n_features: 800 must be below the 800 features"),
+])
+def test_a_feature_count_outside_d_is_named(config, mutate, message):
+    mutate(config)
+    with pytest.raises(ConfigError, match=message):
+        check_feature_counts(config, SIZES.__getitem__)
+
+
+def test_clinical_counts_are_checked_against_the_tables_width():
+    check_clinical_counts([1, 50, "d"], 95, "synthetic")
+    with pytest.raises(ConfigError, match=r"clinical.feature_counts\[1\]: 200 gives 200 features, outside \[1, 95\] "
+                                          r"\(d = 95"):
+        check_clinical_counts([5, 200], 95, "d = 95, clinical.synthetic.n_features")
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda c: c["protocol"]["source_per_class_overrides"].update(dslrr=8),
+     r"protocol.source_per_class_overrides: 'dslrr' is not a domain of any dataset \(did you mean 'dslr'\?\)"),
+    (lambda c: c["wda"]["office"].update(grid="curvez"),
+     r"wda.office.grid: unknown grid 'curvez'; grids: \['curves', 'table1', 'table3', 'wda'\]"),
+    (lambda c: c["feature_sets"]["surf"].update(folder="../surf"),
+     r"feature_sets.surf.folder: '../surf' must be a relative path inside the dataset's folders"),
+    (lambda c: c["feature_sets"]["surf"].update(folder="/etc"), r"feature_sets.surf.folder: '/etc' must be a relative"),
+])
+def test_cross_references_are_named(config, mutate, message):
+    mutate(config)
+    with pytest.raises(ConfigError, match=message):
+        validate_config(config, SCHEMA)
+
+
+def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("protocol:\n  iterations: 3\n  pairs: [a, b\nselection: {}\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml, line 4, column 10: invalid YAML: while parsing a flow "
+                                          r"sequence expected ',' or ']', but got ':'"):
+        load_yaml(bad)
+    bad.write_text("a:\n\tb: 1\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml, line 2, column 1: invalid YAML: .*found character '.t'"):
+        load_yaml(bad)

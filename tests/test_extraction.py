@@ -19,7 +19,7 @@ import torch
 from PIL import Image
 
 from otfs.config import ConfigError, load_yaml, validate_config
-from otfs.data import HashMismatchError, MissingDataError, Sources, read_cache, read_manifest
+from otfs.data import HashMismatchError, MissingDataError, Sources, git_blob_sha1, read_cache, read_manifest
 from otfs.data.acquisition import acquire_tree
 from otfs.data.images import check_class_counts, domain_images
 from otfs.extraction import (
@@ -307,6 +307,39 @@ def test_stage_writes_a_feature_cache_in_label_order(tmp_path, images, mirror):
 
     with pytest.raises(ValueError, match="asks for 'other'"):
         cache_stage.run_extracted("X", "dslr", {**fs_cfg, "extractor": "other"}, out, tmp_path / "x.h5")
+
+
+def test_a_deleted_corrupt_image_is_acquired_again(tmp_path, images, mirror):
+    # The hash error says "Replace or delete it and rerun": after a deletion, the
+    # rerun fetches that image again from the dataset's sources.
+    records = few(images, "dslr")
+    manifest = tmp_path / "images.tsv"
+    header = "".join(f"# {k}: {v}\n" for k, v in images.meta.items())
+    manifest.write_text(header + "path\tgit_blob_sha1\n"
+                        + "".join(f"{r.entry.path}\t{r.entry.git_blob_sha1}\n" for r in records))
+    folder = tmp_path / "raw" / "dslr"
+    for r in records:
+        (folder / r.relpath).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(mirror / r.entry.path, folder / r.relpath)
+    bad = folder / records[3].relpath
+    bad.write_bytes(b"not the image")
+    sources = Sources(local_dir=tmp_path / "local", mirror_dirs=[mirror])
+    out = tmp_path / "features.h5"
+
+    def run(**kw):
+        return extraction_stage.run("efficientnet-lite0", "office-caltech", "dslr", manifest, folder, out,
+                                    batch_size=4, threads=2, progress=False, **kw)
+
+    with pytest.raises(HashMismatchError, match=rf"{records[3].entry.path}: hash mismatch .* Replace or delete it "
+                                                r"and rerun"):
+        run(sources=sources)
+    assert bad.read_bytes() == b"not the image" and not out.exists()  # nothing deleted, nothing written
+    bad.unlink()
+    with pytest.raises(FileNotFoundError, match=rf"image {records[3].entry.path} is missing"):
+        run()  # without sources, the missing image is named
+    X = run(sources=sources)
+    assert git_blob_sha1(bad) == records[3].entry.git_blob_sha1
+    assert X.shape == (10, 1280) and read_cache(out).domain("dslr").X.shape == (10, 1280)
 
 
 # --- configuration --------------------------------------------------------------

@@ -226,6 +226,39 @@ def test_config_typo_stops_the_pipeline(tmp_path):
     assert "unknown key 'protocol.iteratons' (did you mean 'iterations'?)" in proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize("yaml_text, message", [
+    ("grids:\n  table3:\n    orders: [Descending]\n    feature_counts: [\"d/8\", \"d/2048\"]\n",
+     "grids.table3.feature_counts[1]: 'd/2048' gives 0 features for feature set 'surf', outside [1, 800]"),
+    ("targets:\n  table2:\n    n_features: [\"d/8\", 2000]\n",
+     "targets.table2.n_features[1]: 2000 gives 2000 features for feature set 'surf', outside [1, 800]"),
+    ("clinical:\n  feature_counts: [5, 96]\n",
+     "clinical.feature_counts[1]: 96 gives 96 features, outside [1, 95] (d = 95, clinical.synthetic.n_features)"),
+    ("protocol:\n  source_per_class_overrides: {DSLR: 8}\n",
+     "protocol.source_per_class_overrides: 'DSLR' is not a domain of any dataset"),
+    ("wda:\n  office:\n    grid: curvez\n", "wda.office.grid: unknown grid 'curvez'"),
+])
+def test_config_errors_stop_the_pipeline_before_any_job(tmp_path, yaml_text, message):
+    work = copy_workflow(tmp_path)
+    (work / "config" / "bad.yaml").write_text(yaml_text)
+    proc = snakemake(work, "--configfile", "config/bad.yaml", "--dry-run", "all", check=False)
+    assert proc.returncode != 0 and message in proc.stdout + proc.stderr
+    assert not (work / "logs").exists()  # nothing ran
+
+
+def test_a_yaml_syntax_error_and_an_unknown_grid_are_named(tmp_path):
+    work = copy_workflow(tmp_path)
+    good = (work / "config.yaml").read_text()
+    (work / "config.yaml").write_text(good.replace("  iterations: 19\n", "  iterations: [19\n", 1))
+    proc = snakemake(work, "--dry-run", check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and f"{work / 'config.yaml'}, line " in text and "invalid YAML" in text
+    (work / "config.yaml").write_text(good)
+    proc = snakemake(work, "--dry-run", "results/runs/surf/classification/ot/NA/grid8/amazon-dslr.tsv", check=False)
+    assert proc.returncode != 0
+    assert "unknown grid 'grid8' (a file path names it); config grids: ['curves', 'table1', 'table3', 'wda']" in \
+        proc.stdout + proc.stderr
+
+
 def test_missing_data_fails_with_a_clear_message(tmp_path):
     # CaffeNet4096 amazon is not in the mirror: the acquisition job must say
     # where to put it; with downloads off nothing is attempted online.

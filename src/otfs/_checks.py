@@ -2,13 +2,40 @@
 
 Every public function takes plain arrays; these helpers turn them into
 float64 arrays without touching the caller's data and reject what the
-algorithms cannot handle (NaN, infinities, wrong dimensionality) with an
-error that names the offending argument.
+algorithms cannot handle (NaN, infinities, wrong dimensionality, sparse or
+complex matrices, missing labels) with an error that names the offending
+argument.
+
+Sparse matrices are refused rather than densified: the OT solvers need the
+dense ``n x n`` cost matrix anyway, and a silent ``toarray()`` of a large
+sparse input could exhaust the memory. Complex values are refused: NumPy
+would drop their imaginary part when casting to float.
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+
+
+class DegenerateResultWarning(UserWarning):
+    """A result that is computed but says nothing (for example, every feature with the same score)."""
+
+
+def _refuse_sparse_or_complex(X, name: str):
+    """``X`` as an array; a sparse matrix or complex values are an error naming ``name``."""
+    sparse = sys.modules.get("scipy.sparse")  # not imported: X cannot be a SciPy sparse matrix
+    if sparse is not None and sparse.issparse(X):
+        raise TypeError(
+            f"{name} is a SciPy sparse matrix ({X.shape[0]} x {X.shape[1]}); otfs needs a dense array: "
+            f"pass {name}.toarray()"
+        )
+    arr = np.asarray(X)
+    if np.iscomplexobj(arr):
+        raise ValueError(f"{name} has complex values; otfs works on real features (pass its real part "
+                         "or its modulus explicitly)")
+    return arr
 
 
 def as_float_matrix(X, name: str) -> np.ndarray:
@@ -17,7 +44,7 @@ def as_float_matrix(X, name: str) -> np.ndarray:
     The result never shares memory with a caller's array that could be
     modified later by the library: callers that need to write must copy.
     """
-    arr = np.asarray(X, dtype=np.float64)
+    arr = np.asarray(_refuse_sparse_or_complex(X, name), dtype=np.float64)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array (samples x features), got shape {arr.shape}")
     if arr.shape[0] == 0 or arr.shape[1] == 0:
@@ -40,10 +67,20 @@ def check_same_features(Xs: np.ndarray, Xt: np.ndarray, names=("Xs", "Xt")) -> N
 
 
 def as_label_vector(y, n: int, name: str = "y") -> np.ndarray:
-    """Return labels as a 1-D array of length ``n``."""
-    arr = np.asarray(y)
+    """Return labels as a 1-D array of length ``n``; a missing label (NaN, None) is an error."""
+    arr = _refuse_sparse_or_complex(y, name)
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.ravel()
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ValueError(f"{name} must be a vector of {n} labels, got shape {np.shape(y)}")
+    if arr.dtype.kind == "f":
+        missing = ~np.isfinite(arr)
+    elif arr.dtype.kind == "O":
+        missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr], dtype=bool)
+    else:
+        missing = np.zeros(n, dtype=bool)
+    if missing.any():
+        first = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"{name} has {int(missing.sum())} missing label(s) (NaN or None), the first at index "
+                         f"{first}; every sample needs a class")
     return arr

@@ -1,4 +1,14 @@
-"""POT calls shared by the sample selection, the ranking and the OT adapters."""
+"""POT calls shared by the sample selection, the ranking and the OT adapters.
+
+Entropic OT multiplies by the Gibbs kernel ``exp(-C / reg)``. With a small
+``reg`` or a large cost it underflows to 0, and the Sinkhorn scalings become
+0 or infinite: POT's ``"sinkhorn"`` then stops (with a warning) and returns
+whatever it had, often a coupling of zeros. This module detects that
+(:func:`sinkhorn_scalings` reports the failure, :func:`check_coupling`
+rejects a coupling that lost mass) so that the callers fall back to POT's
+log-domain solver or raise an error naming ``reg``; a degenerate coupling is
+never returned in silence.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +17,57 @@ import warnings
 import numpy as np
 import ot
 
-__all__ = ["exact_coupling", "gibbs_kernel", "normalise_cost", "sinkhorn_scalings"]
+__all__ = [
+    "NumericalFallbackWarning",
+    "check_coupling",
+    "exact_coupling",
+    "gibbs_kernel",
+    "normalise_cost",
+    "sinkhorn_scalings",
+]
+
+
+class NumericalFallbackWarning(RuntimeWarning):
+    """A solver hit the limits of floating point and a stabler one was used instead."""
+
+
+def _check_normaliser(C: np.ndarray, norm: str) -> None:
+    value = float(np.median(C)) if norm == "median" else float(np.max(C)) if norm == "max" else 1.0
+    if not value > 0:
+        raise ValueError(
+            f"every pairwise cost is 0 (or the {norm} cost is): the samples are constant or identical, "
+            f"so the cost cannot be normalised by its {norm} (norm={norm!r}); check the data"
+        )
 
 
 def normalise_cost(C: np.ndarray, norm: str | None) -> np.ndarray:
-    """POT's cost normalisation; ``None`` or ``"none"`` leaves ``C`` unchanged."""
-    return C if norm in (None, "none") else ot.utils.cost_normalization(C, norm)
+    """POT's cost normalisation; ``None`` or ``"none"`` leaves ``C`` unchanged.
+
+    Dividing by a zero median or maximum (constant or identical samples) is
+    an error, not a matrix of NaN.
+    """
+    if norm in (None, "none"):
+        return C
+    if norm in ("median", "max"):
+        _check_normaliser(C, norm)
+    return ot.utils.cost_normalization(C, norm)
+
+
+def check_coupling(G: np.ndarray, what: str, reg: float | None = None) -> np.ndarray:
+    """Return ``G`` unless it has non-finite entries or a row with no mass; else raise.
+
+    A row with no mass is a source sample the coupling forgot: its
+    barycentric image would be 0. It happens when the Gibbs kernel underflows.
+    """
+    hint = (f" at reg={reg}: exp(-cost/reg) underflows; increase reg, or normalise the cost "
+            "(norm='median')") if reg is not None else ""
+    if not np.isfinite(G).all():
+        raise FloatingPointError(f"{what}: the coupling has NaN or infinite entries{hint}")
+    empty = int(np.count_nonzero(G.sum(axis=1) <= 0))
+    if empty:
+        raise FloatingPointError(f"{what}: the coupling gives no mass to {empty} of {G.shape[0]} source "
+                                 f"samples{hint}")
+    return G
 
 
 def exact_coupling(a: np.ndarray, b: np.ndarray, M: np.ndarray, max_iter: int) -> np.ndarray:
@@ -53,7 +108,7 @@ def gibbs_kernel(A: np.ndarray, B: np.ndarray, reg: float, norm: str | None) -> 
 
 
 def sinkhorn_scalings(K: np.ndarray, a: np.ndarray, b: np.ndarray, max_iter: int, tol: float):
-    """The scalings ``(u, v, n_iter)`` of POT's ``sinkhorn_knopp`` for the kernel ``K``.
+    """The scalings ``(u, v, n_iter, failed)`` of POT's ``sinkhorn_knopp`` for the kernel ``K``.
 
     The same iterations, stopping rule and reported iteration count as
     ``ot.sinkhorn(a, b, M, reg, method="sinkhorn")``: ``v = b / K^T u``,
@@ -62,19 +117,25 @@ def sinkhorn_scalings(K: np.ndarray, a: np.ndarray, b: np.ndarray, max_iter: int
     scalings are kept. The marginal check reuses the product of the next
     iteration instead of a separate pass, and ``K / a`` is not stored. The
     coupling is ``u[:, None] * K * v[None, :]``.
+
+    ``failed`` is True when the iteration stopped on such a failure (where
+    POT warns "numerical errors at iteration"): the kernel underflowed, and
+    the scalings do not describe a coupling of the marginals ``a``, ``b``.
     """
     u = np.full(K.shape[0], 1.0 / K.shape[0])
     v = np.full(K.shape[1], 1.0 / K.shape[1])
     KtU = K.T @ u
     ii = 0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    failed = False
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for ii in range(max_iter):  # noqa: B007 - ii is the reported iteration count, as in POT
             v_new = b / KtU
             u_new = a / (K @ v_new)
             if (KtU == 0).any() or not (np.isfinite(u_new).all() and np.isfinite(v_new).all()):
+                failed = True
                 break  # machine precision reached: keep the previous scalings, as POT does
             u, v = u_new, v_new
             KtU = K.T @ u
             if ii % 10 == 0 and np.linalg.norm(v * KtU - b) < tol:
                 break
-    return u, v, ii
+    return u, v, ii, failed

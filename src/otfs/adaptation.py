@@ -19,14 +19,16 @@ References
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import ot
 import scipy.linalg
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._checks import as_float_matrix, as_label_vector, check_same_features
-from ._ot import exact_coupling, gibbs_kernel, normalise_cost, sinkhorn_scalings
+from ._ot import NumericalFallbackWarning, check_coupling, exact_coupling, gibbs_kernel, normalise_cost, sinkhorn_scalings
 
 __all__ = [
     "ADAPTERS",
@@ -70,21 +72,33 @@ def get_adapter(name: str, **params) -> BaseAdapter:
     return cls(**params)
 
 
+#: Constraints shared by the adapters (scikit-learn's parameter validation).
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+_AT_LEAST_ONE = Interval(Integral, 1, None, closed="left")
+_NORMS = [StrOptions({"median", "max", "log", "none"}), None]
+
+
 class BaseAdapter(BaseEstimator):
     """Interface of a domain-adaptation method.
 
-    Subclasses store their hyper-parameters in ``__init__`` and implement
-    :meth:`fit_transform`; they must not modify their inputs.
+    Subclasses store their hyper-parameters in ``__init__``, declare their
+    ranges in ``_parameter_constraints`` (scikit-learn's convention) and
+    implement :meth:`fit_transform`, which starts with :meth:`_check`: a
+    parameter out of its range is a ``ValueError`` naming it and the range,
+    before any work. They must not modify their inputs.
     """
 
     name = "base"
+    _parameter_constraints: dict = {}
 
     def fit_transform(self, Xs, ys, Xt):  # pragma: no cover - interface
         """Return ``(Xs_adapted, Xt_adapted)``."""
         raise NotImplementedError
 
-    @staticmethod
-    def _check(Xs, ys, Xt):
+    def _check(self, Xs, ys, Xt):
+        """Validate the parameters, then the inputs; return the inputs as float arrays."""
+        self._validate_params()
         Xs = as_float_matrix(Xs, "Xs")
         Xt = as_float_matrix(Xt, "Xt")
         check_same_features(Xs, Xt)
@@ -125,6 +139,8 @@ class SubspaceAlignment(BaseAdapter):
        Visual Domain Adaptation Using Subspace Alignment. ICCV 2013.
     .. [2] Gautheron, Redko, Lartizien. ECML PKDD 2018, Table 3.
     """
+
+    _parameter_constraints: dict = {"n_components": [_AT_LEAST_ONE]}
 
     def __init__(self, n_components=80):
         self.n_components = n_components
@@ -203,6 +219,12 @@ class TransferComponentAnalysis(BaseAdapter):
     .. [2] Gautheron, Redko, Lartizien. ECML PKDD 2018, Table 3.
     """
 
+    _parameter_constraints: dict = {
+        "n_components": [_AT_LEAST_ONE],
+        "mu": [_NON_NEGATIVE],
+        "solver": [StrOptions({"paper", "generalized"})],
+    }
+
     def __init__(self, n_components=80, mu=1.0, solver="paper"):
         self.n_components = n_components
         self.mu = mu
@@ -210,8 +232,6 @@ class TransferComponentAnalysis(BaseAdapter):
 
     def fit_transform(self, Xs, ys, Xt):
         Xs, _, Xt = self._check(Xs, ys, Xt)
-        if self.solver not in ("paper", "generalized"):
-            raise ValueError(f"solver must be 'paper' or 'generalized', got {self.solver!r}")
         ns, nt = Xs.shape[0], Xt.shape[0]
         n, n_feat = ns + nt, Xs.shape[1]
         m = int(min(self.n_components, n_feat, n))
@@ -274,6 +294,8 @@ class CORAL(BaseAdapter):
     .. [2] Gautheron, Redko, Lartizien. ECML PKDD 2018, Table 3.
     """
 
+    _parameter_constraints: dict = {"reg": [_POSITIVE]}
+
     def __init__(self, reg=1.0):
         self.reg = reg
 
@@ -303,8 +325,6 @@ class CORAL(BaseAdapter):
         Xs, _, Xt = self._check(Xs, ys, Xt)
         if Xs.shape[0] < 2 or Xt.shape[0] < 2:
             raise ValueError("CORAL needs at least two samples per domain")
-        if not self.reg > 0:
-            raise ValueError(f"CORAL needs reg > 0, got {self.reg!r}")
         whitened = self._power_map(Xs, self.reg, -0.5)(Xs)
         return self._power_map(Xt, self.reg, 0.5)(whitened), Xt.copy()
 
@@ -338,7 +358,7 @@ class _OTAdapter(BaseAdapter):
         Xs, ys, Xt = self._check(Xs, ys, Xt)
         a, b = ot.unif(Xs.shape[0]), ot.unif(Xt.shape[0])
         G = self._coupling(a, b, self._cost(Xs, Xt), ys)
-        self.coupling_ = G
+        self.coupling_ = check_coupling(G, f"{type(self).__name__} ({self.name})", getattr(self, "reg", None))
         return _barycentric_map(G, Xt), Xt.copy()
 
 
@@ -356,6 +376,8 @@ class EMDAdapter(_OTAdapter):
     .. [1] N. Courty, R. Flamary, D. Tuia. Domain Adaptation with Regularized
        Optimal Transport. ECML PKDD 2014.
     """
+
+    _parameter_constraints: dict = {"max_iter": [_AT_LEAST_ONE]}
 
     def __init__(self, max_iter=100_000):
         self.max_iter = max_iter
@@ -384,6 +406,14 @@ class SinkhornAdapter(_OTAdapter):
     .. [1] M. Cuturi. Sinkhorn Distances. NIPS 2013.
     """
 
+    _parameter_constraints: dict = {
+        "reg": [_POSITIVE],
+        "norm": _NORMS,
+        "method": [StrOptions({"sinkhorn", "sinkhorn_log", "sinkhorn_stabilized"})],
+        "max_iter": [_AT_LEAST_ONE],
+        "tol": [_NON_NEGATIVE],
+    }
+
     def __init__(self, reg=2.0, norm="median", method="sinkhorn", max_iter=1000, tol=1e-8):
         self.reg = reg
         self.norm = norm
@@ -391,24 +421,44 @@ class SinkhornAdapter(_OTAdapter):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _coupling(self, a, b, M, ys):
-        return ot.sinkhorn(
-            a, b, M, self.reg, method=self.method, numItermax=self.max_iter,
-            stopThr=self.tol, warn=False,
-        )
+    def _coupling(self, a, b, M, ys, method=None):
+        with np.errstate(over="ignore"):  # the log-domain solver's marginal check; the coupling is checked
+            return ot.sinkhorn(
+                a, b, M, self.reg, method=method or self.method, numItermax=self.max_iter,
+                stopThr=self.tol, warn=False,
+            )
 
     def fit_transform(self, Xs, ys, Xt):
+        """Adapt; with ``method="sinkhorn"`` an underflowing kernel falls back to ``"sinkhorn_log"``.
+
+        A small ``reg`` (or a large unnormalised cost) underflows the Gibbs
+        kernel, and POT's ``"sinkhorn"`` stops on a zero scaling with a
+        coupling that forgets samples. The coupling is then computed in the
+        log domain (POT's ``"sinkhorn_log"``, the same iterations) with a
+        :class:`~otfs._ot.NumericalFallbackWarning`; a coupling that still
+        loses a sample is an error naming ``reg``.
+        """
         if self.method != "sinkhorn":
             return super().fit_transform(Xs, ys, Xt)
         # POT's "sinkhorn" iterations on a kernel computed in place (otfs._ot):
         # equal to ot.sinkhorn to round-off, without its extra n_s x n_t arrays.
         Xs, ys, Xt = self._check(Xs, ys, Xt)
-        K = gibbs_kernel(Xs, Xt, self.reg, self.norm)
+        with np.errstate(under="ignore"):
+            K = gibbs_kernel(Xs, Xt, self.reg, self.norm)
         a, b = ot.unif(Xs.shape[0]), ot.unif(Xt.shape[0])
-        u, v, _ = sinkhorn_scalings(K, a, b, self.max_iter, self.tol)
-        K *= u[:, None]
-        K *= v[None, :]
-        self.coupling_ = K
+        u, v, _, failed = sinkhorn_scalings(K, a, b, self.max_iter, self.tol)
+        if failed:
+            warnings.warn(
+                f"SinkhornAdapter (OT2): the Gibbs kernel exp(-cost/reg) underflows at reg={self.reg} "
+                f"(norm={self.norm!r}); solved with POT's log-domain 'sinkhorn_log' instead",
+                NumericalFallbackWarning,
+                stacklevel=2,
+            )
+            K = self._coupling(a, b, self._cost(Xs, Xt), ys, method="sinkhorn_log")
+        else:
+            K *= u[:, None]
+            K *= v[None, :]
+        self.coupling_ = check_coupling(K, "SinkhornAdapter (OT2)", self.reg)
         return _barycentric_map(K, Xt), Xt.copy()
 
 
@@ -438,6 +488,15 @@ class SinkhornLpl1Adapter(_OTAdapter):
        Optimal Transport. ECML PKDD 2014.
     """
 
+    _parameter_constraints: dict = {
+        "reg": [_POSITIVE],
+        "eta": [_NON_NEGATIVE],
+        "norm": _NORMS,
+        "max_iter": [_AT_LEAST_ONE],
+        "max_inner_iter": [_AT_LEAST_ONE],
+        "tol": [_NON_NEGATIVE],
+    }
+
     def __init__(self, reg=2.0, eta=1.0, norm="median", max_iter=10, max_inner_iter=200, tol=1e-8):
         self.reg = reg
         self.eta = eta
@@ -447,10 +506,15 @@ class SinkhornLpl1Adapter(_OTAdapter):
         self.tol = tol
 
     def _coupling(self, a, b, M, ys):
-        with warnings.catch_warnings():
+        # POT's majoration-minimisation has no log-domain inner solver: an
+        # underflowing kernel gives a coupling that loses samples, which
+        # fit_transform reports as an error naming reg (otfs._ot.check_coupling).
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore", under="ignore", over="ignore"):
             # POT warns when an inner Sinkhorn stops at its iteration limit,
-            # which the paper's protocol accepts.
+            # which the paper's protocol accepts; its numerical errors are
+            # caught by the coupling check.
             warnings.filterwarnings("ignore", message="Sinkhorn did not converge")
+            warnings.filterwarnings("ignore", message="Warning: numerical errors at iteration")
             return ot.da.sinkhorn_lpl1_mm(
                 a, ys, b, M, self.reg, eta=self.eta, numItermax=self.max_iter,
                 numInnerItermax=self.max_inner_iter, stopInnerThr=self.tol,
@@ -481,6 +545,14 @@ class WDAAdapter(BaseAdapter):
     .. [1] R. Flamary, M. Cuturi, N. Courty, A. Rakotomamonjy. Wasserstein
        Discriminant Analysis. GRETSI 2017.
     """
+
+    _parameter_constraints: dict = {
+        "n_components": [_AT_LEAST_ONE],
+        "reg_lambda": [_POSITIVE],
+        "sinkhorn_iter": [_AT_LEAST_ONE],
+        "max_iter": [_AT_LEAST_ONE],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, n_components=20, reg_lambda=1.0, sinkhorn_iter=10, max_iter=50, random_state=0):
         self.n_components = n_components

@@ -67,6 +67,7 @@ __all__ = [
     "VoxelTableError",
     "make_clinical_data",
     "read_voxel_table",
+    "voxel_table_width",
     "sample_source_voxels",
     "sample_target_voxels",
     "svm_auc",
@@ -279,6 +280,46 @@ def write_voxel_table(path: str | os.PathLike, table: VoxelTable) -> None:
 _LABELS = {"0": 0, "1": 1, "non cancer": 0, "cancer": 1}
 
 
+_ID_COLUMNS = ("exam", "domain", "label")
+
+
+def _empty_cells(values) -> np.ndarray:
+    """Mask of the missing or blank cells of a column."""
+    series = pd.Series(values)
+    return (series.isna() | (series.astype(str).str.strip() == "")).to_numpy()
+
+
+def _check_id_columns(columns: Mapping, source, first_line: int) -> None:
+    """Every ``exam``, ``domain`` and ``label`` cell is filled; else an error naming the column and line."""
+    for name in _ID_COLUMNS:
+        empty = _empty_cells(columns[name])
+        if empty.any():
+            first = int(np.flatnonzero(empty)[0])
+            where = f"line {first + first_line}" if first_line else f"row {first}"
+            raise VoxelTableError(f"{source}: column {name!r} has {int(empty.sum())} empty cell(s), the first at "
+                                  f"{where}; every voxel needs an exam, a domain and a label")
+
+
+def voxel_table_width(path: str | os.PathLike) -> int:
+    """Number of feature columns of a voxel table, read from its header (no data loaded)."""
+    path = Path(path)
+    if path.suffix.lower() in (".h5", ".hdf5"):
+        try:
+            with h5py.File(path, "r") as h5:
+                if "X" not in h5 or h5["X"].ndim != 2:
+                    raise VoxelTableError(f"{path}: no 2-D dataset 'X'")
+                return int(h5["X"].shape[1])
+        except OSError as exc:
+            raise VoxelTableError(f"{path}: not a readable HDF5 file ({exc})") from exc
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        header = fh.readline()
+    if not header.strip():
+        raise VoxelTableError(f"{path}: empty file: a voxel table has a header line (exam, domain, label, then "
+                              "one column per feature) and one line per voxel")
+    return len([c for c in header.rstrip("\r\n").split(sep) if c.strip() not in _ID_COLUMNS])
+
+
 def _labels(values, source) -> np.ndarray:
     text = pd.Series(values).astype(str).str.strip().str.lower()
     bad = sorted(set(text) - set(_LABELS))
@@ -310,9 +351,13 @@ def read_voxel_table(path: str | os.PathLike, domains: Sequence[str] | None = No
                 if missing:
                     raise VoxelTableError(f"{path}: missing dataset(s) {missing}")
                 X = h5["X"][()].astype(np.float64)
-                label = _labels(h5["label"][()], path)
+                raw_label = h5["label"][()]
                 domain = h5["domain"].asstr()[()].astype(str)
                 exam = h5["exam"].asstr()[()].astype(str)
+                _check_id_columns({"exam": exam, "domain": domain,
+                                   "label": raw_label.astype(str) if raw_label.dtype.kind in "SUO" else raw_label},
+                                  f"{path}", first_line=0)
+                label = _labels(raw_label, path)
                 names = json.loads(h5.attrs.get("feature_names", "[]")) or [f"f{j + 1:02d}" for j in range(X.shape[1])]
                 meta = json.loads(h5.attrs.get("meta", "{}"))
         except OSError as exc:
@@ -320,15 +365,22 @@ def read_voxel_table(path: str | os.PathLike, domains: Sequence[str] | None = No
     elif path.suffix.lower() in (".csv", ".tsv", ".txt"):
         sep = "\t" if path.suffix.lower() == ".tsv" else ","
         try:
-            df = pd.read_csv(path, sep=sep)
+            # only an empty cell is missing: "NA" may name an exam or a domain
+            df = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""])
+        except pd.errors.EmptyDataError:
+            raise VoxelTableError(f"{path}: empty file: a voxel table has a header line (exam, domain, label, "
+                                  "then one column per feature) and one line per voxel") from None
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
             raise VoxelTableError(f"{path}: cannot parse ({exc})") from exc
-        missing = [c for c in ("exam", "domain", "label") if c not in df.columns]
+        missing = [c for c in _ID_COLUMNS if c not in df.columns]
         if missing:
             raise VoxelTableError(f"{path}: missing column(s) {missing}; has {list(df.columns)[:10]}")
-        names = [c for c in df.columns if c not in ("exam", "domain", "label")]
+        names = [c for c in df.columns if c not in _ID_COLUMNS]
         if not names:
             raise VoxelTableError(f"{path}: no feature column")
+        if df.empty:
+            raise VoxelTableError(f"{path}: no voxel: the file has a header line and no data line")
+        _check_id_columns(df, path, first_line=2)  # line 1 is the header
         feats = df[names]
         non_numeric = [c for c in names if not pd.api.types.is_numeric_dtype(feats[c])]
         if non_numeric:
@@ -345,8 +397,10 @@ def read_voxel_table(path: str | os.PathLike, domains: Sequence[str] | None = No
     bad = ~np.isfinite(X)
     if bad.any():
         cols = [names[j] for j in np.flatnonzero(bad.any(axis=0))[:5]]
-        raise VoxelTableError(f"{path}: {int(bad.any(axis=1).sum())} voxels have NaN or infinite "
-                              f"values, in column(s) {cols}")
+        first = int(np.flatnonzero(bad.any(axis=1))[0])
+        where = f"line {first + 2}" if path.suffix.lower() in (".csv", ".tsv", ".txt") else f"row {first}"
+        raise VoxelTableError(f"{path}: {int(bad.any(axis=1).sum())} voxels have empty, NaN or infinite "
+                              f"values, in column(s) {cols}, the first at {where}")
     table = VoxelTable(X=X, label=label, domain=domain, exam=exam, feature_names=list(names), meta=meta)
     for dom in domains or ():
         idx = np.flatnonzero(domain == dom)

@@ -20,7 +20,7 @@ import yaml
 
 from .protocol import make_pairs, parse_pair
 
-__all__ = ["ConfigError", "load_yaml", "mirror_dirs", "pairs_for", "validate_config"]
+__all__ = ["ConfigError", "check_feature_counts", "load_yaml", "mirror_dirs", "pairs_for", "validate_config"]
 
 
 class ConfigError(ValueError):
@@ -28,12 +28,15 @@ class ConfigError(ValueError):
 
 
 def load_yaml(path: str | os.PathLike):
-    """Read a YAML file, naming it on a syntax error."""
+    """Read a YAML file; a syntax error names the file, the line and the column."""
     try:
         with open(path, encoding="utf-8") as fh:
             return yaml.safe_load(fh)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from exc
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark is not None else str(path)
+        problem = " ".join(str(x) for x in (getattr(exc, "context", None), getattr(exc, "problem", None)) if x)
+        raise ConfigError(f"{where}: invalid YAML: {problem or exc}") from exc
 
 
 def _key_path(path) -> str:
@@ -122,11 +125,26 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                     )
     problems += _boosting_problems(config, source)
     problems += _section_problems(config, "semfs", source)
+    problems += _section_problems(config, "invariance", source, pairs=False)
+    problems += _feature_set_paths(config, source)
+    known_domains = {d for ds in datasets.values() for d in ds["domains"]}
+    for domain in config["protocol"]["source_per_class_overrides"]:
+        if domain not in known_domains:
+            close = difflib.get_close_matches(domain, sorted(known_domains), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            problems.append(f"{source}: protocol.source_per_class_overrides: {domain!r} is not a domain of any "
+                            f"dataset{hint}; domains: {sorted(known_domains)}")
+    grid = config["wda"]["office"]["grid"]
+    if grid not in config["grids"]:
+        problems.append(f"{source}: wda.office.grid: unknown grid {grid!r}; grids: {sorted(config['grids'])}")
+    if config["wda"]["office"]["feature_set"] not in config["feature_sets"]:
+        problems.append(f"{source}: wda.office.feature_set: unknown feature set "
+                        f"{config['wda']['office']['feature_set']!r} (known: {sorted(config['feature_sets'])})")
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
 
 
-def _section_problems(config: Mapping, section: str, source: str) -> list[str]:
+def _section_problems(config: Mapping, section: str, source: str, pairs: bool = True) -> list[str]:
     """Cross-references of a related-method section: its feature set and its pairs of that set's domains."""
     cfg = config[section]
     fs = cfg["feature_set"]
@@ -137,7 +155,7 @@ def _section_problems(config: Mapping, section: str, source: str) -> list[str]:
         return []
     domains = dataset["domains"]
     problems = []
-    for pair in cfg["pairs"]:
+    for pair in cfg["pairs"] if pairs else ():
         s, t = parse_pair(pair)
         if s == t or s not in domains or t not in domains:
             problems.append(f"{source}: {section}.pairs: {pair!r} is not a pair of distinct domains ({domains})")
@@ -176,6 +194,102 @@ def _feature_set_source(name: str, fs: Mapping, datasets: Mapping, source: str) 
         problems.append(f"{where}.extractor: dataset {fs['dataset']!r} has no image_manifest "
                         f"(set datasets.{fs['dataset']}.image_manifest)")
     return problems
+
+
+def _inside(path: str) -> bool:
+    """Whether a relative path stays inside its base folder (no absolute path, no '..')."""
+    parts = Path(path).parts
+    return bool(parts) and not Path(path).is_absolute() and ".." not in parts and "\\" not in path
+
+
+def _feature_set_paths(config: Mapping, source: str) -> list[str]:
+    """A feature set's ``folder`` is a path inside its dataset's folders."""
+    return [f"{source}: feature_sets.{name}.folder: {fs['folder']!r} must be a relative path inside the "
+            "dataset's folders (no '..', not absolute)"
+            for name, fs in config["feature_sets"].items() if "folder" in fs and not _inside(fs["folder"])]
+
+
+def check_feature_counts(config: Mapping, n_features, source: str = "config") -> None:
+    """Every number of features the configuration asks for is within ``[1, d]`` of its feature set.
+
+    Checked before any job runs: a count above ``d``, or a fraction ``"d/k"``
+    that gives 0, is an error naming the config key, the feature set and its
+    ``d``. ``n_features(feature_set)`` gives ``d`` without reading data (the
+    manifest or the extractor); it may raise ``KeyError`` for a feature set
+    it cannot size, which is then skipped.
+
+    Raises
+    ------
+    ConfigError
+    """
+    from .protocol import resolve_count
+
+    sizes = {}
+    for fs in config["feature_sets"]:
+        try:
+            sizes[fs] = int(n_features(fs))
+        except KeyError:
+            continue
+    problems = []
+
+    def check(key: str, spec, feature_sets):
+        for fs in feature_sets:
+            if fs not in sizes:
+                continue
+            d = sizes[fs]
+            if spec == "paper":
+                if d < 32:
+                    problems.append(f"{source}: {key}: 'paper' (d/32, then every d/16) needs d >= 32; feature set "
+                                    f"{fs!r} has d = {d}")
+                continue
+            try:
+                resolve_count(spec, d)
+            except ValueError:
+                problems.append(f"{source}: {key}: {spec!r} gives {_count_value(spec, d)} features for feature "
+                                f"set {fs!r}, outside [1, {d}]")
+
+    everything = list(config["feature_sets"])
+    for name, grid in config["grids"].items():
+        specs = grid["feature_counts"]
+        for i, spec in enumerate([specs] if specs == "paper" else specs):
+            check(f"grids.{name}.feature_counts" + ("" if specs == "paper" else f"[{i}]"), spec, everything)
+    targets = config["targets"]
+    check("targets.table1.n_features", targets["table1"]["n_features"], targets["table1"]["feature_sets"])
+    for target in ("table2", "table5"):
+        for i, spec in enumerate(targets[target]["n_features"]):
+            check(f"targets.{target}.n_features[{i}]", spec, targets[target]["feature_sets"])
+    for fs, spec in targets["table6"]["n_features"].items():
+        check(f"targets.table6.n_features.{fs}", spec, [fs])
+    check("boosting.ot_features", config["boosting"]["ot_features"], [config["boosting"]["feature_set"]])
+    for i, spec in enumerate(config["semfs"]["counts"]):
+        check(f"semfs.counts[{i}]", spec, [config["semfs"]["feature_set"]])
+    inv = config["invariance"]
+    if inv["feature_set"] in sizes and not inv["n_features"] < sizes[inv["feature_set"]]:
+        problems.append(f"{source}: invariance.n_features: {inv['n_features']} must be below the "
+                        f"{sizes[inv['feature_set']]} features of {inv['feature_set']!r}")
+    if problems:
+        raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+
+
+def _count_value(spec, d: int):
+    if isinstance(spec, str) and spec.startswith("d/"):
+        return d // int(spec[2:])
+    return d if spec == "d" else spec
+
+
+def check_clinical_counts(feature_counts, d: int, where: str, source: str = "config") -> None:
+    """``clinical.feature_counts`` within ``[1, d]`` of the voxel table (``where`` says which table)."""
+    from .protocol import resolve_count
+
+    problems = []
+    for i, spec in enumerate(feature_counts):
+        try:
+            resolve_count(spec, d)
+        except ValueError:
+            problems.append(f"{source}: clinical.feature_counts[{i}]: {spec!r} gives {_count_value(spec, d)} "
+                            f"features, outside [1, {d}] ({where})")
+    if problems:
+        raise ConfigError("invalid configuration:\n" + "\n".join(problems))
 
 
 def pairs_for(config: Mapping, dataset: str) -> list[str]:

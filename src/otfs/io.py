@@ -1,8 +1,11 @@
 """Atomic file output and small JSON/TSV helpers.
 
 Every output of the pipeline is written to a temporary file in the target
-directory and moved into place with :func:`os.replace`, so an interrupted
-run never leaves a half-written file under its final name.
+directory, flushed to disk (``fsync``) and moved into place with
+:func:`os.replace`, so an interrupted run or a crash never leaves a
+half-written file under its final name. The file gets the mode a plain
+``open()`` would give it (``0o666`` less the user's umask): on a shared
+project folder the group can read the results.
 """
 
 from __future__ import annotations
@@ -16,15 +19,43 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_path", "read_json", "read_tsv", "write_json", "write_text", "write_tsv"]
+__all__ = ["atomic_path", "current_umask", "read_json", "read_tsv", "write_csv", "write_json", "write_text", "write_tsv"]
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system allows."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # elsewhere: read it by setting it, and set it back at once
+    os.umask(mask)
+    return mask
+
+
+def _fsync(path: Path, directory: bool = False) -> None:
+    fd = os.open(path, os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0))
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems cannot sync a folder
+        if not directory:
+            raise
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; move it onto ``path`` on success.
 
-    On an exception the temporary file is removed and ``path`` is untouched.
-    ``suffix`` defaults to the suffix of ``path`` (some writers need it).
+    On success the file is given the mode of a plain ``open()`` (``0o666``
+    less the umask; ``mkstemp`` creates it ``0o600``), synced to disk, and
+    renamed onto ``path``; the folder is synced too. On an exception the
+    temporary file is removed and ``path`` is untouched. ``suffix`` defaults
+    to the suffix of ``path`` (some writers need it).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -35,7 +66,10 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     tmp = Path(tmp)
     try:
         yield tmp
+        os.chmod(tmp, 0o666 & ~current_umask())
+        _fsync(tmp)
         os.replace(tmp, path)
+        _fsync(path.parent, directory=True)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

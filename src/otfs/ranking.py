@@ -37,8 +37,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import as_float_matrix, check_same_features
-from ._ot import gibbs_kernel, normalise_cost, sinkhorn_scalings
+from ._checks import DegenerateResultWarning, as_float_matrix, check_same_features
+from ._ot import NumericalFallbackWarning, gibbs_kernel, normalise_cost, sinkhorn_scalings
 from .preprocessing import zscore
 from .selection import STRATEGIES, TIE_BREAKS, SampleMatching, select_samples
 
@@ -91,7 +91,30 @@ def feature_coupling_diagonal(
         ``gamma[i, i]`` for every feature ``i``; the coupling sums to one.
     n_iter : int
         Only with ``return_n_iter=True``.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of its range, naming it.
+    FloatingPointError
+        Non-finite scores, or several scores that underflowed to exactly 0
+        (their order would be the index order, not a ranking): ``reg`` is
+        too small even for the log-domain solver.
+
+    Warns
+    -----
+    DegenerateResultWarning
+        Scores that are all equal: the paired samples do not tell the
+        features apart (constant data), so the order says nothing.
+    NumericalFallbackWarning
+        With ``method="sinkhorn"``, when the Gibbs kernel ``exp(-C / reg)``
+        underflows (a small ``reg``): POT's ``"sinkhorn"`` stops at once on a
+        zero or infinite scaling and would return meaningless scores. The
+        coupling is then computed by POT's log-domain ``"sinkhorn_log"``,
+        the same iterations in log space: where both work they give the same
+        coupling to round-off, and so the same order (``tests/test_ranking.py``).
     """
+    _check_solver_params(reg=reg, max_iter=max_iter, tol=tol)
     Su = as_float_matrix(Su, "Su")
     Tu = as_float_matrix(Tu, "Tu")
     if Su.shape != Tu.shape:
@@ -104,25 +127,65 @@ def feature_coupling_diagonal(
     # (a column of the transposed matrix) is z-scored.
     Fs = zscore(Su.T, axis=0)
     Ft = zscore(Tu.T, axis=0)
-    if method == "sinkhorn":
-        diag, n_iter = _sinkhorn_diagonal(Fs, Ft, reg, norm, max_iter, tol)
-    else:
-        C = normalise_cost(ot.dist(Fs, Ft, metric="sqeuclidean"), norm)
-        w = ot.unif(C.shape[0])
-        # Stopping at max_iter without a warning is the paper's protocol: POT 0.4
-        # stopped silently after its 1000 iterations.
-        G, log = ot.sinkhorn(
-            w, w, C, reg, method=method, numItermax=max_iter, stopThr=tol, warn=False, log=True
+    result = _sinkhorn_diagonal(Fs, Ft, reg, norm, max_iter, tol) if method == "sinkhorn" else None
+    if result is None and method == "sinkhorn":
+        warnings.warn(
+            f"feature_coupling_diagonal: the Gibbs kernel exp(-C/reg) underflows at reg={reg} (POT's "
+            "'sinkhorn' stops on a zero or infinite scaling and would return meaningless scores); solved "
+            "with POT's log-domain 'sinkhorn_log' instead, which gives the same coupling where both work",
+            NumericalFallbackWarning,
+            stacklevel=2,
         )
-        diag, n_iter = np.ascontiguousarray(np.diag(G)), int(log.get("niter", max_iter))
-    if not np.isfinite(diag).all():
-        raise FloatingPointError(
-            f"Sinkhorn ({method}, reg={reg}) produced non-finite couplings; "
-            "use method='sinkhorn_log' or a larger reg"
-        )
+        method = "sinkhorn_log"
+    if result is None:
+        result = _pot_diagonal(Fs, Ft, reg, norm, method, max_iter, tol)
+    diag, n_iter = result
+    _check_scores(diag, reg, method)
     if return_n_iter:
         return diag, n_iter
     return diag
+
+
+def _check_solver_params(reg, max_iter, tol) -> None:
+    """A ``ValueError`` naming the parameter and its range, before any work."""
+    if isinstance(reg, bool) or not isinstance(reg, Real) or not (np.isfinite(reg) and reg > 0):
+        raise ValueError(f"reg must be a positive finite number (the entropic regularisation), got {reg!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be an integer >= 1 (the Sinkhorn iteration limit), got {max_iter!r}")
+    if isinstance(tol, bool) or not isinstance(tol, Real) or not tol >= 0:
+        raise ValueError(f"tol must be a number >= 0 (the Sinkhorn stopping threshold), got {tol!r}")
+
+
+def _check_scores(diag: np.ndarray, reg: float, method: str) -> None:
+    """Scores that cannot rank the features are an error, never returned in silence."""
+    if not np.isfinite(diag).all():
+        raise FloatingPointError(f"Sinkhorn ({method}, reg={reg}) produced non-finite scores; use a larger reg")
+    zeros = int(np.count_nonzero(diag == 0))
+    if zeros > 1:
+        raise FloatingPointError(
+            f"Sinkhorn ({method}, reg={reg}): the coupling diagonal underflowed to 0 for {zeros} of "
+            f"{diag.size} features, so their order would be the index order; use a larger reg"
+        )
+    if diag.size > 1 and np.ptp(diag) == 0:
+        warnings.warn(
+            f"every one of the {diag.size} features has the same score ({diag[0]:.6g}): the paired samples do "
+            "not tell the features apart (constant or identical samples, or d = 2 after the per-sample "
+            "z-score), so the order is the index order and says nothing",
+            DegenerateResultWarning,
+            stacklevel=3,
+        )
+
+
+def _pot_diagonal(Fs, Ft, reg, norm, method, max_iter, tol):
+    """Diagonal of ``ot.sinkhorn`` with ``method``, and its iteration count."""
+    C = normalise_cost(ot.dist(Fs, Ft, metric="sqeuclidean"), norm)
+    w = ot.unif(C.shape[0])
+    # Stopping at max_iter without a warning is the paper's protocol: POT 0.4
+    # stopped silently after its 1000 iterations. The log-domain solver's
+    # exponentials may overflow in its marginal check; the coupling is checked.
+    with np.errstate(over="ignore"):
+        G, log = ot.sinkhorn(w, w, C, reg, method=method, numItermax=max_iter, stopThr=tol, warn=False, log=True)
+    return np.ascontiguousarray(np.diag(G)), int(log.get("niter", max_iter))
 
 
 def _sinkhorn_diagonal(Fs, Ft, reg, norm, max_iter, tol):
@@ -132,11 +195,15 @@ def _sinkhorn_diagonal(Fs, Ft, reg, norm, max_iter, tol):
     POT's iterations and stopping rule, with the cost, its normalisation and
     the kernel computed in place, and only the diagonal of
     ``diag(u) K diag(v)`` formed. The results agree with POT's to round-off
-    (:mod:`otfs.benchmark` measures it).
+    (:mod:`otfs.benchmark` measures it). None when the iteration hit a
+    numerical failure (an underflowed kernel).
     """
-    K = gibbs_kernel(Fs, Ft, reg, norm)
+    with np.errstate(under="ignore"):
+        K = gibbs_kernel(Fs, Ft, reg, norm)
     w = np.full(K.shape[0], 1.0 / K.shape[0])
-    u, v, n_iter = sinkhorn_scalings(K, w, w, max_iter, tol)
+    u, v, n_iter, failed = sinkhorn_scalings(K, w, w, max_iter, tol)
+    if failed:
+        return None
     return u * np.diagonal(K) * v, n_iter
 
 

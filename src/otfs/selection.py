@@ -42,6 +42,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 import ot
@@ -170,6 +171,8 @@ def select_samples(
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    if isinstance(emd_max_iter, bool) or not isinstance(emd_max_iter, Integral) or emd_max_iter < 1:
+        raise ValueError(f"emd_max_iter must be an integer >= 1 (the exact OT iteration limit), got {emd_max_iter!r}")
     Xs = as_float_matrix(Xs, "Xs")
     Xt = as_float_matrix(Xt, "Xt")
     check_same_features(Xs, Xt)

@@ -212,15 +212,49 @@ class WassersteinDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, Transform
         Xc = X - self.mean_  # a new array: the caller's X is untouched
         P0 = random_stiefel(d, self.n_components, self.random_state)
         reg = 1.0 / self.reg_lambda
+        self._check_degenerate(Xc, y, P0, reg)
         if self.backend == "pot":
             P, n_iter, objective = self._fit_pot(Xc, y, P0, reg)
         else:
             P, n_iter, objective = self._fit_batched(Xc, y, P0, reg)
+        if not (np.isfinite(objective) and np.isfinite(P).all()):
+            raise FloatingPointError(
+                f"WDA: the optimisation gave a non-finite objective ({objective}) at reg_lambda={self.reg_lambda}: "
+                "the entropic couplings underflowed or the data are degenerate; standardise the features, "
+                "use normalize=True, or lower reg_lambda"
+            )
         self.components_ = np.ascontiguousarray(np.asarray(P, dtype=np.float64).T)
         self.n_iter_ = int(n_iter)
         self.objective_ = float(objective)
         self._n_features_out = self.n_components
         return self
+
+    def _check_degenerate(self, X, y, P0, reg):
+        """Refuse data on which WDA's objective is undefined, with a message that says why."""
+        if not np.any(X):
+            raise ValueError("WDA: every sample is the same (X is constant): no projection separates the classes")
+        obj = _BatchedObjective(X, y, reg, self.sinkhorn_iter, P0, normalize=False)
+        M0 = obj._dist(np, P0)  # each class pair's squared distances at the initial projection
+        classes = np.unique(y)
+        I, J = np.triu_indices(classes.size)  # noqa: E741 - class pairs, as the objective
+        for k in np.flatnonzero(obj.within):
+            if not np.any(M0[k][obj.mask[k]] > 1e-12 * max(1.0, float(np.abs(M0).max()))):
+                raise ValueError(
+                    f"WDA: the samples of class {classes[I[k]].item()!r} are identical (within-class distance 0), "
+                    "so its cost cannot be normalised and the within-class term is 0; remove the duplicates "
+                    "or merge the class"
+                )
+        if self.normalize:
+            return
+        with np.errstate(under="ignore"):
+            K0 = np.exp(-M0 / reg) * obj.mask
+        rows_alive = K0.max(axis=2) > 0
+        if np.any(~rows_alive & (obj.wi > 0)):
+            raise ValueError(
+                f"WDA: exp(-lambda M) underflows at the initial projection for reg_lambda={self.reg_lambda} "
+                f"(squared distances up to {float(M0.max()):.3g} with normalize=False): every coupling would be "
+                "0; standardise the features, use normalize=True, or lower reg_lambda"
+            )
 
     def _fit_batched(self, X, y, P0, reg):
         anp, pymanopt = _require_dr()

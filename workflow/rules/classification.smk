@@ -11,8 +11,8 @@ rule classify:
         ranking="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
         code=script_code("classification.py"),
     params:
-        orders=lambda w: config["grids"][w.grid]["orders"],
-        feature_counts=lambda w: config["grids"][w.grid]["feature_counts"],
+        orders=lambda w: grid_config(w.grid)["orders"],
+        feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
     conda:
         "../../envs/otfs.yaml"
     log:

@@ -17,7 +17,8 @@ SRC = REPO / "src"
 sys.path.insert(0, str(SRC))
 
 from otfs.codedeps import import_closure  # noqa: E402
-from otfs.config import pairs_for, validate_config  # noqa: E402
+from otfs.clinical import voxel_table_width  # noqa: E402
+from otfs.config import check_clinical_counts, check_feature_counts, pairs_for, validate_config  # noqa: E402
 from otfs.data.images import domain_images  # noqa: E402
 from otfs.data.uci import raw_files  # noqa: E402
 from otfs.data.manifest import read_manifest  # noqa: E402
@@ -134,6 +135,19 @@ def fs_n_features(feature_set):
     return widths.pop()
 
 
+def grid_config(name):
+    """The grid ``name`` of config ``grids``; an unknown one is an error naming the grids."""
+    try:
+        return config["grids"][name]
+    except KeyError:
+        raise WorkflowError(f"unknown grid {name!r} (a file path names it); config grids: {sorted(config['grids'])}") from None
+
+
+# Every number of features asked for is within [1, d] of its feature set: checked
+# before any job runs, from the manifests (no data needed).
+check_feature_counts(config, fs_n_features)
+
+
 def counts(feature_set, specs):
     """Resolve "d/8"-style specs for a feature set."""
     d = fs_n_features(feature_set)
@@ -170,10 +184,16 @@ CLINICAL_TARGETS = {
 
 
 def _check_clinical_data():
-    """Name a missing voxel table before anything runs (checked at parse time)."""
-    data = config["clinical"]["data"]
+    """Name a missing voxel table, and feature counts beyond its width, before anything runs."""
+    cfg = config["clinical"]
+    data = cfg["data"]
     if data != "synthetic" and not Path(data).is_file():
         raise WorkflowError(f"clinical.data: voxel table {data!r} not found (or set it to 'synthetic')")
+    if data == "synthetic":
+        d, where = cfg["synthetic"]["n_features"], "clinical.synthetic.n_features"
+    else:
+        d, where = voxel_table_width(data), f"the feature columns of {data}"
+    check_clinical_counts(cfg["feature_counts"], d, f"d = {d}, {where}")
 
 
 _check_clinical_data()

@@ -6,7 +6,9 @@ from pathlib import Path
 # Run this checkout's library (Snakemake copies scripts before running them).
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
+from otfs.data.manifest import read_manifest
 from otfs.stages import extraction, job
+from otfs.stages.acquisition import sources_for
 
 with job(snakemake.log[0], snakemake.threads, "extraction", code=snakemake.input.code):  # noqa: F821
     extraction.run(
@@ -20,4 +22,11 @@ with job(snakemake.log[0], snakemake.threads, "extraction", code=snakemake.input
         batch_size=snakemake.params.batch_size,  # noqa: F821
         threads=snakemake.threads,  # noqa: F821
         progress=snakemake.params.progress,  # noqa: F821
+        # a missing image is fetched again from the dataset's sources (read from the
+        # config, not a param: a new mirror path must not rerun the network)
+        sources=sources_for(
+            snakemake.wildcards.dataset,  # noqa: F821
+            snakemake.config["datasets"][snakemake.wildcards.dataset],  # noqa: F821
+            read_manifest(snakemake.input.image_manifest).meta.get("upstream_url"),  # noqa: F821
+        ),
     )

@@ -35,7 +35,7 @@ from ..protocol import derive_seed, draw_source_subset, feature_counts, make_pai
 from ..ranking import feature_orders
 from . import reference
 
-__all__ = ["plain_figure7", "run_pipeline"]
+__all__ = ["MARKER", "check_mirror", "plain_figure7", "prepare_workdir", "run_pipeline"]
 
 DOMAINS = ("amazon", "caltech10", "dslr", "webcam")
 #: What a fresh copy of the workflow needs (everything but data and results).
@@ -86,11 +86,47 @@ def plain_figure7(mat_dir, iterations=19, per_class=20, overrides=None, feature_
     return pd.DataFrame(rows)
 
 
+#: Written into the work folder by :func:`prepare_workdir`: only a folder holding it is ever deleted.
+MARKER = ".otfs-end-to-end"
+
+
+def check_mirror(mirror) -> Path:
+    """The mirror folder, holding SURF's four ``.mat`` files; else a ``ValueError`` naming what is missing."""
+    mirror = Path(mirror)
+    missing = [d for d in DOMAINS if not (mirror / "surf" / f"{d}.mat").is_file()]
+    if missing:
+        raise ValueError(f"--mirror {mirror}: no surf/<domain>.mat for {missing}; it must name the office-caltech "
+                         "data folder (the one holding surf/amazon.mat)")
+    return mirror.resolve()
+
+
+def prepare_workdir(workdir) -> Path:
+    """An empty ``workdir`` with a marker file; a folder is only ever deleted if a previous run marked it.
+
+    A non-empty folder without the marker is refused (it may be the user's),
+    as is a path that is not a folder.
+    """
+    workdir = Path(workdir)
+    if workdir.exists() or workdir.is_symlink():
+        if not workdir.is_dir() or workdir.is_symlink():
+            raise FileExistsError(f"--workdir {workdir}: exists and is not a folder; choose another path")
+        if any(workdir.iterdir()):
+            if not (workdir / MARKER).is_file():
+                raise FileExistsError(
+                    f"--workdir {workdir}: not empty, and not made by this command (no {MARKER} file in it); "
+                    "it is left untouched. Choose another --workdir, or empty that folder yourself"
+                )
+            shutil.rmtree(workdir)  # made by a previous run of this command
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / MARKER).write_text("made by python -m otfs.benchmark.end_to_end; deleted by its next run\n")
+    return workdir
+
+
 def run_pipeline(repo, workdir, mirror, cores=2, iterations=19) -> tuple[float, pd.DataFrame]:
     """Copy the workflow to ``workdir``, build Figure 7 for SURF from nothing; return (seconds, results)."""
-    repo, workdir = Path(repo), Path(workdir)
-    if workdir.exists():
-        shutil.rmtree(workdir)
+    repo = Path(repo)
+    mirror = check_mirror(mirror)
+    workdir = prepare_workdir(workdir)
     copy_workflow(repo, workdir)
     (workdir / "config" / "figure7_surf.yaml").write_text(
         f"protocol:\n  iterations: {int(iterations)}\ntargets:\n  figure7:\n    feature_sets: [surf]\n"
@@ -116,7 +152,7 @@ def _run_snakemake(workdir, cores, env, log):
 
 def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print) -> dict:
     """Time the pipeline and the plain script, compare their accuracies, write ``end_to_end.csv``."""
-    mirror = Path(mirror).resolve()  # the nested pipeline runs in another folder
+    mirror = check_mirror(mirror)  # before anything is touched; resolved: the nested pipeline runs elsewhere
     pipe_s, pipe = run_pipeline(repo, workdir, mirror, cores, iterations)
     log(f"pipeline (snakemake --cores {cores} figure7, SURF, cold cache): {pipe_s:.1f} s")
     # One BLAS thread, as every pipeline job: the exact OT of Algorithm 1 has
@@ -154,6 +190,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not args.mirror:
         raise SystemExit("--mirror (or OTFS_DATA_MIRROR) must name the office-caltech data folder")
+    try:
+        check_mirror(args.mirror)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
     repo = Path(__file__).resolve().parents[3]
     row = compare(repo, args.workdir, args.mirror, args.out, args.cores, args.iterations)
     return 0 if row["max_accuracy_difference"] <= TOLERANCE else 1

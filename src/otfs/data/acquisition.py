@@ -9,7 +9,8 @@ Sources are tried in order:
 3. the upstream URL, pinned to one commit, when downloads are allowed.
 
 Every file is checked against its git blob SHA-1 before it is moved into its
-final place. A file with the wrong hash is never used, and nothing is moved
+final place. A download may use https (or file, for tests) only, and is cut
+off as soon as it is larger than the manifest says the file is. A file with the wrong hash is never used, and nothing is moved
 or deleted at its source, so a failure loses nothing; the error names the
 file, the source and both hashes. A file that no source has is an error that
 lists every place that was searched and says where to put the file.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import urllib.parse
 import urllib.request
 from collections import Counter
 from collections.abc import Sequence
@@ -27,15 +29,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..io import atomic_path
-from .manifest import ManifestEntry, git_blob_sha1
+from .manifest import ManifestEntry, check_relative_path, git_blob_sha1
 
 __all__ = [
+    "ALLOWED_SCHEMES",
     "AcquisitionError",
+    "DownloadRefusedError",
     "HashMismatchError",
     "MissingDataError",
     "Sources",
     "acquire",
     "acquire_tree",
+    "check_url",
     "verify_file",
 ]
 
@@ -50,6 +55,14 @@ class HashMismatchError(AcquisitionError):
 
 class MissingDataError(AcquisitionError):
     """No source has the file."""
+
+
+class DownloadRefusedError(AcquisitionError):
+    """A download that is not allowed: a URL scheme other than https, or a body larger than expected."""
+
+
+#: URL schemes a download may use (file: for tests and local mirrors given as URLs).
+ALLOWED_SCHEMES = ("https", "file")
 
 
 @dataclass(frozen=True)
@@ -105,9 +118,29 @@ def verify_file(path: str | os.PathLike, entry: ManifestEntry, origin: str | Non
         )
 
 
-def _download(url: str, dest: Path, timeout: float) -> None:
+def check_url(url: str, what: str) -> str:
+    """Return ``url`` if its scheme is allowed; else a :class:`DownloadRefusedError` naming ``what``."""
+    scheme = urllib.parse.urlsplit(url).scheme.lower()
+    if scheme not in ALLOWED_SCHEMES:
+        raise DownloadRefusedError(f"{what}: URL {url!r} has the scheme {scheme or '(none)'!r}; downloads use "
+                                   f"{' or '.join(ALLOWED_SCHEMES)} only")
+    return url
+
+
+def _download(url: str, dest: Path, timeout: float, max_bytes: int = 1 << 30, limit_source: str = "") -> None:
+    """Stream ``url`` into ``dest``, refusing a body of more than ``max_bytes`` bytes."""
+    check_url(url, str(dest.name))
+    too_big = f"{url}: the body is larger than expected ({limit_source or f'{max_bytes:,} bytes'}); refused"
     with urllib.request.urlopen(url, timeout=timeout) as response, open(dest, "wb") as out:
-        shutil.copyfileobj(response, out, length=1 << 20)
+        length = response.headers.get("Content-Length") if hasattr(response, "headers") else None
+        if length and length.isdigit() and int(length) > max_bytes:
+            raise DownloadRefusedError(f"{too_big} (Content-Length {int(length):,})")
+        written = 0
+        while chunk := response.read(1 << 20):
+            written += len(chunk)
+            if written > max_bytes:
+                raise DownloadRefusedError(f"{too_big} (more than {max_bytes:,} bytes received)")
+            out.write(chunk)
 
 
 def acquire(entry: ManifestEntry, dest: str | os.PathLike, sources: Sources) -> str:
@@ -133,6 +166,7 @@ def acquire(entry: ManifestEntry, dest: str | os.PathLike, sources: Sources) -> 
     MissingDataError
         No source has the file.
     """
+    check_relative_path(entry.path, "manifest entry")
     dest = Path(dest)
     searched = []
     for kind, folder in sources.folders():
@@ -150,10 +184,12 @@ def acquire(entry: ManifestEntry, dest: str | os.PathLike, sources: Sources) -> 
     if url is None and sources.upstream_url:
         url = sources.upstream_url.rstrip("/") + "/" + entry.path
     if url is not None and sources.download:
+        check_url(url, entry.path)
         searched.append(f"upstream {url}")
+        max_bytes, limit_source = entry.max_bytes()
         try:
             with atomic_path(dest) as tmp:
-                _download(url, tmp, sources.timeout)
+                _download(url, tmp, sources.timeout, max_bytes, limit_source)
                 verify_file(tmp, entry, origin=url)
             return f"upstream {url}"
         except OSError as exc:  # URLError, timeouts and refused connections

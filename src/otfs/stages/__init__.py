@@ -41,6 +41,7 @@ def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
         handlers=handlers,
         force=True,
     )
+    logging.captureWarnings(True)  # a library warning (say, a numerical fallback) lands in the job's log
     logger = logging.getLogger(name)
     start = time.perf_counter()
     try:

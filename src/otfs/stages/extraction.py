@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data.acquisition import verify_file
+from ..data.acquisition import Sources, acquire, verify_file
 from ..data.cache import DomainData, write_cache
 from ..data.images import check_class_counts, domain_images, images_digest
 from ..data.manifest import Manifest, git_blob_sha1, read_manifest
@@ -43,12 +43,19 @@ def expected_class_counts(feature_manifest: Manifest, domain: str) -> list[int] 
 
 
 def run(extractor: str, dataset: str, domain: str, image_manifest, images_dir, output,
-        feature_manifest=None, batch_size: int = 4, threads: int = 1, progress: bool = True) -> np.ndarray:
+        feature_manifest=None, batch_size: int = 4, threads: int = 1, progress: bool = True,
+        sources: Sources | None = None) -> np.ndarray:
     """Extract features of every image of ``domain`` under ``images_dir`` into ``output``.
 
     Labels are checked against the released features: the class names must
     be those of ``feature_manifest`` (alphabetical, labels 1..K) and the
     images per class must equal its ``class_counts`` for this domain.
+
+    Every image is verified against its hash first. An image missing from
+    ``images_dir`` (say, a corrupt one the user deleted, as the hash error
+    advises) is acquired again from ``sources`` (the dataset's local folder,
+    mirrors or upstream) and verified; a corrupt one is an error naming it,
+    and nothing is deleted.
     """
     ex = get_extractor(extractor)
     manifest = read_manifest(image_manifest)
@@ -67,6 +74,12 @@ def run(extractor: str, dataset: str, domain: str, image_manifest, images_dir, o
     images_dir = Path(images_dir)
     paths = [images_dir / r.relpath for r in records]
     for r, p in zip(records, paths, strict=True):
+        if not p.is_file():
+            if sources is None:
+                raise FileNotFoundError(f"{p}: image {r.entry.path} is missing from {images_dir}; delete the "
+                                        "folder to acquire the domain again")
+            origin = acquire(r.entry, p, sources)
+            log.info("%s: missing, acquired again from %s", r.entry.path, origin)
         verify_file(p, r.entry)  # verified when acquired; again in case of edits since
     log.info("%s/%s: %d images, %s, batch size %d, %d threads", dataset, domain, len(paths), ex.name,
              batch_size, threads)
