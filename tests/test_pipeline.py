@@ -8,6 +8,10 @@ touching the checkout.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import time
 
 import numpy as np
 import pandas as pd
@@ -16,7 +20,7 @@ import pytest
 from otfs.data import read_cache
 from otfs.io import read_tsv
 
-from .conftest import ROWS_PER_PAIR_ITERATION, copy_workflow, planned_jobs, snakemake
+from .conftest import ROWS_PER_PAIR_ITERATION, SNAKEMAKE, copy_workflow, mirror_dir, planned_jobs, snakemake
 
 pytestmark = pytest.mark.pipeline
 
@@ -173,6 +177,34 @@ def test_results_do_not_depend_on_cores(test_run, tmp_path):
     for stage in ("selection", "ranking"):
         f = f"results/runs/surf/{stage}/ot/amazon-dslr.json"
         assert (test_run / f).read_bytes() == (work / f).read_bytes()
+
+
+def test_a_run_killed_with_sigkill_resumes_to_the_same_results(test_run, tmp_path):
+    # kill -9 of Snakemake and its jobs mid-run: no output is half-written under
+    # its name, and the rerun (after --unlock, as Snakemake asks) gives the
+    # numbers of an uninterrupted run.
+    work = copy_workflow(tmp_path)
+    target = "results/aggregate/surf/all/ot/NA/curves/summary.tsv"
+    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir())}
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.Popen([*SNAKEMAKE, "--snakefile", str(work / "Snakefile"), "--directory", str(work),
+                             "--configfile", "config/test.yaml", "--cores", "2", target],
+                            cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 180
+    while not list((work / "results" / "runs" / "surf" / "ranking" / "ot").glob("*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be killed"
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (work / target).exists()
+    for f in (work / "results").rglob("*.json"):
+        json.loads(f.read_text())  # every file under its final name is whole
+    snakemake(work, target, "--unlock", "--configfile", "config/test.yaml")
+    snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", target)
+    a = read_tsv(test_run / target.replace("summary.tsv", "long.tsv"))
+    b = read_tsv(work / target.replace("summary.tsv", "long.tsv"))
+    pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
 
 
 def test_rebuilding_a_figure_runs_only_what_it_needs(test_run):
