@@ -447,6 +447,10 @@ class SinkhornAdapter(_OTAdapter):
             K = gibbs_kernel(Xs, Xt, self.reg, self.norm)
         a, b = ot.unif(Xs.shape[0]), ot.unif(Xt.shape[0])
         u, v, _, failed = sinkhorn_scalings(K, a, b, self.max_iter, self.tol)
+        if not failed:
+            K *= u[:, None]
+            K *= v[None, :]
+            failed = bool((K.sum(axis=1) <= 0).any())  # a sample the underflowed kernel forgot
         if failed:
             warnings.warn(
                 f"SinkhornAdapter (OT2): the Gibbs kernel exp(-cost/reg) underflows at reg={self.reg} "
@@ -455,9 +459,6 @@ class SinkhornAdapter(_OTAdapter):
                 stacklevel=2,
             )
             K = self._coupling(a, b, self._cost(Xs, Xt), ys, method="sinkhorn_log")
-        else:
-            K *= u[:, None]
-            K *= v[None, :]
         self.coupling_ = check_coupling(K, "SinkhornAdapter (OT2)", self.reg)
         return _barycentric_map(K, Xt), Xt.copy()
 

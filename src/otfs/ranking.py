@@ -131,8 +131,8 @@ def feature_coupling_diagonal(
     if result is None and method == "sinkhorn":
         warnings.warn(
             f"feature_coupling_diagonal: the Gibbs kernel exp(-C/reg) underflows at reg={reg} (POT's "
-            "'sinkhorn' stops on a zero or infinite scaling and would return meaningless scores); solved "
-            "with POT's log-domain 'sinkhorn_log' instead, which gives the same coupling where both work",
+            "'sinkhorn' would return meaningless scores: zero or infinite scalings, or a diagonal of zeros); "
+            "solved with POT's log-domain 'sinkhorn_log' instead, which gives the same coupling where both work",
             NumericalFallbackWarning,
             stacklevel=2,
         )
@@ -196,7 +196,8 @@ def _sinkhorn_diagonal(Fs, Ft, reg, norm, max_iter, tol):
     the kernel computed in place, and only the diagonal of
     ``diag(u) K diag(v)`` formed. The results agree with POT's to round-off
     (:mod:`otfs.benchmark` measures it). None when the iteration hit a
-    numerical failure (an underflowed kernel).
+    numerical failure or several diagonal entries underflowed to 0 (an
+    underflowed kernel).
     """
     with np.errstate(under="ignore"):
         K = gibbs_kernel(Fs, Ft, reg, norm)
@@ -204,7 +205,10 @@ def _sinkhorn_diagonal(Fs, Ft, reg, norm, max_iter, tol):
     u, v, n_iter, failed = sinkhorn_scalings(K, w, w, max_iter, tol)
     if failed:
         return None
-    return u * np.diagonal(K) * v, n_iter
+    diag = u * np.diagonal(K) * v
+    if np.count_nonzero(diag == 0) > 1:  # kernel entries underflowed: the log domain may still resolve them
+        return None
+    return diag, n_iter
 
 
 def descending_order(scores) -> np.ndarray:
