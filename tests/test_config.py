@@ -121,6 +121,10 @@ def test_clinical_counts_are_checked_against_the_tables_width():
     (lambda c: c["feature_sets"]["surf"].update(folder="../surf"),
      r"feature_sets.surf.folder: '../surf' must be a relative path inside the dataset's folders"),
     (lambda c: c["feature_sets"]["surf"].update(folder="/etc"), r"feature_sets.surf.folder: '/etc' must be a relative"),
+    (lambda c: c["datasets"]["office-caltech"].update(manifest="../elsewhere.tsv"),
+     r"datasets.office-caltech.manifest: '../elsewhere.tsv' must be a relative path inside the repository"),
+    (lambda c: c["semfs"].update(attributes="/tmp/attributes.tsv"),
+     r"semfs.attributes: '/tmp/attributes.tsv' must be a relative path inside the repository"),
 ])
 def test_cross_references_are_named(config, mutate, message):
     mutate(config)

@@ -203,10 +203,21 @@ def _inside(path: str) -> bool:
 
 
 def _feature_set_paths(config: Mapping, source: str) -> list[str]:
-    """A feature set's ``folder`` is a path inside its dataset's folders."""
-    return [f"{source}: feature_sets.{name}.folder: {fs['folder']!r} must be a relative path inside the "
-            "dataset's folders (no '..', not absolute)"
-            for name, fs in config["feature_sets"].items() if "folder" in fs and not _inside(fs["folder"])]
+    """Paths that must stay inside their base folder: a feature set's ``folder`` (inside its dataset's
+    folders) and the manifests and attribute table the workflow ships (inside the repository).
+
+    The data folders themselves (``local_dir``, ``mirror_dirs``) and a user's voxel table may lie anywhere.
+    """
+    problems = [f"{source}: feature_sets.{name}.folder: {fs['folder']!r} must be a relative path inside the "
+                "dataset's folders (no '..', not absolute)"
+                for name, fs in config["feature_sets"].items() if "folder" in fs and not _inside(fs["folder"])]
+    repo_paths = {f"datasets.{name}.{key}": ds[key] for name, ds in config["datasets"].items()
+                  for key in ("manifest", "image_manifest") if ds.get(key)}
+    repo_paths["wda.data.manifest"] = config["wda"]["data"]["manifest"]
+    repo_paths["semfs.attributes"] = config["semfs"]["attributes"]
+    problems += [f"{source}: {key}: {path!r} must be a relative path inside the repository (no '..', not "
+                 "absolute); put the file under data/" for key, path in repo_paths.items() if not _inside(path)]
+    return problems
 
 
 def check_feature_counts(config: Mapping, n_features, source: str = "config") -> None:
