@@ -84,6 +84,7 @@ localrules:
     plot_figure4,
     acquire_uci,
     make_wda_table1,
+    make_wda_ablation,
     plot_wda_figure2,
     make_wda_office,
     make_invariance_table,
@@ -206,9 +207,15 @@ rule wda_office:
         rules.make_wda_office.output,
 
 
+rule wda_ablation:
+    input:
+        rules.make_wda_ablation.output,
+
+
 rule wda:
     input:
         rules.make_wda_table1.output,
+        rules.make_wda_ablation.output,
         rules.plot_wda_figure2.output,
         rules.make_wda_office.output,
 

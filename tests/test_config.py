@@ -125,6 +125,14 @@ def test_clinical_counts_are_checked_against_the_tables_width():
      r"datasets.office-caltech.manifest: '../elsewhere.tsv' must be a relative path inside the repository"),
     (lambda c: c["semfs"].update(attributes="/tmp/attributes.tsv"),
      r"semfs.attributes: '/tmp/attributes.tsv' must be a relative path inside the repository"),
+    (lambda c: c["wda"]["methods"]["WDA"]["candidates"][1].update(reg_lamda=0.3),
+     r"wda.methods.WDA.candidates\[1\]: .*unexpected keyword argument 'reg_lamda'"),
+    (lambda c: c["wda"]["methods"]["WDA"].update(max_iter=0),
+     r"wda.methods.WDA.candidates\[0\]: The 'max_iter' parameter of WassersteinDiscriminantAnalysis must be"),
+    (lambda c: c["wda"]["ablation"]["variants"]["pot-default"]["params"].update(init="lda"),
+     r"wda.ablation.variants.pot-default.params: The 'init' parameter of WassersteinDiscriminantAnalysis"),
+    (lambda c: c["wda"]["ablation"]["variants"].update(bad={"method": "PCA", "params": {"n_component": 3}}),
+     r"wda.ablation.variants.bad.params: .*unexpected keyword argument 'n_component'"),
 ])
 def test_cross_references_are_named(config, mutate, message):
     mutate(config)

@@ -540,6 +540,13 @@ class WDAAdapter(BaseAdapter):
     max_iter : int, default=50
     random_state : int, default=0
         Fixed, so that every job draws the same initial projection.
+    normalize : bool, default=True
+        Scale each class pair's cost by its mean at the start (POT's
+        ``normalize``). True here, unlike the estimator's default (POT's):
+        an adapter meets feature sets of any width and scale (800 z-scored
+        SURF features), where the raw cost makes ``exp(-lambda M)``
+        underflow.
+    init : {"random", "pca", "fda"}, default="random"
 
     References
     ----------
@@ -553,14 +560,19 @@ class WDAAdapter(BaseAdapter):
         "sinkhorn_iter": [_AT_LEAST_ONE],
         "max_iter": [_AT_LEAST_ONE],
         "random_state": ["random_state"],
+        "normalize": ["boolean"],
+        "init": [StrOptions({"random", "pca", "fda"})],
     }
 
-    def __init__(self, n_components=20, reg_lambda=1.0, sinkhorn_iter=10, max_iter=50, random_state=0):
+    def __init__(self, n_components=20, reg_lambda=1.0, sinkhorn_iter=10, max_iter=50, random_state=0,
+                 normalize=True, init="random"):
         self.n_components = n_components
         self.reg_lambda = reg_lambda
         self.sinkhorn_iter = sinkhorn_iter
         self.max_iter = max_iter
         self.random_state = random_state
+        self.normalize = normalize
+        self.init = init
 
     def fit_transform(self, Xs, ys, Xt):
         from .wda import WassersteinDiscriminantAnalysis
@@ -569,6 +581,7 @@ class WDAAdapter(BaseAdapter):
         wda = WassersteinDiscriminantAnalysis(
             n_components=min(self.n_components, Xs.shape[1]), reg_lambda=self.reg_lambda,
             sinkhorn_iter=self.sinkhorn_iter, max_iter=self.max_iter, random_state=self.random_state,
+            normalize=self.normalize, init=self.init,
         ).fit(Xs, ys)
         self.wda_ = wda
         return wda.transform(Xs), wda.transform(Xt)

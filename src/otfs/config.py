@@ -140,8 +140,37 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
     if config["wda"]["office"]["feature_set"] not in config["feature_sets"]:
         problems.append(f"{source}: wda.office.feature_set: unknown feature set "
                         f"{config['wda']['office']['feature_set']!r} (known: {sorted(config['feature_sets'])})")
+    problems += _reducer_problems(config["wda"], source)
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+
+
+def _reducer_problems(cfg: Mapping, source: str) -> list[str]:
+    """Every parameter set of `wda.methods` (with its candidates) and `wda.ablation.variants`, checked by
+    building the estimator and validating its parameters, so a typo stops the run before any job."""
+    from .dimred import REDUCERS
+
+    def check(where, method, params):
+        try:
+            REDUCERS[method](1, 2, 0, **params)._validate_params()
+        except (TypeError, ValueError) as exc:  # unknown keyword / out-of-range value
+            return [f"{source}: {where}: {exc}"]
+        return []
+
+    problems = []
+    for method, params in cfg["methods"].items():
+        params = dict(params or {})
+        candidates = params.pop("candidates", None) or [{}]
+        if not isinstance(candidates, list) or not all(isinstance(c, Mapping) for c in candidates):
+            problems.append(f"{source}: wda.methods.{method}.candidates: a list of parameter mappings, "
+                            f"got {candidates!r}")
+            continue
+        for i, cand in enumerate(candidates):
+            where = f"wda.methods.{method}" + (f".candidates[{i}]" if cand else "")
+            problems += check(where, method, {**params, **cand})
+    for name, spec in cfg.get("ablation", {}).get("variants", {}).items():
+        problems += check(f"wda.ablation.variants.{name}.params", spec.get("method", "WDA"), dict(spec.get("params") or {}))
+    return problems
 
 
 def _section_problems(config: Mapping, section: str, source: str, pairs: bool = True) -> list[str]:

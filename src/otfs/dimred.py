@@ -151,58 +151,94 @@ def make_split(X, y, dataset: str, split: int, *, noise_features: int = 0,
     return SplitData(Xtr, y_idx[tr], Xte, y_idx[te], len(classes), seed)
 
 
-def _fit_transform(method, p, data_train, y_train, others, n_classes, seed, params):
+def _fit_transform(method, p, data_train, y_train, others, n_classes, seed, params, *, return_reducer=False):
     reducer = REDUCERS[method](p, n_classes, seed, **params)
     Z = reducer.fit(data_train, y_train).transform(data_train)
-    return Z, [reducer.transform(o) for o in others]
+    out = (Z, [reducer.transform(o) for o in others])
+    return (*out, reducer) if return_reducer else out
+
+
+def _candidates(params: Mapping | None) -> tuple[dict, list[dict]]:
+    """Split a method's parameters into the fixed ones and the ``candidates`` cross-validated with p and k."""
+    params = dict(params or {})
+    candidates = params.pop("candidates", None) or [{}]
+    if not isinstance(candidates, (list, tuple)) or not all(isinstance(c, Mapping) for c in candidates):
+        raise ValueError(f"candidates must be a list of parameter mappings, got {candidates!r}")
+    return params, [dict(c) for c in candidates]
+
+
+def _cv_errors(data: SplitData, method: str, ps: Sequence[int], ks: Sequence[int], cv_folds: int,
+               params: Mapping, candidates: Sequence[Mapping]) -> np.ndarray:
+    """Cross-validation error ``(candidate, p, k)`` on the training part."""
+    from sklearn.model_selection import StratifiedKFold
+
+    folds = StratifiedKFold(n_splits=cv_folds, shuffle=True, random_state=data.seed % (2**31))
+    cv = np.zeros((len(candidates), len(ps), len(ks)))
+    for f, (tr, va) in enumerate(folds.split(data.X_train, data.y_train)):
+        for c, cand in enumerate(candidates):
+            for i, p in enumerate(ps):
+                Ztr, (Zva,) = _fit_transform(method, p, data.X_train[tr], data.y_train[tr], [data.X_train[va]],
+                                             data.n_classes, derive_seed(data.seed, f, p), {**params, **cand})
+                cv[c, i] += knn_errors(Ztr, data.y_train[tr], Zva, data.y_train[va], ks) / cv_folds
+    return cv
 
 
 def evaluate_split(data: SplitData, method: str, *, p_grid: Sequence[int], k_grid: Sequence[int],
                    cv_folds: int = 3, params: Mapping | None = None) -> dict:
     """Choose ``(p, k)`` by cross-validation on the training part, then report the test error.
 
-    Returns a record with the chosen ``p`` and ``k``, the cross-validation
-    error, the test ``error`` (percent) and the ``seconds`` it all took.
-    Ties between ``(p, k)`` go to the smaller ``p``, then the smaller ``k``.
-    """
-    from sklearn.model_selection import StratifiedKFold
+    ``params`` are the method's parameters. Their optional ``candidates``, a
+    list of parameter mappings, are cross-validated together with ``p`` and
+    ``k`` (each merged over the other parameters): for WDA, the cost
+    scaling, λ and the starting point (see ``config.yaml``, ``wda.methods``).
 
+    Returns a record with the chosen ``p``, ``k`` and ``candidate`` (its
+    index), the cross-validation error, the test ``error`` (percent), the
+    final fit's ``objective`` and ``n_iter`` (NaN for a method without them)
+    and the ``seconds`` it all took. Ties go to the earlier candidate, then the
+    smaller ``p``, then the smaller ``k``.
+    """
     if method not in REDUCERS:
         raise ValueError(f"unknown method {method!r}; registered: {sorted(REDUCERS)}")
-    params = dict(params or {})
+    params, candidates = _candidates(params)
     start = time.perf_counter()
     d = data.X_train.shape[1]
     top = max_components(method, d, data.n_classes)
     ps = sorted({min(int(p), top) for p in p_grid})
     ks = sorted({int(k) for k in k_grid})
-    folds = StratifiedKFold(n_splits=cv_folds, shuffle=True, random_state=data.seed % (2**31))
-    cv = np.zeros((len(ps), len(ks)))
-    for f, (tr, va) in enumerate(folds.split(data.X_train, data.y_train)):
-        for i, p in enumerate(ps):
-            Ztr, (Zva,) = _fit_transform(method, p, data.X_train[tr], data.y_train[tr], [data.X_train[va]],
-                                         data.n_classes, derive_seed(data.seed, f, p), params)
-            cv[i] += knn_errors(Ztr, data.y_train[tr], Zva, data.y_train[va], ks) / cv_folds
-    i, j = np.unravel_index(np.argmin(cv), cv.shape)  # first minimum: smallest p, then k
+    cv = _cv_errors(data, method, ps, ks, cv_folds, params, candidates)
+    c, i, j = np.unravel_index(np.argmin(cv), cv.shape)  # first minimum: earliest candidate, smallest p, then k
     p, k = ps[i], ks[j]
-    Ztr, (Zte,) = _fit_transform(method, p, data.X_train, data.y_train, [data.X_test],
-                                 data.n_classes, derive_seed(data.seed, "final", p), params)
+    Ztr, (Zte,), reducer = _fit_transform(method, p, data.X_train, data.y_train, [data.X_test], data.n_classes,
+                                          derive_seed(data.seed, "final", p), {**params, **candidates[c]},
+                                          return_reducer=True)
     error = float(knn_errors(Ztr, data.y_train, Zte, data.y_test, [k])[0])
-    return {"method": method, "p": p, "k": k, "cv_error": float(cv[i, j]), "error": error,
+    return {"method": method, "p": p, "k": k, "candidate": int(c), "cv_error": float(cv[c, i, j]), "error": error,
             "n_train": len(data.y_train), "n_test": len(data.y_test), "d": d,
+            # the final fit's objective and iterations, where the method has them (WDA: within / between)
+            "objective": float(getattr(reducer, "objective_", np.nan)),
+            "n_iter": float(getattr(reducer, "n_iter_", np.nan)),
             "seconds": time.perf_counter() - start}
 
 
 def knn_error_curve(data: SplitData, method: str, p: int, ks: Sequence[int],
-                    params: Mapping | None = None) -> dict:
+                    params: Mapping | None = None, cv_folds: int = 3) -> dict:
     """Test error against ``k`` for a projection of dimension ``p`` fitted on the training part.
 
     FDA's ``p`` is capped at ``n_classes - 1``; the record gives the ``p`` used.
+    With ``candidates`` among ``params``, the one with the smallest
+    cross-validation error over ``ks`` on the training part is used.
     """
     top = max_components(method, data.X_train.shape[1], data.n_classes)
     p_used = min(int(p), top)
+    params, candidates = _candidates(params)
     start = time.perf_counter()
+    c = 0
+    if len(candidates) > 1:
+        cv = _cv_errors(data, method, [p_used], list(map(int, ks)), cv_folds, params, candidates)
+        c = int(np.argmin(cv.min(axis=(1, 2))))
     Ztr, (Zte,) = _fit_transform(method, p_used, data.X_train, data.y_train, [data.X_test],
-                                 data.n_classes, derive_seed(data.seed, "curve", p_used), dict(params or {}))
+                                 data.n_classes, derive_seed(data.seed, "curve", p_used), {**params, **candidates[c]})
     errors = knn_errors(Ztr, data.y_train, Zte, data.y_test, ks)
-    return {"method": method, "p": int(p), "p_used": p_used, "k": list(map(int, ks)),
+    return {"method": method, "p": int(p), "p_used": p_used, "k": list(map(int, ks)), "candidate": c,
             "error": errors.tolist(), "seconds": time.perf_counter() - start}

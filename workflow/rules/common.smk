@@ -327,6 +327,26 @@ def wda_eval_cfg(extra=()):
     return {k: W[k] for k in (*WDA_EVAL_KEYS, *extra)}
 
 
+def wda_ablation_cfg(w):
+    """An ablation job's part of config `wda`: Table 1's protocol keys and its own variant only."""
+    ab = W["ablation"]
+    return {**wda_eval_cfg(), "ablation": {"splits": ab["splits"], "variants": {w.variant: ab["variants"][w.variant]}}}
+
+
+def wda_ablation_runs(w=None):
+    """(data set, variant) runs of the WDA ablation: each variant on its own `datasets`, else the ablation's."""
+    ab = W["ablation"]
+    return [f"results/wda/ablation/runs/{d}/{v}.tsv" for v, spec in ab["variants"].items()
+            for d in spec.get("datasets", ab["datasets"])]
+
+
+def wda_ablation_table1_runs(w=None):
+    """Table 1's WDA runs of the ablation's data sets (their first splits are shown beside the variants)."""
+    if "WDA" not in W["methods"]:
+        return []
+    return [f"results/wda/runs/{d}/WDA.tsv" for d in W["ablation"]["datasets"] if d in W["datasets"]]
+
+
 WDA_OFFICE_FS = W["office"]["feature_set"]
 
 

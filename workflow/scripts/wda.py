@@ -1,4 +1,4 @@
-"""Snakemake wrapper of otfs.stages.wda (rules wda_evaluate, wda_curves)."""
+"""Snakemake wrapper of otfs.stages.wda (rules wda_evaluate, wda_ablation_evaluate, wda_curves)."""
 
 import sys
 from pathlib import Path
@@ -12,6 +12,8 @@ sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "wda", code=sm.input.code):
     if sm.rule == "wda_evaluate":
         wda.evaluate(sm.wildcards.dataset, list(sm.input.raw), sm.wildcards.method, sm.params.wda, sm.output.tsv)
+    elif sm.rule == "wda_ablation_evaluate":
+        wda.ablation(sm.wildcards.dataset, list(sm.input.raw), sm.wildcards.variant, sm.params.wda, sm.output.tsv)
     elif sm.rule == "wda_curves":
         wda.curves(sm.wildcards.dataset, list(sm.input.raw), sm.wildcards.method, sm.params.wda, sm.output.tsv)
     else:

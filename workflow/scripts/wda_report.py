@@ -1,4 +1,5 @@
-"""Snakemake wrapper of otfs.stages.wda_report (rules make_wda_table1, plot_wda_figure2, make_wda_office)."""
+"""Snakemake wrapper of otfs.stages.wda_report (rules make_wda_table1, make_wda_ablation, plot_wda_figure2,
+make_wda_office)."""
 
 import sys
 from pathlib import Path
@@ -15,6 +16,10 @@ with job(sm.log[0], sm.threads, "wda", code=sm.input.code):
     if sm.rule == "make_wda_table1":
         record = provenance_record(inputs=list(sm.input.runs), params={"wda": sm.params.wda}, config=sm.config)
         wda_report.table1(list(sm.input.runs), sm.params.wda, out, record)
+    elif sm.rule == "make_wda_ablation":
+        runs = [*sm.input.runs, *sm.input.table1_runs]
+        record = provenance_record(inputs=runs, params={"wda": sm.params.wda}, config=sm.config)
+        wda_report.ablation(list(sm.input.runs), list(sm.input.table1_runs), sm.params.wda, out, record)
     elif sm.rule == "plot_wda_figure2":
         wda_report.figure2(list(sm.input.runs), sm.params.wda, out)
     elif sm.rule == "make_wda_office":

@@ -1,7 +1,8 @@
 """Stage ``wda``: the runs behind the WDA paper's Table 1 and Figure 2.
 
 ``evaluate`` runs every split of one (data set, method); ``curves`` the
-error-against-k curves of Figure 2. :mod:`otfs.stages.wda_report` aggregates
+error-against-k curves of Figure 2; ``ablation`` one variant of the study of
+what separates our Table 1 from the paper's (``docs/wda.md``). :mod:`otfs.stages.wda_report` aggregates
 them, and tabulates the Office-Caltech adapters beside WDA.
 """
 
@@ -23,13 +24,13 @@ def _dataset_settings(cfg: Mapping, dataset: str) -> dict:
     return out
 
 
-def _splits(dataset: str, paths: Sequence[str], cfg: Mapping, n_splits: int):
-    """The data set's first ``n_splits`` splits; its files are read once."""
+def _splits(dataset: str, paths: Sequence[str], cfg: Mapping, n_splits: int, settings: Mapping | None = None):
+    """The data set's first ``n_splits`` splits; its files are read once. ``settings`` override the data ones."""
     from ..data.uci import UCI_DATASETS, load_dataset
     from ..dimred import make_split
 
     X, y = load_dataset(dataset, paths)
-    s = _dataset_settings(cfg, dataset)
+    s = {**_dataset_settings(cfg, dataset), **(settings or {})}
     noise = int(s["noise_features"]) if UCI_DATASETS[dataset].noise else 0
     for split in range(n_splits):
         yield split, make_split(X, y, dataset, split, noise_features=noise, train_fraction=s["train_fraction"],
@@ -45,8 +46,42 @@ def evaluate(dataset: str, paths: Sequence[str], method: str, cfg: Mapping, outp
         rec = evaluate_split(data, method, p_grid=cfg["p_grid"], k_grid=cfg["k_grid"],
                              cv_folds=int(cfg["cv_folds"]), params=cfg["methods"].get(method) or {})
         rows.append({"dataset": dataset, "split": split, **rec})
-        log.info("%s %s split %d: p=%d k=%d error %.2f%% (%.1f s)", dataset, method, split, rec["p"],
-                 rec["k"], rec["error"], rec["seconds"])
+        log.info("%s %s split %d: p=%d k=%d candidate %d error %.2f%% (%.1f s)", dataset, method, split,
+                 rec["p"], rec["k"], rec["candidate"], rec["error"], rec["seconds"])
+    df = pd.DataFrame(rows)
+    write_tsv(df, output)
+    return df
+
+
+def ablation_variant(cfg: Mapping, variant: str) -> tuple[str, dict, dict]:
+    """``(method, params, data settings)`` of one variant of ``cfg["ablation"]["variants"]``.
+
+    A variant's ``params`` are complete: nothing is inherited from
+    ``cfg["methods"]``, so each row of the ablation states exactly what ran.
+    """
+    variants = cfg["ablation"]["variants"]
+    if variant not in variants:
+        raise ValueError(f"wda.ablation.variants: unknown variant {variant!r}; configured: {sorted(variants)}")
+    spec = variants[variant]
+    return spec.get("method", "WDA"), dict(spec.get("params") or {}), dict(spec.get("data") or {})
+
+
+def ablation(dataset: str, paths: Sequence[str], variant: str, cfg: Mapping, output) -> pd.DataFrame:
+    """Table 1's protocol for one variant (method, parameters, training size) on the ablation's splits.
+
+    The splits are Table 1's first ones (the same seeds), unless the variant
+    changes the training size; ``p`` and ``k`` are cross-validated as there.
+    """
+    from ..dimred import evaluate_split
+
+    method, params, settings = ablation_variant(cfg, variant)
+    rows = []
+    for split, data in _splits(dataset, paths, cfg, int(cfg["ablation"]["splits"]), settings):
+        rec = evaluate_split(data, method, p_grid=cfg["p_grid"], k_grid=cfg["k_grid"],
+                             cv_folds=int(cfg["cv_folds"]), params=params)
+        rows.append({"dataset": dataset, "split": split, "variant": variant, **rec})
+        log.info("%s %s split %d: p=%d k=%d error %.2f%% objective %.4g after %s iterations (%.1f s)", dataset,
+                 variant, split, rec["p"], rec["k"], rec["error"], rec["objective"], rec["n_iter"], rec["seconds"])
     df = pd.DataFrame(rows)
     write_tsv(df, output)
     return df
@@ -60,9 +95,11 @@ def curves(dataset: str, paths: Sequence[str], method: str, cfg: Mapping, output
     rows = []
     for split, data in _splits(dataset, paths, cfg, int(fig["splits"])):
         for p in fig["p"]:
-            rec = knn_error_curve(data, method, int(p), fig["k"], params=cfg["methods"].get(method) or {})
+            rec = knn_error_curve(data, method, int(p), fig["k"], params=cfg["methods"].get(method) or {},
+                                  cv_folds=int(cfg["cv_folds"]))
             rows += [{"dataset": dataset, "split": split, "method": method, "p": int(p), "p_used": rec["p_used"],
-                      "k": k, "error": e} for k, e in zip(rec["k"], rec["error"], strict=True)]
+                      "candidate": rec["candidate"], "k": k, "error": e}
+                     for k, e in zip(rec["k"], rec["error"], strict=True)]
     df = pd.DataFrame(rows)
     write_tsv(df, output)
     return df
