@@ -157,7 +157,7 @@ def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print) -> di
     log(f"pipeline (snakemake --cores {cores} figure7, SURF, cold cache): {pipe_s:.1f} s")
     # One BLAS thread, as every pipeline job: the exact OT of Algorithm 1 has
     # tied optimal couplings, and the cost matrix's round-off, which depends on
-    # the BLAS thread count, picks among them (see the README).
+    # the BLAS thread count, picks among them (see docs/protocol.md).
     from threadpoolctl import threadpool_limits
 
     start = time.perf_counter()

@@ -30,7 +30,7 @@ def goals_table(bench, end_to_end, table3, scaling) -> pd.DataFrame:
                              f"{int(e.iterations)} iterations, accuracies differ by {e.max_accuracy_difference:.1g})",
                  "met": bool(e.ratio >= END_TO_END_GOAL),
                  "note": "" if e.ratio >= END_TO_END_GOAL else
-                 "each job spends about 1.5 s importing Python, scikit-learn and POT (see the README)"})
+                 "each job spends about 1.5 s importing Python, scikit-learn and POT (see docs/performance.md)"})
     wall = float(t["wall_s"].iloc[0])
     rows.append({"goal": f"Table 3 protocol at d = 4,096 within {TABLE3_GOAL_S // 60} min on 2 cores",
                  "measured": f"{wall:.0f} s for {int((t['job'] == 'classify').sum())} classification and "
