@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -26,18 +27,47 @@ def pytest_collection_modifyitems(config, items):
         config.hook.pytest_deselected(items=deselected)
 
 
+#: CI sets OTFS_REQUIRE_ALL_TESTS=1: a test that would skip for a missing extra or missing data fails instead.
+REQUIRE_ALL = os.environ.get("OTFS_REQUIRE_ALL_TESTS") == "1"
+
+
+def unavailable(what: str, how: str, *, module_level: bool = False):
+    """Skip the test, saying what it needs and how to enable it; with OTFS_REQUIRE_ALL_TESTS=1, fail."""
+    message = f"needs {what}: {how}"
+    if REQUIRE_ALL:
+        pytest.fail(f"{message} (OTFS_REQUIRE_ALL_TESTS=1: no test may skip)", pytrace=False)
+    pytest.skip(message, allow_module_level=module_level)
+
+
+def require_module(name: str, extra: str, *, module_level: bool = False):
+    """Import an optional dependency, or skip naming the extra that installs it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        unavailable(f"the Python package {name!r}", f"pip install -e '.[{extra}]' (or make setup)",
+                    module_level=module_level)
+
+
 def mirror_dir() -> Path:
-    """The Office-Caltech mirror: $OTFS_DATA_MIRROR, else ../shared beside the repo."""
+    """The Office-Caltech mirror: $OTFS_DATA_MIRROR, else ../shared beside the repo; skips where there is none."""
     env = os.environ.get("OTFS_DATA_MIRROR")
     candidates = [Path(p) for p in env.split(os.pathsep)] if env else []
     candidates.append(REPO.parent / "shared" / "data" / "office-caltech")
     for c in candidates:
         if (c / "surf" / "dslr.mat").is_file():
             return c.resolve()
-    raise RuntimeError(
-        "the Office-Caltech mirror was not found: set OTFS_DATA_MIRROR to the folder "
-        "holding surf/*.mat (CI uses ../shared/data/office-caltech)"
-    )
+    unavailable("the Office-Caltech data mirror",
+                "set OTFS_DATA_MIRROR to the folder holding surf/*.mat and images/ (CI uses ../shared/data/office-caltech)")
+
+
+def uci_mirror_dir() -> Path:
+    """The UCI mirror: $OTFS_UCI_MIRROR, else ../shared beside the repo; skips where there is none."""
+    env = os.environ.get("OTFS_UCI_MIRROR")
+    path = Path(env) if env else REPO.parent / "shared" / "data" / "uci"
+    if not (path / "MANIFEST.tsv").is_file() and not path.is_dir():
+        unavailable("the UCI data mirror", f"set OTFS_UCI_MIRROR to the folder holding the UCI files (not at {path}; "
+                    "CI uses ../shared/data/uci)")
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -74,8 +104,7 @@ def copy_workflow(dest: Path) -> Path:
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir())}
-    env.setdefault("OTFS_UCI_MIRROR", str(REPO.parent / "shared" / "data" / "uci"))
+    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir()), "OTFS_UCI_MIRROR": str(uci_mirror_dir())}
     env.pop("PYTHONPATH", None)
     proc = subprocess.run(
         [*SNAKEMAKE, "--snakefile", str(workdir / "Snakefile"), "--directory", str(workdir), *args],
@@ -106,6 +135,7 @@ def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
 def test_run(tmp_path_factory):
     """Every target of the test configuration, built once with 2 cores (shared by the pipeline
     and cluster tests)."""
+    require_module("torch", "extraction")  # the test configuration extracts EfficientNet-Lite0 features
     work = copy_workflow(tmp_path_factory.mktemp("run_cores2"))
     snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
     return work

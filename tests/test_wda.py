@@ -1,6 +1,5 @@
 """WDA (Flamary et al.): the transformer, its batched objective, the UCI data and the Table 1 protocol."""
 
-import os
 import warnings
 from pathlib import Path
 
@@ -21,15 +20,13 @@ from otfs.data.uci import UCI_DATASETS, load_dataset
 from otfs.dimred import evaluate_split, knn_errors, make_split
 from otfs.wda import WassersteinDiscriminantAnalysis, _BatchedObjective, random_stiefel
 
+from .conftest import uci_mirror_dir
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def uci_mirror() -> Path:
-    env = os.environ.get("OTFS_UCI_MIRROR")
-    path = Path(env) if env else REPO.parent / "shared" / "data" / "uci"
-    if not path.is_dir():
-        raise RuntimeError(f"the UCI mirror was not found at {path}: set OTFS_UCI_MIRROR")
-    return path
+    return uci_mirror_dir()
 
 
 def _wine():
