@@ -48,6 +48,7 @@ slurm-packages:
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts
+	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint
 
 clean-results:

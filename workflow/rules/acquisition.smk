@@ -4,23 +4,23 @@
 
 
 rule acquire:
-    output:
-        raw="data/raw/{dataset}/{folder}/{domain}.mat",
     input:
         manifest=lambda w: config["datasets"][w.dataset]["manifest"],
-    params:
-        relpath=lambda w: f"{w.folder}/{w.domain}.mat",
-        dataset=lambda w: source_settings(w.dataset),
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        raw="data/raw/{dataset}/{folder}/{domain}.mat",
     log:
         "logs/acquisition/{dataset}/{folder}/{domain}.log",
     benchmark:
-        "logs/benchmarks/acquire/{dataset}/{folder}/{domain}.tsv",
+        "logs/benchmarks/acquire/{dataset}/{folder}/{domain}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=256,
         runtime=15,
+    params:
+        relpath=lambda w: f"{w.folder}/{w.domain}.mat",
+        dataset=lambda w: source_settings(w.dataset),
     script:
         "../scripts/acquisition.py"
 
@@ -28,21 +28,21 @@ rule acquire:
 # The images of one domain, as one folder (<class>/<file>), every file verified.
 # An interrupted or failed run keeps what it fetched for the next attempt.
 rule acquire_images:
-    output:
-        images=directory("data/raw/{dataset}/images/{domain}"),
     input:
         manifest=lambda w: config["datasets"][w.dataset]["image_manifest"],
-    params:
-        dataset=lambda w: source_settings(w.dataset),
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        images=directory("data/raw/{dataset}/images/{domain}"),
     log:
         "logs/acquisition/{dataset}/images/{domain}.log",
     benchmark:
-        "logs/benchmarks/acquire_images/{dataset}/{domain}.tsv",
+        "logs/benchmarks/acquire_images/{dataset}/{domain}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 4
     resources:
         mem_mb=256,
         runtime=30,
+    params:
+        dataset=lambda w: source_settings(w.dataset),
     script:
         "../scripts/acquisition_images.py"

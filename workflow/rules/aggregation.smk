@@ -4,11 +4,6 @@
 
 
 rule aggregate:
-    output:
-        long="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/long.tsv",
-        per_pair="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/per_pair.tsv",
-        summary="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/summary.tsv",
-        provenance="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/provenance.json",
     input:
         runs=lambda w: expand(
             "results/runs/{{feature_set}}/classification/{{selection}}/{{adapter}}/{{grid}}/{pair}.tsv",
@@ -19,6 +14,21 @@ rule aggregate:
             for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
         ],
         code=script_code("aggregation.py"),
+    output:
+        long="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/long.tsv",
+        per_pair="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/per_pair.tsv",
+        summary="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/summary.tsv",
+        provenance="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/provenance.json",
+    log:
+        "logs/aggregation/{feature_set}/{scope}/{selection}/{adapter}/{grid}.log",
+    benchmark:
+        "logs/benchmarks/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
     params:
         run=lambda w: {
             "feature_set": w.feature_set,
@@ -29,32 +39,22 @@ rule aggregate:
             "pairs": len(scope_pairs(w.feature_set, w.scope)),
             "iterations": len(ITERATIONS),
         },
-    conda:
-        "../../envs/otfs.yaml"
-    log:
-        "logs/aggregation/{feature_set}/{scope}/{selection}/{adapter}/{grid}.log",
-    benchmark:
-        "logs/benchmarks/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}.tsv",
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=5,
     script:
         "../scripts/aggregation.py"
 
 
 rule collect_results:
-    output:
-        tsv="results/{target_set}/results_long.tsv",
     input:
         tables=lambda w: [f"{p}/long.tsv" for p in target_aggregates(w.target_set)],
         code=script_code("collect.py"),
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        tsv="results/{target_set}/results_long.tsv",
     log:
         "logs/aggregation/collect_results_{target_set}.log",
     benchmark:
-        "logs/benchmarks/collect_results/{target_set}.tsv",
+        "logs/benchmarks/collect_results/{target_set}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,

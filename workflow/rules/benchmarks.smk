@@ -3,18 +3,30 @@
 # goes (the rules' benchmark files). These time this machine, so they are
 # targets of their own (`bench`, `scaling`, `time_profile`), never part of `all`.
 
+
 rule benchmark_suite:
+    input:
+        caches=BENCH_CACHES,
+        code=script_code("bench_suite.py"),
     output:
         csv="results/benchmarks/benchmarks.csv",
         md="results/benchmarks/benchmarks.md",
         orders="results/benchmarks/ranking_orders.csv",
         pdf="results/benchmarks/benchmarks.pdf",
-        png=report("results/benchmarks/benchmarks.png", caption="../report/benchmarks.rst",
-                   category="Benchmarks"),
+        png=report(
+            "results/benchmarks/benchmarks.png",
+            caption="../report/benchmarks.rst",
+            category="Benchmarks",
+        ),
         provenance="results/benchmarks/provenance.json",
-    input:
-        caches=BENCH_CACHES,
-        code=script_code("bench_suite.py"),
+    log:
+        "logs/bench/suite.log",
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 64  # every core given (Snakemake caps it at --cores): benchmarks run alone
+    resources:
+        mem_mb=4096,
+        runtime=60,
     params:
         size=B["size"],
         repeats=B["repeats"],
@@ -22,119 +34,118 @@ rule benchmark_suite:
         iterations=config["protocol"]["iterations"],
         per_class=config["protocol"]["source_per_class"],
         per_class_overrides=config["protocol"]["source_per_class_overrides"],
-    conda:
-        "../../envs/otfs.yaml"
-    log:
-        "logs/bench/suite.log",
-    threads: 64  # every core given (Snakemake caps it at --cores): benchmarks run alone
-    resources:
-        mem_mb=4096,
-        runtime=60,
     script:
         "../scripts/bench_suite.py"
 
 
 rule scaling_study:
+    input:
+        code=script_code("bench_scaling.py"),
     output:
         csv="results/benchmarks/scaling.csv",
         pdf="results/benchmarks/scaling.pdf",
-        png=report("results/benchmarks/scaling.png", caption="../report/scaling.rst", category="Benchmarks"),
-    input:
-        code=script_code("bench_scaling.py"),
-    params:
-        d=B["scaling"]["d"],
-        n_t=B["scaling"]["n_t"],
-    conda:
-        "../../envs/otfs.yaml"
+        png=report(
+            "results/benchmarks/scaling.png",
+            caption="../report/scaling.rst",
+            category="Benchmarks",
+        ),
     log:
         "logs/bench/scaling.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 64  # every core given (Snakemake caps it at --cores): benchmarks run alone
     resources:
         mem_mb=lambda w: 3 * max(B["scaling"]["d"]) ** 2 * 8 // 2**20 + 1024,
         runtime=30,
+    params:
+        d=B["scaling"]["d"],
+        n_t=B["scaling"]["n_t"],
     script:
         "../scripts/bench_scaling.py"
 
 
 rule pipeline_profile:
+    input:
+        code=script_code("bench_profile.py"),
     output:
         csv="results/benchmarks/pipeline_profile.csv",
         pdf="results/benchmarks/pipeline_profile.pdf",
-        png=report("results/benchmarks/pipeline_profile.png", caption="../report/pipeline_profile.rst",
-                   category="Benchmarks"),
-    input:
-        code=script_code("bench_profile.py"),
-    params:
-        root="logs/benchmarks",
-    conda:
-        "../../envs/otfs.yaml"
+        png=report(
+            "results/benchmarks/pipeline_profile.png",
+            caption="../report/pipeline_profile.rst",
+            category="Benchmarks",
+        ),
     log:
         "logs/bench/pipeline_profile.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=5,
+    params:
+        root="logs/benchmarks",
     script:
         "../scripts/bench_profile.py"
 
 
 rule end_to_end:
-    output:
-        csv="results/benchmarks/end_to_end.csv",
     input:
         raw=[raw_file("surf", d) for d in fs_domains("surf")],
         code=script_code("bench_end_to_end.py"),
-    params:
-        iterations=B["end_to_end"]["iterations"],
-        mirror=lambda w, input: str(Path(input.raw[0]).parents[1]),
-        workdir="results/benchmarks/.end_to_end",
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        csv="results/benchmarks/end_to_end.csv",
     log:
         "logs/bench/end_to_end.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 64  # every core given (Snakemake caps it at --cores): benchmarks run alone
     resources:
         mem_mb=2048,
         runtime=30,
+    params:
+        iterations=B["end_to_end"]["iterations"],
+        mirror=lambda w, input: str(Path(input.raw[0]).parents[1]),
+        workdir="results/benchmarks/.end_to_end",
     script:
         "../scripts/bench_end_to_end.py"
 
 
 rule table3_4096:
-    output:
-        csv="results/benchmarks/table3_4096.csv",
     input:
         code=script_code("bench_table3.py"),
-    params:
-        d=B["table3"]["d"],
-        iterations=B["table3"]["iterations"],
-        workdir="results/benchmarks/.table3_4096",
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        csv="results/benchmarks/table3_4096.csv",
     log:
         "logs/bench/table3_4096.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 64  # every core given (Snakemake caps it at --cores): benchmarks run alone
     resources:
         mem_mb=4096,
         runtime=30,
+    params:
+        d=B["table3"]["d"],
+        iterations=B["table3"]["iterations"],
+        workdir="results/benchmarks/.table3_4096",
     script:
         "../scripts/bench_table3.py"
 
 
 rule benchmark_goals:
-    output:
-        csv="results/benchmarks/goals.csv",
-        md="results/benchmarks/goals.md",
     input:
         bench=rules.benchmark_suite.output.csv,
         end_to_end=rules.end_to_end.output.csv,
         table3=rules.table3_4096.output.csv,
         scaling=rules.scaling_study.output.csv,
         code=script_code("bench_goals.py"),
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        csv="results/benchmarks/goals.csv",
+        md="results/benchmarks/goals.md",
     log:
         "logs/bench/goals.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=512,

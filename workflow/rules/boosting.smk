@@ -3,73 +3,81 @@
 # booster and its baselines at every number of labelled target samples, and
 # the unsupervised OT ranking + adaptation on the same task.
 rule boosting_run:
-    output:
-        run="results/boosting/runs/{feature_set}/{pair}/{task}/{rep}.tsv",
     input:
         caches=pair_caches,
         ranking=f"results/runs/{{feature_set}}/ranking/{SELECTION}/{{pair}}.json",
         code=script_code("boosting.py"),
-    params:
-        boosting={k: BOOST[k] for k in BOOSTING_KEYS},
-        task=boosting_task,
-    wildcard_constraints:
-        rep=r"\d+",
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        run="results/boosting/runs/{feature_set}/{pair}/{task}/{rep}.tsv",
     log:
         "logs/boosting/{feature_set}/{pair}/{task}/{rep}.log",
     benchmark:
         "logs/benchmarks/boosting_run/{feature_set}/{pair}/{task}/{rep}.tsv"
+    wildcard_constraints:
+        rep=r"\d+",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=30,
+    params:
+        boosting={k: BOOST[k] for k in BOOSTING_KEYS},
+        task=boosting_task,
     script:
         "../scripts/boosting.py"
 
 
 rule make_boosting_table:
-    output:
-        csv=report("results/boosting/table.csv", caption="../report/boosting_table.rst",
-                   category="Related methods", subcategory="Boosting for domain adaptation"),
-        md="results/boosting/table.md",
-        tex="results/boosting/table.tex",
-        provenance="results/boosting/table.provenance.json",
     input:
         runs=boosting_runs,
         code=script_code("boosting_report.py"),
-    params:
-        boosting=BOOST,
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        csv=report(
+            "results/boosting/table.csv",
+            caption="../report/boosting_table.rst",
+            category="Related methods",
+            subcategory="Boosting for domain adaptation",
+        ),
+        md="results/boosting/table.md",
+        tex="results/boosting/table.tex",
+        provenance="results/boosting/table.provenance.json",
     log:
         "logs/boosting/table.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=512,
         runtime=5,
+    params:
+        boosting=BOOST,
     script:
         "../scripts/boosting_report.py"
 
 
 rule plot_boosting_figure:
-    output:
-        pdf="results/boosting/figure.pdf",
-        png=report("results/boosting/figure.png", caption="../report/boosting_figure.rst",
-                   category="Related methods", subcategory="Boosting for domain adaptation"),
-        csv="results/boosting/figure.csv",
     input:
         runs=boosting_runs,
         code=script_code("boosting_report.py"),
-    params:
-        boosting=BOOST,
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        pdf="results/boosting/figure.pdf",
+        png=report(
+            "results/boosting/figure.png",
+            caption="../report/boosting_figure.rst",
+            category="Related methods",
+            subcategory="Boosting for domain adaptation",
+        ),
+        csv="results/boosting/figure.csv",
     log:
         "logs/boosting/figure.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=512,
         runtime=5,
+    params:
+        boosting=BOOST,
     script:
         "../scripts/boosting_report.py"

@@ -3,23 +3,24 @@
 # released feature set reads its .mat file; an extracted one reads the
 # extraction output (rule extract_features).
 
+
 rule build_cache:
-    output:
-        h5="data/cache/{feature_set}/{domain}.h5",
     input:
         unpack(cache_inputs),
         code=script_code("cache.py"),
-    params:
-        feature_set=lambda w: fs_config(w.feature_set),
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        h5="data/cache/{feature_set}/{domain}.h5",
     log:
         "logs/cache/{feature_set}/{domain}.log",
     benchmark:
-        "logs/benchmarks/build_cache/{feature_set}/{domain}.tsv",
+        "logs/benchmarks/build_cache/{feature_set}/{domain}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=10,
+    params:
+        feature_set=lambda w: fs_config(w.feature_set),
     script:
         "../scripts/cache.py"

@@ -3,22 +3,19 @@
 
 
 rule classify:
-    output:
-        tsv="results/runs/{feature_set}/classification/{selection}/{adapter}/{grid}/{pair}.tsv",
     input:
         caches=pair_caches,
         selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
         ranking="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
         code=script_code("classification.py"),
-    params:
-        orders=lambda w: grid_config(w.grid)["orders"],
-        feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        tsv="results/runs/{feature_set}/classification/{selection}/{adapter}/{grid}/{pair}.tsv",
     log:
         "logs/classification/{feature_set}/{selection}/{adapter}/{grid}/{pair}.log",
     benchmark:
-        "logs/benchmarks/classify/{feature_set}/{selection}/{adapter}/{grid}/{pair}.tsv",
+        "logs/benchmarks/classify/{feature_set}/{selection}/{adapter}/{grid}/{pair}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     # Measured: at most about 300 MB per job at the paper's sizes (19 iterations
     # of one pair); 28 s for the slowest Table 3 job at d = 4096 (TCA), minutes
@@ -26,5 +23,8 @@ rule classify:
     resources:
         mem_mb=1024,
         runtime=lambda w: 20 if w.adapter in ("NA", "SA", "CORAL") else 90,
+    params:
+        orders=lambda w: grid_config(w.grid)["orders"],
+        feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
     script:
         "../scripts/classification.py"

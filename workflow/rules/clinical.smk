@@ -5,176 +5,201 @@
 
 
 rule clinical_data:
-    output:
-        voxels="data/clinical/voxels.h5",
     input:
         unpack(clinical_user_table),
         code=script_code("clinical.py"),
-    params:
-        clinical=config["clinical"],
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        voxels="data/clinical/voxels.h5",
     log:
         "logs/clinical/data.log",
     benchmark:
-        "logs/benchmarks/clinical_data/clinical.tsv",
+        "logs/benchmarks/clinical_data/clinical.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=2048,
         runtime=10,
+    params:
+        clinical=config["clinical"],
     script:
         "../scripts/clinical.py"
 
 
 rule clinical_rank:
-    output:
-        ranking="results/clinical/runs/ranking/{repetition}.json",
     input:
         voxels="data/clinical/voxels.h5",
         code=script_code("clinical.py"),
-    params:
-        clinical=config["clinical"],
-        ranking=config["ranking"],
-        tie_break=config["selection"]["tie_break"],
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        ranking="results/clinical/runs/ranking/{repetition}.json",
     log:
         "logs/clinical/ranking/{repetition}.log",
     benchmark:
-        "logs/benchmarks/clinical_rank/{repetition}.tsv",
+        "logs/benchmarks/clinical_rank/{repetition}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=6144,
         runtime=20,
+    params:
+        clinical=config["clinical"],
+        ranking=config["ranking"],
+        tie_break=config["selection"]["tie_break"],
     script:
         "../scripts/clinical.py"
 
 
 rule clinical_classify:
-    output:
-        curves="results/clinical/runs/classification/{adapter}/{repetition}.tsv",
     input:
         voxels="data/clinical/voxels.h5",
         ranking="results/clinical/runs/ranking/{repetition}.json",
         code=script_code("clinical.py"),
-    params:
-        clinical=config["clinical"],
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        curves="results/clinical/runs/classification/{adapter}/{repetition}.tsv",
     log:
         "logs/clinical/classification/{adapter}/{repetition}.log",
     benchmark:
-        "logs/benchmarks/clinical_classify/{adapter}/{repetition}.tsv",
+        "logs/benchmarks/clinical_classify/{adapter}/{repetition}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=2048,
         runtime=30,
+    params:
+        clinical=config["clinical"],
     script:
         "../scripts/clinical.py"
 
 
 rule clinical_aggregate:
+    input:
+        curves=expand(
+            "results/clinical/runs/classification/{{adapter}}/{repetition}.tsv",
+            repetition=CLINICAL_REPETITIONS,
+        ),
+        rankings=expand(
+            "results/clinical/runs/ranking/{repetition}.json",
+            repetition=CLINICAL_REPETITIONS,
+        ),
+        voxels="data/clinical/voxels.h5",
+        code=script_code("clinical.py"),
     output:
         long="results/clinical/aggregate/{adapter}/long.tsv",
         summary="results/clinical/aggregate/{adapter}/summary.tsv",
         provenance="results/clinical/aggregate/{adapter}/provenance.json",
-    input:
-        curves=expand("results/clinical/runs/classification/{{adapter}}/{repetition}.tsv",
-                      repetition=CLINICAL_REPETITIONS),
-        rankings=expand("results/clinical/runs/ranking/{repetition}.json", repetition=CLINICAL_REPETITIONS),
-        voxels="data/clinical/voxels.h5",
-        code=script_code("clinical.py"),
-    params:
-        clinical=config["clinical"],
-        run=lambda w: {"adapter": w.adapter, "repetitions": len(CLINICAL_REPETITIONS)},
-    conda:
-        "../../envs/otfs.yaml"
     log:
         "logs/clinical/aggregation/{adapter}.log",
     benchmark:
-        "logs/benchmarks/clinical_aggregate/{adapter}.tsv",
+        "logs/benchmarks/clinical_aggregate/{adapter}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=5,
+    params:
+        clinical=config["clinical"],
+        run=lambda w: {"adapter": w.adapter, "repetitions": len(CLINICAL_REPETITIONS)},
     script:
         "../scripts/clinical.py"
 
 
 rule make_table4:
-    output:
-        csv=report("results/clinical/table4/table4.csv", caption="../report/table4.rst",
-                   category="5.2 Clinical data", subcategory="Table 4"),
-        md="results/clinical/table4/table4.md",
-        tex="results/clinical/table4/table4.tex",
     input:
         voxels="data/clinical/voxels.h5",
         code=script_code("clinical_report.py"),
-    params:
-        clinical=config["clinical"],
-        caption=f"Table 4: voxels per class and domain ({CLINICAL_SOURCE}), beside the paper's counts.",
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        csv=report(
+            "results/clinical/table4/table4.csv",
+            caption="../report/table4.rst",
+            category="5.2 Clinical data",
+            subcategory="Table 4",
+        ),
+        md="results/clinical/table4/table4.md",
+        tex="results/clinical/table4/table4.tex",
     log:
         "logs/clinical/table4.log",
     benchmark:
-        "logs/benchmarks/make_table4/clinical.tsv",
+        "logs/benchmarks/make_table4/clinical.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=5,
+    params:
+        clinical=config["clinical"],
+        caption=f"Table 4: voxels per class and domain ({CLINICAL_SOURCE}), beside the paper's counts.",
     script:
         "../scripts/clinical_report.py"
 
 
 rule plot_figure3:
-    output:
-        pdf="results/clinical/figure3/figure3.pdf",
-        png=report("results/clinical/figure3/figure3.png", caption="../report/figure3.rst",
-                   category="5.2 Clinical data", subcategory="Figure 3"),
-        csv="results/clinical/figure3/figure3.csv",
     input:
         voxels="data/clinical/voxels.h5",
         code=script_code("clinical_report.py"),
-    params:
-        clinical=config["clinical"],
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        pdf="results/clinical/figure3/figure3.pdf",
+        png=report(
+            "results/clinical/figure3/figure3.png",
+            caption="../report/figure3.rst",
+            category="5.2 Clinical data",
+            subcategory="Figure 3",
+        ),
+        csv="results/clinical/figure3/figure3.csv",
     log:
         "logs/clinical/figure3.log",
     benchmark:
-        "logs/benchmarks/plot_figure3/clinical.tsv",
+        "logs/benchmarks/plot_figure3/clinical.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=5,
+    params:
+        clinical=config["clinical"],
     script:
         "../scripts/clinical_report.py"
 
 
 rule plot_figure4:
+    input:
+        aggregates=expand(
+            "results/clinical/aggregate/{adapter}/summary.tsv",
+            adapter=config["clinical"]["adapters"],
+        ),
+        rankings=expand(
+            "results/clinical/runs/ranking/{repetition}.json",
+            repetition=CLINICAL_REPETITIONS,
+        ),
+        code=script_code("clinical_report.py"),
     output:
         pdf="results/clinical/figure4/figure4.pdf",
-        png=report("results/clinical/figure4/figure4.png", caption="../report/figure4.rst",
-                   category="5.2 Clinical data", subcategory="Figure 4"),
+        png=report(
+            "results/clinical/figure4/figure4.png",
+            caption="../report/figure4.rst",
+            category="5.2 Clinical data",
+            subcategory="Figure 4",
+        ),
         csv="results/clinical/figure4/figure4.csv",
-    input:
-        aggregates=expand("results/clinical/aggregate/{adapter}/summary.tsv",
-                          adapter=config["clinical"]["adapters"]),
-        rankings=expand("results/clinical/runs/ranking/{repetition}.json", repetition=CLINICAL_REPETITIONS),
-        code=script_code("clinical_report.py"),
-    params:
-        clinical=config["clinical"],
-        aggregates={a: f"results/clinical/aggregate/{a}" for a in config["clinical"]["adapters"]},
-    conda:
-        "../../envs/otfs.yaml"
     log:
         "logs/clinical/figure4.log",
     benchmark:
-        "logs/benchmarks/plot_figure4/clinical.tsv",
+        "logs/benchmarks/plot_figure4/clinical.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=5,
+    params:
+        clinical=config["clinical"],
+        aggregates={
+            a: f"results/clinical/aggregate/{a}"
+            for a in config["clinical"]["adapters"]
+        },
     script:
         "../scripts/clinical_report.py"

@@ -18,7 +18,12 @@ sys.path.insert(0, str(SRC))
 
 from otfs.codedeps import import_closure  # noqa: E402
 from otfs.clinical import voxel_table_width  # noqa: E402
-from otfs.config import check_clinical_counts, check_feature_counts, pairs_for, validate_config  # noqa: E402
+from otfs.config import (
+    check_clinical_counts,
+    check_feature_counts,
+    pairs_for,
+    validate_config,
+)  # noqa: E402
 from otfs.data.images import domain_images  # noqa: E402
 from otfs.data.uci import raw_files  # noqa: E402
 from otfs.data.manifest import read_manifest  # noqa: E402
@@ -35,6 +40,7 @@ for _ds in config["datasets"].values():
     if _ds.get("image_manifest"):
         _ds["image_manifest"] = str(REPO / _ds["image_manifest"])
 config["wda"]["data"]["manifest"] = str(REPO / config["wda"]["data"]["manifest"])
+
 
 # No wildcard spans a '/', so each output pattern matches one kind of file.
 wildcard_constraints:
@@ -63,7 +69,10 @@ def script_code(script):
     functions), never kept by hand; each job checks at its end that every
     otfs module it ran is among them (otfs.stages.job).
     """
-    return [str(p) for p in import_closure(REPO / "workflow" / "scripts" / script, SRC / "otfs")]
+    return [
+        str(p)
+        for p in import_closure(REPO / "workflow" / "scripts" / script, SRC / "otfs")
+    ]
 
 
 def fs_config(feature_set):
@@ -128,10 +137,13 @@ def fs_n_features(feature_set):
         return get_extractor(fs["extractor"]).n_features
     manifest = read_manifest(fs_dataset(feature_set)["manifest"])
     widths = {
-        int(manifest.entry(f"{fs['folder']}/{d}.mat").extra["d"]) for d in fs_domains(feature_set)
+        int(manifest.entry(f"{fs['folder']}/{d}.mat").extra["d"])
+        for d in fs_domains(feature_set)
     }
     if len(widths) != 1:
-        raise WorkflowError(f"{feature_set}: domains disagree on the number of features {widths}")
+        raise WorkflowError(
+            f"{feature_set}: domains disagree on the number of features {widths}"
+        )
     return widths.pop()
 
 
@@ -140,7 +152,9 @@ def grid_config(name):
     try:
         return config["grids"][name]
     except KeyError:
-        raise WorkflowError(f"unknown grid {name!r} (a file path names it); config grids: {sorted(config['grids'])}") from None
+        raise WorkflowError(
+            f"unknown grid {name!r} (a file path names it); config grids: {sorted(config['grids'])}"
+        ) from None
 
 
 # Every number of features asked for is within [1, d] of its feature set: checked
@@ -155,7 +169,13 @@ def counts(feature_set, specs):
 
 
 # --- inputs of the acquisition and cache rules ----------------------------------
-SOURCE_KEYS = ("local_dir", "mirror_dirs", "mirror_env", "download", "download_timeout_s")
+SOURCE_KEYS = (
+    "local_dir",
+    "mirror_dirs",
+    "mirror_env",
+    "download",
+    "download_timeout_s",
+)
 
 
 def source_settings(dataset):
@@ -169,13 +189,19 @@ def cache_inputs(w):
     """A released feature set's .mat file, or an extracted one's extraction output."""
     if is_extracted(w.feature_set):
         return {"features": features_file(w.feature_set, w.domain)}
-    return {"mat": raw_file(w.feature_set, w.domain), "manifest": fs_dataset(w.feature_set)["manifest"]}
+    return {
+        "mat": raw_file(w.feature_set, w.domain),
+        "manifest": fs_dataset(w.feature_set)["manifest"],
+    }
 
 
 # --- the clinical experiment ---------------------------------------------------
 CLINICAL_REPETITIONS = list(range(config["clinical"]["iterations"]))
-CLINICAL_SOURCE = ("synthetic data, otfs.clinical.make_clinical_data"
-                   if config["clinical"]["data"] == "synthetic" else config["clinical"]["data"])
+CLINICAL_SOURCE = (
+    "synthetic data, otfs.clinical.make_clinical_data"
+    if config["clinical"]["data"] == "synthetic"
+    else config["clinical"]["data"]
+)
 CLINICAL_TARGETS = {
     "table4": [f"results/clinical/table4/table4.{e}" for e in ("csv", "md", "tex")],
     "figure3": [f"results/clinical/figure3/figure3.{e}" for e in ("pdf", "png", "csv")],
@@ -188,7 +214,9 @@ def _check_clinical_data():
     cfg = config["clinical"]
     data = cfg["data"]
     if data != "synthetic" and not Path(data).is_file():
-        raise WorkflowError(f"clinical.data: voxel table {data!r} not found (or set it to 'synthetic')")
+        raise WorkflowError(
+            f"clinical.data: voxel table {data!r} not found (or set it to 'synthetic')"
+        )
     if data == "synthetic":
         d, where = cfg["synthetic"]["n_features"], "clinical.synthetic.n_features"
     else:
@@ -213,7 +241,12 @@ TARGET_SETS = ("paper", "available")
 
 def _search_folders(feature_set):
     fs = fs_config(feature_set)
-    return [folder for _, folder in sources_for(fs["dataset"], fs_dataset(feature_set), None).folders()]
+    return [
+        folder
+        for _, folder in sources_for(
+            fs["dataset"], fs_dataset(feature_set), None
+        ).folders()
+    ]
 
 
 @functools.cache
@@ -234,9 +267,13 @@ def _present(feature_set, domain):
     """Whether a domain's input is local: the acquired copy or a searched folder."""
     fs = fs_config(feature_set)
     if is_extracted(feature_set):
-        return Path(features_file(feature_set, domain)).is_file() or _images_present(fs["dataset"], domain)
+        return Path(features_file(feature_set, domain)).is_file() or _images_present(
+            fs["dataset"], domain
+        )
     rel = f"{fs['folder']}/{domain}.mat"
-    copies = [Path(raw_file(feature_set, domain))] + [f / rel for f in _search_folders(feature_set)]
+    copies = [Path(raw_file(feature_set, domain))] + [
+        f / rel for f in _search_folders(feature_set)
+    ]
     return any(p.is_file() for p in copies)
 
 
@@ -249,13 +286,20 @@ def require_obtainable(feature_set):
     """Fail while the DAG is built if a file is neither local nor downloadable."""
     if fs_dataset(feature_set)["download"]:
         return  # the acquisition job fetches it, or fails naming the file
-    missing = [d for d in fs_domains(feature_set) if d not in local_domains(feature_set)]
+    missing = [
+        d for d in fs_domains(feature_set) if d not in local_domains(feature_set)
+    ]
     if missing:
         fs, ds = fs_config(feature_set), fs_dataset(feature_set)
         if is_extracted(feature_set):
-            where = ", ".join(f"{Path(ds['local_dir']) / 'images' / d}/<class>/<file>" for d in missing)
+            where = ", ".join(
+                f"{Path(ds['local_dir']) / 'images' / d}/<class>/<file>"
+                for d in missing
+            )
         else:
-            where = ", ".join(str(Path(ds["local_dir"]) / fs["folder"] / f"{d}.mat") for d in missing)
+            where = ", ".join(
+                str(Path(ds["local_dir"]) / fs["folder"] / f"{d}.mat") for d in missing
+            )
         raise WorkflowError(
             f"feature set {feature_set!r}: the data of domain(s) {missing} cannot be obtained "
             f"(not found locally and downloads are disabled). Put the files at {where}, set "
@@ -308,13 +352,27 @@ SELECTION = config["selection"]["strategy"]
 # --- benchmarks (workflow/rules/benchmarks.smk) --------------------------------
 B = config["benchmarks"]
 # the feature caches of the domains present, for the order check on real runs
-BENCH_CACHES = [f"data/cache/{fs}/{d}.h5" for fs in B["order_check"]["feature_sets"] for d in local_domains(fs)]
+BENCH_CACHES = [
+    f"data/cache/{fs}/{d}.h5"
+    for fs in B["order_check"]["feature_sets"]
+    for d in local_domains(fs)
+]
 
 
 # --- related methods (workflow/rules/wda.smk, invariance.smk) ---------------------
 W = config["wda"]
-WDA_EVAL_KEYS = ("methods", "splits", "cv_folds", "p_grid", "k_grid", "noise_features", "train_fraction",
-                 "max_train", "max_test", "overrides")
+WDA_EVAL_KEYS = (
+    "methods",
+    "splits",
+    "cv_folds",
+    "p_grid",
+    "k_grid",
+    "noise_features",
+    "train_fraction",
+    "max_train",
+    "max_test",
+    "overrides",
+)
 
 
 def uci_raw(w):
@@ -330,21 +388,34 @@ def wda_eval_cfg(extra=()):
 def wda_ablation_cfg(w):
     """An ablation job's part of config `wda`: Table 1's protocol keys and its own variant only."""
     ab = W["ablation"]
-    return {**wda_eval_cfg(), "ablation": {"splits": ab["splits"], "variants": {w.variant: ab["variants"][w.variant]}}}
+    return {
+        **wda_eval_cfg(),
+        "ablation": {
+            "splits": ab["splits"],
+            "variants": {w.variant: ab["variants"][w.variant]},
+        },
+    }
 
 
 def wda_ablation_runs(w=None):
     """(data set, variant) runs of the WDA ablation: each variant on its own `datasets`, else the ablation's."""
     ab = W["ablation"]
-    return [f"results/wda/ablation/runs/{d}/{v}.tsv" for v, spec in ab["variants"].items()
-            for d in spec.get("datasets", ab["datasets"])]
+    return [
+        f"results/wda/ablation/runs/{d}/{v}.tsv"
+        for v, spec in ab["variants"].items()
+        for d in spec.get("datasets", ab["datasets"])
+    ]
 
 
 def wda_ablation_table1_runs(w=None):
     """Table 1's WDA runs of the ablation's data sets (their first splits are shown beside the variants)."""
     if "WDA" not in W["methods"]:
         return []
-    return [f"results/wda/runs/{d}/WDA.tsv" for d in W["ablation"]["datasets"] if d in W["datasets"]]
+    return [
+        f"results/wda/runs/{d}/WDA.tsv"
+        for d in W["ablation"]["datasets"]
+        if d in W["datasets"]
+    ]
 
 
 WDA_OFFICE_FS = W["office"]["feature_set"]
@@ -359,7 +430,15 @@ def wda_office_inputs(w):
 
 
 V = config["invariance"]
-INVARIANCE_KEYS = ("iterations", "n_features", "target_per_class", "reg", "output_kernel", "pop_size", "n_gen")
+INVARIANCE_KEYS = (
+    "iterations",
+    "n_features",
+    "target_per_class",
+    "reg",
+    "output_kernel",
+    "pop_size",
+    "n_gen",
+)
 
 
 def invariance_runs(w=None):
@@ -369,7 +448,15 @@ def invariance_runs(w=None):
 
 # --- boosting (workflow/rules/boosting.smk) ---------------------------------------
 BOOST = config["boosting"]
-BOOSTING_KEYS = ("methods", "repetitions", "counts", "max_source", "model", "ot_features", "ot_adapters")
+BOOSTING_KEYS = (
+    "methods",
+    "repetitions",
+    "counts",
+    "max_source",
+    "model",
+    "ot_features",
+    "ot_adapters",
+)
 
 
 def boosting_task(w):
@@ -389,12 +476,27 @@ def boosting_runs(w=None):
 
 # --- zero-shot feature selection (workflow/rules/semfs.smk) ----------------------
 Z = config["semfs"]
-SEMFS_KEYS = ("methods", "n_unseen", "counts", "restarts", "alpha", "gamma", "max_iter", "s_steps", "lasso_alpha", "spectral",
-              "ot_ranking")
+SEMFS_KEYS = (
+    "methods",
+    "n_unseen",
+    "counts",
+    "restarts",
+    "alpha",
+    "gamma",
+    "max_iter",
+    "s_steps",
+    "lasso_alpha",
+    "spectral",
+    "ot_ranking",
+)
 
 
 def semfs_runs(w=None):
-    return [f"results/semfs/runs/{Z['feature_set']}/{p}/{s}.tsv" for p in Z["pairs"] for s in range(Z["splits"])]
+    return [
+        f"results/semfs/runs/{Z['feature_set']}/{p}/{s}.tsv"
+        for p in Z["pairs"]
+        for s in range(Z["splits"])
+    ]
 
 
 # --- conventions every rule follows, checked before any job runs -----------------
@@ -406,20 +508,31 @@ CONTENT_ADDRESSED_RULES = {"acquire", "acquire_images", "acquire_uci"}
 
 def check_rule_conventions(workflow_rules):
     """Every rule with a script lists that script's import closure as its ``code`` input, and every
-    benchmark file lies under ``logs/benchmarks/<rule>/`` (otfs.cluster maps a file to its rule by it)."""
+    benchmark file lies under ``logs/benchmarks/<rule>/`` (otfs.cluster maps a file to its rule by it).
+    """
     problems = []
     for r in workflow_rules:
-        if r.benchmark is not None and not str(r.benchmark).startswith(f"logs/benchmarks/{r.name}/"):
-            problems.append(f"rules.{r.name}: benchmark {r.benchmark} is not under logs/benchmarks/{r.name}/")
+        if r.benchmark is not None and not str(r.benchmark).startswith(
+            f"logs/benchmarks/{r.name}/"
+        ):
+            problems.append(
+                f"rules.{r.name}: benchmark {r.benchmark} is not under logs/benchmarks/{r.name}/"
+            )
         if not r.script or r.name in CONTENT_ADDRESSED_RULES:
             continue
         script = Path(r.script).name
         if "code" not in r.input.keys():
-            if not any(callable(f) for f in r.input):  # an unpacked input function may give it: the tests check
-                problems.append(f'rules.{r.name}: no code input; write code=script_code("{script}")')
+            if not any(
+                callable(f) for f in r.input
+            ):  # an unpacked input function may give it: the tests check
+                problems.append(
+                    f'rules.{r.name}: no code input; write code=script_code("{script}")'
+                )
             continue
         declared = r.input.get("code")
-        declared = {str(declared)} if isinstance(declared, str) else {str(f) for f in declared}
+        declared = (
+            {str(declared)} if isinstance(declared, str) else {str(f) for f in declared}
+        )
         if declared != set(script_code(script)):
             problems.append(
                 f"rules.{r.name}: its code input is not the import closure of {script}; "

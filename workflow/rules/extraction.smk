@@ -5,28 +5,28 @@
 
 
 rule extract_features:
-    output:
-        h5="data/features/{dataset}/{extractor}/{domain}.h5",
     input:
         images=lambda w: images_dir(w.dataset, w.domain),
         image_manifest=lambda w: config["datasets"][w.dataset]["image_manifest"],
         feature_manifest=lambda w: config["datasets"][w.dataset]["manifest"],
         code=script_code("extraction.py"),
-    params:
-        extractor=lambda w: get_extractor(w.extractor).name,
-        batch_size=config["extraction"]["batch_size"],
-        progress=config["extraction"]["progress"],
-    conda:
-        "../../envs/extraction.yaml"
+    output:
+        h5="data/features/{dataset}/{extractor}/{domain}.h5",
     log:
         "logs/extraction/{dataset}/{extractor}/{domain}.log",
     benchmark:
-        "logs/benchmarks/extract_features/{dataset}/{extractor}/{domain}.tsv",
+        "logs/benchmarks/extract_features/{dataset}/{extractor}/{domain}.tsv"
+    conda:
+        "../../envs/extraction.yaml"
     # Batches run at once, capped by --cores; the features do not depend on it.
     # Runtime settings: a profile changes it with set-threads.
     threads: 8
     resources:
         mem_mb=4096,
         runtime=30,
+    params:
+        extractor=lambda w: get_extractor(w.extractor).name,
+        batch_size=config["extraction"]["batch_size"],
+        progress=config["extraction"]["progress"],
     script:
         "../scripts/extraction.py"

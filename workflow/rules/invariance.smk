@@ -3,71 +3,79 @@
 # source samples and the ranking stage's OT order, draws the labelled target
 # samples, searches the Pareto front with NSGA-II and scores every subset.
 rule invariance_run:
-    output:
-        run="results/invariance/runs/{feature_set}/{pair}.json",
     input:
         caches=pair_caches,
         selection=f"results/runs/{{feature_set}}/selection/{SELECTION}/{{pair}}.json",
         ranking=f"results/runs/{{feature_set}}/ranking/{SELECTION}/{{pair}}.json",
         code=script_code("invariance.py"),
-    params:
-        invariance={k: V[k] for k in INVARIANCE_KEYS},
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        run="results/invariance/runs/{feature_set}/{pair}.json",
     log:
         "logs/invariance/{feature_set}/{pair}.log",
     benchmark:
-        "logs/benchmarks/invariance_run/{feature_set}/{pair}.tsv",
+        "logs/benchmarks/invariance_run/{feature_set}/{pair}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=30,
+    params:
+        invariance={k: V[k] for k in INVARIANCE_KEYS},
     script:
         "../scripts/invariance.py"
 
 
 rule make_invariance_table:
-    output:
-        csv=report("results/invariance/table.csv", caption="../report/invariance_table.rst",
-                   category="Related methods", subcategory="Relevant and invariant selection"),
-        md="results/invariance/table.md",
-        tex="results/invariance/table.tex",
-        provenance="results/invariance/table.provenance.json",
     input:
         runs=invariance_runs,
         code=script_code("invariance_report.py"),
-    params:
-        invariance=V,
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        csv=report(
+            "results/invariance/table.csv",
+            caption="../report/invariance_table.rst",
+            category="Related methods",
+            subcategory="Relevant and invariant selection",
+        ),
+        md="results/invariance/table.md",
+        tex="results/invariance/table.tex",
+        provenance="results/invariance/table.provenance.json",
     log:
         "logs/invariance/table.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=512,
         runtime=5,
+    params:
+        invariance=V,
     script:
         "../scripts/invariance_report.py"
 
 
 rule plot_invariance_figure3:
-    output:
-        pdf="results/invariance/figure3.pdf",
-        png=report("results/invariance/figure3.png", caption="../report/invariance_figure3.rst",
-                   category="Related methods", subcategory="Relevant and invariant selection"),
-        csv="results/invariance/figure3.csv",
     input:
         run=f"results/invariance/runs/{V['feature_set']}/{V['figure3_pair']}.json",
         code=script_code("invariance_report.py"),
-    params:
-        invariance=V,
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        pdf="results/invariance/figure3.pdf",
+        png=report(
+            "results/invariance/figure3.png",
+            caption="../report/invariance_figure3.rst",
+            category="Related methods",
+            subcategory="Relevant and invariant selection",
+        ),
+        csv="results/invariance/figure3.csv",
     log:
         "logs/invariance/figure3.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=512,
         runtime=5,
+    params:
+        invariance=V,
     script:
         "../scripts/invariance_report.py"

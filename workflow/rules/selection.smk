@@ -3,11 +3,21 @@
 
 
 rule select_samples:
-    output:
-        json="results/runs/{feature_set}/selection/{selection}/{pair}.json",
     input:
         caches=pair_caches,
         code=script_code("selection.py"),
+    output:
+        json="results/runs/{feature_set}/selection/{selection}/{pair}.json",
+    log:
+        "logs/selection/{feature_set}/{selection}/{pair}.log",
+    benchmark:
+        "logs/benchmarks/select_samples/{feature_set}/{selection}/{pair}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=5,
     params:
         per_class=lambda w: source_per_class(
             parse_pair(w.pair)[0],
@@ -17,15 +27,5 @@ rule select_samples:
         iterations=ITERATIONS,
         tie_break=config["selection"]["tie_break"],
         emd_max_iter=config["selection"]["emd_max_iter"],
-    conda:
-        "../../envs/otfs.yaml"
-    log:
-        "logs/selection/{feature_set}/{selection}/{pair}.log",
-    benchmark:
-        "logs/benchmarks/select_samples/{feature_set}/{selection}/{pair}.tsv",
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=5,
     script:
         "../scripts/selection.py"

@@ -6,8 +6,13 @@ T = config["targets"]
 TABLE_EXTS = ["csv", "tex", "md", "comparison.csv"]
 CURVE_EXTS = ["pdf", "png", "csv"]
 TOY_EXTS = ["pdf", "png"]
-PER_FS = {"table1": TABLE_EXTS, "figure1": CURVE_EXTS, "figure2": [*CURVE_EXTS, "comparison.csv"],
-          "table3": TABLE_EXTS, "table5": TABLE_EXTS}
+PER_FS = {
+    "table1": TABLE_EXTS,
+    "figure1": CURVE_EXTS,
+    "figure2": [*CURVE_EXTS, "comparison.csv"],
+    "table3": TABLE_EXTS,
+    "table5": TABLE_EXTS,
+}
 MULTI_FS = {"table2": TABLE_EXTS, "table6": TABLE_EXTS, "figure7": CURVE_EXTS}
 TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
 
@@ -31,7 +36,11 @@ def target_files(target_set, target):
     """Output files of one target in one target set."""
     base = f"results/{target_set}/{target}"
     if target in PER_FS:
-        return [f"{base}/{fs}.{e}" for fs in per_fs_sets(target_set, target) for e in PER_FS[target]]
+        return [
+            f"{base}/{fs}.{e}"
+            for fs in per_fs_sets(target_set, target)
+            for e in PER_FS[target]
+        ]
     if target in MULTI_FS:
         if not multi_fs_sets(target_set, target):
             return []
@@ -54,13 +63,19 @@ def target_aggregates(target_set):
     """Aggregate folders behind the curve-based targets of a target set."""
     out = []
     for fs in per_fs_sets(target_set, "table1"):
-        out += [agg(target_set, fs, adapter=a, grid="table1") for a in T["table1"]["adapters"]]
+        out += [
+            agg(target_set, fs, adapter=a, grid="table1")
+            for a in T["table1"]["adapters"]
+        ]
     for fs in per_fs_sets(target_set, "figure1"):
         out.append(agg(target_set, fs))
     for fs in per_fs_sets(target_set, "figure2"):
         out += [agg(target_set, fs, adapter=a) for a in T["figure2"]["adapters"]]
     for fs in per_fs_sets(target_set, "table3"):
-        out += [agg(target_set, fs, adapter=a, grid="table3") for a in T["table3"]["adapters"]]
+        out += [
+            agg(target_set, fs, adapter=a, grid="table3")
+            for a in T["table3"]["adapters"]
+        ]
     for fs in per_fs_sets(target_set, "table5"):
         out += [agg(target_set, fs, selection=s) for s in T["table5"]["selections"]]
     for target in MULTI_FS:
@@ -74,11 +89,15 @@ from otfs.tables import FEATURE_SET_NAMES  # noqa: E402
 
 def table_outputs(stem, caption, section, subcategory):
     return {
-        "csv": report(f"{stem}.csv", caption=caption, category=section, subcategory=subcategory),
+        "csv": report(
+            f"{stem}.csv", caption=caption, category=section, subcategory=subcategory
+        ),
         "tex": f"{stem}.tex",
         "md": f"{stem}.md",
         "comparison": report(
-            f"{stem}.comparison.csv", caption="../report/comparison.rst", category=section,
+            f"{stem}.comparison.csv",
+            caption="../report/comparison.rst",
+            category=section,
             subcategory=subcategory,
         ),
     }
@@ -93,7 +112,9 @@ def fs_title(feature_set, target_set, extra=""):
 def curve_outputs(stem, caption, section, subcategory):
     return {
         "pdf": f"{stem}.pdf",
-        "png": report(f"{stem}.png", caption=caption, category=section, subcategory=subcategory),
+        "png": report(
+            f"{stem}.png", caption=caption, category=section, subcategory=subcategory
+        ),
         "csv": f"{stem}.csv",
     }
 

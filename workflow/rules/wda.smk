@@ -6,183 +6,206 @@
 # them. WDA as an Office-Caltech
 # adapter reuses the classify rule (adapter WDA, grid `wda`).
 rule acquire_uci:
-    output:
-        raw="data/uci/raw/{name}/{file}",
     input:
         manifest=W["data"]["manifest"],
-    params:
-        relpath=lambda w: f"{w.name}/{w.file}",
-        dataset=W["data"],
-        config_name="wda.data",
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        raw="data/uci/raw/{name}/{file}",
     log:
         "logs/acquisition/uci/{name}/{file}.log",
     benchmark:
-        "logs/benchmarks/acquire_uci/{name}/{file}.tsv",
+        "logs/benchmarks/acquire_uci/{name}/{file}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=256,
         runtime=15,
+    params:
+        relpath=lambda w: f"{w.name}/{w.file}",
+        dataset=W["data"],
+        config_name="wda.data",
     script:
         "../scripts/acquisition.py"
 
 
 rule wda_evaluate:
-    output:
-        tsv="results/wda/runs/{dataset}/{method}.tsv",
     input:
         raw=uci_raw,
         code=script_code("wda.py"),
-    params:
-        wda=wda_eval_cfg(),
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        tsv="results/wda/runs/{dataset}/{method}.tsv",
     log:
         "logs/wda/evaluate/{dataset}/{method}.log",
     benchmark:
-        "logs/benchmarks/wda_evaluate/{dataset}/{method}.tsv",
+        "logs/benchmarks/wda_evaluate/{dataset}/{method}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=60,
+    params:
+        wda=wda_eval_cfg(),
     script:
         "../scripts/wda.py"
 
 
 rule wda_ablation_evaluate:
-    output:
-        tsv="results/wda/ablation/runs/{dataset}/{variant}.tsv",
     input:
         raw=uci_raw,
         code=script_code("wda.py"),
-    params:
-        wda=wda_ablation_cfg,
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        tsv="results/wda/ablation/runs/{dataset}/{variant}.tsv",
     log:
         "logs/wda/ablation/{dataset}/{variant}.log",
     benchmark:
-        "logs/benchmarks/wda_ablation_evaluate/{dataset}/{variant}.tsv",
+        "logs/benchmarks/wda_ablation_evaluate/{dataset}/{variant}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=60,
+    params:
+        wda=wda_ablation_cfg,
     script:
         "../scripts/wda.py"
 
 
 rule wda_curves:
-    output:
-        tsv="results/wda/runs/curves/{dataset}/{method}.tsv",
     input:
         raw=uci_raw,
         code=script_code("wda.py"),
-    params:
-        wda=wda_eval_cfg(("figure2",)),
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        tsv="results/wda/runs/curves/{dataset}/{method}.tsv",
     log:
         "logs/wda/curves/{dataset}/{method}.log",
     benchmark:
-        "logs/benchmarks/wda_curves/{dataset}/{method}.tsv",
+        "logs/benchmarks/wda_curves/{dataset}/{method}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=60,
+    params:
+        wda=wda_eval_cfg(("figure2",)),
     script:
         "../scripts/wda.py"
 
 
 rule make_wda_table1:
+    input:
+        runs=expand(
+            "results/wda/runs/{dataset}/{method}.tsv",
+            dataset=W["datasets"],
+            method=list(W["methods"]),
+        ),
+        code=script_code("wda_report.py"),
     output:
-        csv=report("results/wda/table1.csv", caption="../report/wda_table1.rst", category="Related methods",
-                   subcategory="WDA"),
+        csv=report(
+            "results/wda/table1.csv",
+            caption="../report/wda_table1.rst",
+            category="Related methods",
+            subcategory="WDA",
+        ),
         md="results/wda/table1.md",
         tex="results/wda/table1.tex",
         provenance="results/wda/table1.provenance.json",
-    input:
-        runs=expand("results/wda/runs/{dataset}/{method}.tsv", dataset=W["datasets"], method=list(W["methods"])),
-        code=script_code("wda_report.py"),
-    params:
-        wda=W,
-    conda:
-        "../../envs/otfs.yaml"
     log:
         "logs/wda/table1.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=512,
         runtime=5,
+    params:
+        wda=W,
     script:
         "../scripts/wda_report.py"
 
 
 rule make_wda_ablation:
-    output:
-        csv=report("results/wda/ablation.csv", caption="../report/wda_ablation.rst", category="Related methods",
-                   subcategory="WDA"),
-        md="results/wda/ablation.md",
-        provenance="results/wda/ablation.provenance.json",
     input:
         runs=wda_ablation_runs(),
         table1_runs=wda_ablation_table1_runs(),
         code=script_code("wda_report.py"),
-    params:
-        wda=W,
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        csv=report(
+            "results/wda/ablation.csv",
+            caption="../report/wda_ablation.rst",
+            category="Related methods",
+            subcategory="WDA",
+        ),
+        md="results/wda/ablation.md",
+        provenance="results/wda/ablation.provenance.json",
     log:
         "logs/wda/ablation.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=512,
         runtime=5,
+    params:
+        wda=W,
     script:
         "../scripts/wda_report.py"
 
 
 rule plot_wda_figure2:
+    input:
+        runs=expand(
+            "results/wda/runs/curves/{dataset}/{method}.tsv",
+            dataset=W["figure2"]["dataset"],
+            method=list(W["methods"]),
+        ),
+        code=script_code("wda_report.py"),
     output:
         pdf="results/wda/figure2.pdf",
-        png=report("results/wda/figure2.png", caption="../report/wda_figure2.rst", category="Related methods",
-                   subcategory="WDA"),
+        png=report(
+            "results/wda/figure2.png",
+            caption="../report/wda_figure2.rst",
+            category="Related methods",
+            subcategory="WDA",
+        ),
         csv="results/wda/figure2.csv",
-    input:
-        runs=expand("results/wda/runs/curves/{dataset}/{method}.tsv", dataset=W["figure2"]["dataset"],
-                    method=list(W["methods"])),
-        code=script_code("wda_report.py"),
-    params:
-        wda=W,
-    conda:
-        "../../envs/otfs.yaml"
     log:
         "logs/wda/figure2.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=512,
         runtime=5,
+    params:
+        wda=W,
     script:
         "../scripts/wda_report.py"
 
 
 rule make_wda_office:
-    output:
-        csv=report("results/wda/office.csv", caption="../report/wda_office.rst", category="Related methods",
-                   subcategory="WDA"),
-        md="results/wda/office.md",
     input:
         runs=wda_office_inputs,
         code=script_code("wda_report.py"),
-    params:
-        feature_set=WDA_OFFICE_FS,
-    conda:
-        "../../envs/otfs.yaml"
+    output:
+        csv=report(
+            "results/wda/office.csv",
+            caption="../report/wda_office.rst",
+            category="Related methods",
+            subcategory="WDA",
+        ),
+        md="results/wda/office.md",
     log:
         "logs/wda/office.log",
+    conda:
+        "../../envs/otfs.yaml"
     threads: 1
     resources:
         mem_mb=512,
         runtime=5,
+    params:
+        feature_set=WDA_OFFICE_FS,
     script:
         "../scripts/wda_report.py"
