@@ -54,7 +54,11 @@ def test_misspelt_top_level_key(config):
 @pytest.mark.parametrize(
     "mutate, message",
     [
-        (lambda c: c["selection"].update(strategy="knn"), r"selection.strategy: 'knn' is not one of"),
+        (lambda c: c["selection"].update(strategy="knn"),
+         r"selection.strategy: unknown sample-selection strategy 'knn'; registered sample-selection strategies: "
+         r"\['1nn', 'ot', 'random'\] \(did you mean '1nn'\?\)"),
+        (lambda c: c["targets"]["table3"]["adapters"].append("OT4"),
+         r"targets.table3.adapters\[5\]: unknown adapter 'OT4'; registered adapters: \['CORAL', "),
         (lambda c: c["protocol"].update(iterations=0), r"protocol.iterations: 0 is less than"),
         (lambda c: c["ranking"].update(method="greenkhorn"), r"ranking.method"),
         (lambda c: c["feature_sets"]["surf"].update(dataset="office"), r"feature_sets.surf.dataset: unknown dataset 'office'"),

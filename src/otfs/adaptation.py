@@ -29,6 +29,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._checks import as_float_matrix, as_label_vector, check_same_features
 from ._ot import NumericalFallbackWarning, check_coupling, exact_coupling, gibbs_kernel, normalise_cost, sinkhorn_scalings
+from .registry import Registry
 
 __all__ = [
     "ADAPTERS",
@@ -46,17 +47,15 @@ __all__ = [
     "register_adapter",
 ]
 
-#: Registered adapters by name.
-ADAPTERS: dict[str, type[BaseAdapter]] = {}
+#: Registered adapters by name (entry-point group ``otfs.adapters``).
+ADAPTERS = Registry("adapter", "adapters")
 
 
 def register_adapter(name: str):
-    """Class decorator adding an adapter to :data:`ADAPTERS` under ``name``."""
+    """Class decorator adding an adapter to :data:`ADAPTERS` under ``name`` (and setting its ``name``)."""
 
     def decorator(cls):
-        if name in ADAPTERS and ADAPTERS[name] is not cls:
-            raise ValueError(f"an adapter named {name!r} is already registered")
-        ADAPTERS[name] = cls
+        ADAPTERS.register(name, cls)
         cls.name = name
         return cls
 
@@ -65,11 +64,7 @@ def register_adapter(name: str):
 
 def get_adapter(name: str, **params) -> BaseAdapter:
     """Instantiate the registered adapter ``name`` with ``params``."""
-    try:
-        cls = ADAPTERS[name]
-    except KeyError:
-        raise ValueError(f"unknown adapter {name!r}; registered: {sorted(ADAPTERS)}") from None
-    return cls(**params)
+    return ADAPTERS[name](**params)
 
 
 #: Constraints shared by the adapters (scikit-learn's parameter validation).

@@ -25,12 +25,12 @@ References
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ._registry import registrar
 from .protocol import derive_seed
+from .registry import Registry
 
 __all__ = [
     "REDUCERS",
@@ -43,13 +43,14 @@ __all__ = [
     "register_reducer",
 ]
 
-#: Registered dimension-reduction methods: name -> factory(p, n_classes, seed, **params).
-REDUCERS: dict[str, Callable] = {}
+#: Registered dimension-reduction methods: name -> factory(p, n_classes, seed, **params)
+#: (entry-point group ``otfs.dimension_reducers``).
+REDUCERS = Registry("dimension reducer", "dimension reducers")
 
 
 #: ``@register_reducer("NAME")`` on a factory ``(p, n_classes, seed, **params) -> transformer`` adds it to
 #: :data:`REDUCERS`.
-register_reducer = registrar(REDUCERS, "reducer")
+register_reducer = REDUCERS.register
 
 
 @register_reducer("PCA")
@@ -198,8 +199,7 @@ def evaluate_split(data: SplitData, method: str, *, p_grid: Sequence[int], k_gri
     and the ``seconds`` it all took. Ties go to the earlier candidate, then the
     smaller ``p``, then the smaller ``k``.
     """
-    if method not in REDUCERS:
-        raise ValueError(f"unknown method {method!r}; registered: {sorted(REDUCERS)}")
+    REDUCERS.check([method])
     params, candidates = _candidates(params)
     start = time.perf_counter()
     d = data.X_train.shape[1]

@@ -49,7 +49,7 @@ wildcard_constraints:
     domain=r"[A-Za-z0-9_]+",
     extractor=r"[A-Za-z0-9_.-]+",
     pair=r"[A-Za-z0-9_]+-[A-Za-z0-9_]+",
-    selection=r"ot|1nn|random",
+    selection=r"[A-Za-z0-9_]+",  # a name of otfs.selection.STRATEGIES, plug-ins included
     adapter=r"[A-Za-z0-9_]+",
     grid=r"[A-Za-z0-9_]+",
     scope=r"all|[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)+",

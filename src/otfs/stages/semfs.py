@@ -74,9 +74,7 @@ def _orders(X_seen, y_seen, A_seen, X_other_seen, cfg: Mapping, seed: int) -> di
     """Feature order (most important first) and fit time of every method of ``semfs.methods``."""
     from ..semfs import ZERO_SHOT_SELECTORS
 
-    unknown = [m for m in cfg["methods"] if m not in ZERO_SHOT_SELECTORS]
-    if unknown:
-        raise ValueError(f"semfs.methods: unknown methods {unknown}; registered: {sorted(ZERO_SHOT_SELECTORS)}")
+    ZERO_SHOT_SELECTORS.check(cfg["methods"], "semfs.methods")
     out = {}
     for name in cfg["methods"]:
         start = time.perf_counter()
