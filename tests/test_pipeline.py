@@ -353,3 +353,44 @@ def test_bench_targets_on_the_test_configuration(test_run):
     goals = pd.read_csv(out / "goals.csv")
     assert len(goals) == len(bench) + 4 and goals["goal"].str.contains("end to end").any()
     assert "goals met" in (out / "goals.md").read_text()
+
+
+PLUGIN_ADAPTER = '''
+from otfs.adaptation import BaseAdapter
+
+
+class CentreEachDomain(BaseAdapter):
+    """Subtract each domain's mean."""
+
+    def fit_transform(self, Xs, ys, Xt):
+        Xs, ys, Xt = self._check(Xs, ys, Xt)
+        return Xs - Xs.mean(axis=0), Xt - Xt.mean(axis=0)
+'''
+
+
+@pytest.mark.pipeline
+def test_a_plugin_adapter_from_another_package_runs_through_the_pipeline(tmp_path):
+    # a third-party package, installed as pip leaves it (a module and its dist-info with an entry point):
+    # naming its adapter in the config is the only other step
+    plugin = tmp_path / "site"
+    plugin.mkdir()
+    (plugin / "centre_da.py").write_text(PLUGIN_ADAPTER)
+    info = plugin / "centre_da-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: centre-da\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[otfs.adapters]\nCENTRE = centre_da:CentreEachDomain\n")
+    work = copy_workflow(tmp_path / "wf")
+    (work / "config" / "mine.yaml").write_text(
+        "protocol:\n  pairs: [dslr-webcam]\n  iterations: 1\n"
+        "targets:\n  table3:\n    feature_sets: [surf]\n    adapters: [NA, CENTRE]\n")
+    args = ("--configfile", "config/test.yaml", "config/mine.yaml", "--cores", "2", "results/paper/table3/surf.csv")
+    # without the package the name is refused before any job, with the registered names
+    proc = snakemake(work, *args, "--dry-run", check=False)
+    assert proc.returncode != 0
+    assert ("targets.table3.adapters[1]: unknown adapter 'CENTRE'; registered adapters: ['CORAL'"
+            in proc.stdout + proc.stderr)
+    snakemake(work, *args, pythonpath=str(plugin))
+    runs = pd.read_csv(next((work / "results" / "runs" / "surf" / "classification" / "ot" / "CENTRE").rglob("*.tsv")),
+                       sep="\t")
+    assert len(runs) > 0 and runs["accuracy"].between(0, 100).all()
+    assert "CENTRE" in (work / "results" / "paper" / "table3" / "surf.csv").read_text()
