@@ -28,6 +28,15 @@ min_version("9.0")
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 from otfs.config import load_yaml  # noqa: E402
 
+# Every job runs this checkout's library: the scripts (which Snakemake copies
+# before running them) and the jobs of a cluster inherit this, so no script
+# edits sys.path. Plug-in packages on an existing PYTHONPATH stay after it.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p
+    for p in (os.path.join(workflow.basedir, "src"), os.environ.get("PYTHONPATH"))
+    if p
+)
+
 load_yaml(os.path.join(workflow.basedir, "config.yaml"))
 
 

@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.boosting (rule boosting_run)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import boosting, domain_caches, job
 
 sm = snakemake  # noqa: F821

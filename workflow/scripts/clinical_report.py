@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.clinical_report (rules make_table4, plot_figure3, plot_figure4)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import clinical_report, job
 
 sm = snakemake  # noqa: F821

@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.semfs (rule semfs_run)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.protocol import parse_pair
 from otfs.stages import domain_caches, job, semfs
 

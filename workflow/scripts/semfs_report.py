@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.semfs_report (rules make_semfs_table, plot_semfs_figure)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.provenance import provenance_record
 from otfs.stages import job, semfs_report
 

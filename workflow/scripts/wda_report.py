@@ -1,12 +1,6 @@
 """Snakemake wrapper of otfs.stages.wda_report (rules make_wda_table1, make_wda_ablation, plot_wda_figure2,
 make_wda_office)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.provenance import provenance_record
 from otfs.stages import job, wda_report
 
