@@ -91,6 +91,17 @@ class BaseAdapter(BaseEstimator):
         """Return ``(Xs_adapted, Xt_adapted)``."""
         raise NotImplementedError
 
+    def fit_transform_domains(self, X, y, sample_domain):
+        """:meth:`fit_transform` on stacked samples with skada's ``sample_domain`` (positive: source,
+        negative: target); returns the adapted samples in the rows of ``X``. Target labels are not read."""
+        from ._checks import split_domains
+
+        Xs, Xt, ys, _, source = split_domains(X, sample_domain, y)
+        Xs_new, Xt_new = self.fit_transform(Xs, ys, Xt)
+        out = np.empty((source.size, Xs_new.shape[1]), dtype=np.result_type(Xs_new, Xt_new))
+        out[source], out[~source] = Xs_new, Xt_new
+        return out
+
     def _check(self, Xs, ys, Xt):
         """Validate the parameters, then the inputs; return the inputs as float arrays."""
         self._validate_params()

@@ -320,8 +320,22 @@ class RelevantInvariantSelector(BaseFeatureRanker):
         self.rule = rule
         self.random_state = random_state
 
-    def fit(self, X, y, X_target, y_target):
-        """Search the front on labelled source ``(X, y)`` and labelled target ``(X_target, y_target)``."""
+    def fit(self, X, y, X_target=None, y_target=None, sample_domain=None):
+        """Search the front on labelled source ``(X, y)`` and labelled target ``(X_target, y_target)``.
+
+        Or both domains stacked in ``X, y`` with skada's ``sample_domain``
+        (positive: source, negative: target); the target's labels are read,
+        as this method needs them.
+        """
+        if sample_domain is not None:
+            if X_target is not None or y_target is not None:
+                raise ValueError("give the target either as X_target, y_target or through sample_domain, not both")
+            from ._checks import split_domains
+
+            X, X_target, y, y_target, _ = split_domains(X, sample_domain, y)
+        elif X_target is None or y_target is None:
+            raise ValueError("RelevantInvariantSelector needs labelled target samples: X_target and y_target, "
+                             "or sample_domain")
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         Xt = as_float_matrix(X_target, "X_target")

@@ -440,23 +440,35 @@ class OTFeatureRanker(BaseFeatureRanker):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y=None, X_target=None):
+    def fit(self, X, y=None, X_target=None, sample_domain=None):
         """Rank the features of ``X`` (source) against ``X_target`` (target).
+
+        The two domains come either as ``X`` and ``X_target``, or stacked in
+        ``X`` with skada's ``sample_domain`` (positive: source, negative:
+        target); both give the same ranking.
 
         Parameters
         ----------
         X : array-like of shape (n_source, n_features)
-            Source samples.
+            Source samples (with ``sample_domain``: the samples of both domains).
         y : ignored
             Present for Pipeline compatibility; the method is unsupervised.
         X_target : array-like of shape (n_target, n_features), default=None
             Unlabelled target samples.
+        sample_domain : array-like of shape (n_samples,), default=None
+            skada's domain labels of the rows of ``X``.
 
         Returns
         -------
         self : OTFeatureRanker
         """
         self._validate_params()
+        if sample_domain is not None:
+            if X_target is not None:
+                raise ValueError("give the target either as X_target or through sample_domain, not both")
+            from ._checks import split_domains
+
+            X, X_target, *_ = split_domains(X, sample_domain)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
         if X_target is None:
             warnings.warn(
