@@ -221,6 +221,21 @@ def test_rebuilding_a_figure_runs_only_what_it_needs(test_run):
     assert (test_run / "results" / "available" / "figure1" / "surf.pdf").is_file()
 
 
+def test_an_adapters_hyper_parameters_come_from_config_and_rerun_only_its_jobs(test_run):
+    # config `adapters`: OT3 with another reg reruns the OT3 jobs (and what reads them), no other
+    import re
+
+    (test_run / "config" / "ot3.yaml").write_text("adapters:\n  OT3: {reg: 3.0, eta: 1.0}\n")
+    planned = snakemake(test_run, "--configfile", "config/test.yaml", "config/ot3.yaml", "--dry-run", "--cores", "2",
+                        "available")
+    jobs = planned_jobs(planned)
+    assert jobs.get("classify", 0) > 0 and jobs.get("clinical_classify", 0) > 0
+    assert not {"select_samples", "rank_features", "clinical_rank"} & set(jobs)
+    adapters = re.findall(r"rule (?:classify|clinical_classify):\n(?:.*\n)*?\s+wildcards: .*?adapter=(\w+)",
+                          planned.stdout)
+    assert adapters and set(adapters) == {"OT3"}, set(adapters)
+
+
 def test_clinical_runs_on_a_users_voxel_table(tmp_path):
     # A CSV with the columns exam, domain, label and features goes through
     # the same rules as the generated data.

@@ -141,8 +141,25 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
         problems.append(f"{source}: wda.office.feature_set: unknown feature set "
                         f"{config['wda']['office']['feature_set']!r} (known: {sorted(config['feature_sets'])})")
     problems += _reducer_problems(config["wda"], source)
+    problems += _adapter_problems(config.get("adapters", {}), source)
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+
+
+def _adapter_problems(adapters: Mapping, source: str) -> list[str]:
+    """Each set of `adapters` hyper-parameters, checked by building the adapter and validating them."""
+    from .adaptation import ADAPTERS
+
+    problems = []
+    for name, params in adapters.items():
+        if name not in ADAPTERS:
+            problems.append(f"{source}: adapters.{name}: {ADAPTERS.unknown_message(name)}")
+            continue
+        try:
+            ADAPTERS[name](**(params or {}))._validate_params()
+        except (TypeError, ValueError) as exc:  # unknown keyword / out-of-range value
+            problems.append(f"{source}: adapters.{name}: {exc}")
+    return problems
 
 
 def _reducer_problems(cfg: Mapping, source: str) -> list[str]:

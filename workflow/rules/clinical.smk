@@ -72,6 +72,7 @@ rule clinical_classify:
         runtime=30,
     params:
         clinical=config["clinical"],
+        adapter_params=lambda w: adapter_params(w.adapter),
     script:
         "../scripts/clinical.py"
 

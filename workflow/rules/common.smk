@@ -147,6 +147,11 @@ def fs_n_features(feature_set):
     return widths.pop()
 
 
+def adapter_params(name):
+    """An adapter's hyper-parameters from config `adapters` (none: its defaults)."""
+    return dict(config.get("adapters", {}).get(name) or {})
+
+
 def grid_config(name):
     """The grid ``name`` of config ``grids``; an unknown one is an error naming the grids."""
     try:

@@ -8,6 +8,7 @@ with job(snakemake.log[0], snakemake.threads, "classification", code=snakemake.i
         selection_path=snakemake.input.selection,  # noqa: F821
         ranking_path=snakemake.input.ranking,  # noqa: F821
         adapter=snakemake.wildcards.adapter,  # noqa: F821
+        adapter_params=snakemake.params.adapter_params,  # noqa: F821
         grid=snakemake.wildcards.grid,  # noqa: F821
         orders=snakemake.params.orders,  # noqa: F821
         counts=snakemake.params.feature_counts,  # noqa: F821

@@ -12,7 +12,8 @@ with job(sm.log[0], sm.threads, "clinical", code=sm.input.code):
         clinical.rank(sm.input.voxels, cfg, int(sm.wildcards.repetition), sm.params.ranking,
                       sm.params.tie_break, sm.output.ranking)
     elif sm.rule == "clinical_classify":
-        clinical.classify(sm.input.voxels, sm.input.ranking, cfg, sm.wildcards.adapter, sm.output.curves)
+        clinical.classify(sm.input.voxels, sm.input.ranking, cfg, sm.wildcards.adapter, sm.output.curves,
+                          adapter_params=sm.params.adapter_params)
     elif sm.rule == "clinical_aggregate":
         clinical.aggregate(list(sm.input.curves), list(sm.input.rankings), cfg, out, voxels=sm.input.voxels,
                            params=sm.params.run)
