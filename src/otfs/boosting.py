@@ -65,7 +65,7 @@ _EPS = 1e-12
 
 #: Classifiers trained on several domains at once, ``fit(X, y, sample_domain=...)``, by name. The boosting
 #: experiment (config ``boosting.methods``) runs the ones it names beside its single-domain baselines.
-DOMAIN_CLASSIFIERS = Registry("domain classifier", "domain classifiers")
+DOMAIN_CLASSIFIERS = Registry("domain classifier", "domain classifiers", package="otfs.domain_classifiers")
 
 
 #: ``@register_domain_classifier("NAME")`` on a class taking the ``boosting.model`` parameters and implementing
@@ -313,7 +313,6 @@ class _TreeBuilder:
             best_pos = [np.where(better, a, b) for a, b in zip(new, best_pos, strict=True)]
         return best_g, best_pos
 
-@register_domain_classifier("DA boosting")
 class DomainAdaptationBoosting(ClassifierMixin, BaseEstimator):
     """Boosted trees with one shared decision boundary and per-task split thresholds.
 

@@ -45,35 +45,12 @@ __all__ = [
 
 #: Registered dimension-reduction methods: name -> factory(p, n_classes, seed, **params)
 #: (entry-point group ``otfs.dimension_reducers``).
-REDUCERS = Registry("dimension reducer", "dimension reducers")
+REDUCERS = Registry("dimension reducer", "dimension reducers", package="otfs.reducers")
 
 
 #: ``@register_reducer("NAME")`` on a factory ``(p, n_classes, seed, **params) -> transformer`` adds it to
 #: :data:`REDUCERS`.
 register_reducer = REDUCERS.register
-
-
-@register_reducer("PCA")
-def _pca(p, n_classes, seed, **params):
-    from sklearn.decomposition import PCA
-
-    return PCA(n_components=p, svd_solver="full", **params)
-
-
-@register_reducer("FDA")
-def _fda(p, n_classes, seed, **params):
-    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-
-    # shrinkage: the within-class covariance is singular with 100 noise features
-    params = {"solver": "eigen", "shrinkage": "auto", **params}
-    return LinearDiscriminantAnalysis(n_components=min(p, n_classes - 1), **params)
-
-
-@register_reducer("WDA")
-def _wda(p, n_classes, seed, **params):
-    from .wda import WassersteinDiscriminantAnalysis
-
-    return WassersteinDiscriminantAnalysis(n_components=p, random_state=seed, **params)
 
 
 def max_components(method: str, d: int, n_classes: int) -> int:

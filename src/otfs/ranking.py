@@ -54,7 +54,7 @@ __all__ = [
 
 #: Feature rankers by name (entry-point group ``otfs.feature_rankers``): scikit-learn selectors fitted as
 #: ``fit(Xs, ys, X_target=Xt)`` with ``scores_`` (higher: more similar across domains) and ``ranking_``.
-FEATURE_RANKERS = Registry("feature ranker", "feature rankers")
+FEATURE_RANKERS = Registry("feature ranker", "feature rankers", package="otfs.rankers")
 
 #: Feature orders of the paper's experiments.
 ORDERS = ("Descending", "Ascending", "Random")
@@ -503,5 +503,3 @@ class OTFeatureRanker(BaseFeatureRanker):
         tags.target_tags.required = False
         return tags
 
-
-FEATURE_RANKERS.register("ot", OTFeatureRanker)

@@ -94,6 +94,7 @@ class Registry(Mapping):
         """
         if not isinstance(name, str) or not name:
             raise ValueError(f"a {self.kind} name must be a non-empty string, got {name!r}")
+        self.load()  # the folder and the entry points first, so that a taken name is always seen
 
         def add(target):
             if name in self._table and self._table[name] is not target and not replace:

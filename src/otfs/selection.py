@@ -46,7 +46,6 @@ from numbers import Integral
 
 import numpy as np
 import ot
-from sklearn.metrics import pairwise_distances_argmin
 from sklearn.utils import check_random_state
 
 from ._checks import as_float_matrix, check_same_features
@@ -58,30 +57,8 @@ __all__ = ["STRATEGIES", "TIE_BREAKS", "SampleMatching", "argmax_rows", "select_
 #: Sample-selection strategies by name (entry-point group ``otfs.sample_selection_strategies``): a function
 #: ``f(small, large, *, tie_break, emd_max_iter, rng)`` returning, for each row of the smaller set ``small``,
 #: the index of the row of ``large`` it is matched to.
-STRATEGIES = Registry("sample-selection strategy", "sample-selection strategies")
+STRATEGIES = Registry("sample-selection strategy", "sample-selection strategies", package="otfs.selection_strategies")
 
-
-@STRATEGIES.register("ot")
-def _ot_strategy(small, large, *, tie_break, emd_max_iter, rng):
-    """Algorithm 1: the argmax of each row of the exact OT coupling."""
-    G, M = _emd_coupling(small, large, emd_max_iter)
-    return argmax_rows(G, tie_break=tie_break, random_state=rng, cost=M)
-
-
-@STRATEGIES.register("1nn")
-def _nn_strategy(small, large, *, tie_break, emd_max_iter, rng):
-    """The nearest neighbour in squared Euclidean distance (ties: the lowest index)."""
-    return pairwise_distances_argmin(small, large, metric="sqeuclidean")
-
-
-@STRATEGIES.register("random")
-def _random_strategy(small, large, *, tie_break, emd_max_iter, rng):
-    """``len(small)`` rows of ``large`` drawn without replacement.
-
-    Not sorted: the domains are stored class by class, and sorted picks would
-    pair samples of the same class, leaking label information.
-    """
-    return rng.choice(large.shape[0], size=small.shape[0], replace=False)
 TIE_BREAKS = ("lowest", "highest", "random", "nearest")
 
 

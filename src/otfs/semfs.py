@@ -314,42 +314,8 @@ def clustering_accuracy(y_true, y_pred) -> float:
 #: clustered domain, ``attributes`` their classes' attribute rows (in the order of ``np.unique(y)``),
 #: ``X_other`` the seen-class samples of another domain. ``params`` are keyword arguments (the stage
 #: unpacks config ``semfs`` into them); each selector takes the ones it needs and ignores the others.
-ZERO_SHOT_SELECTORS = Registry("zero-shot selector", "zero-shot selectors")
+ZERO_SHOT_SELECTORS = Registry("zero-shot selector", "zero-shot selectors", package="otfs.zero_shot")
 
 
 #: ``@register_zero_shot_selector("NAME")`` on such a function adds it to :data:`ZERO_SHOT_SELECTORS`.
 register_zero_shot_selector = ZERO_SHOT_SELECTORS.register
-
-
-@register_zero_shot_selector("SemFS")
-def _semfs(X, y, attributes, X_other, *, seed, alpha, gamma, max_iter, s_steps, **_):
-    return SemanticFeatureSelector(alpha=alpha, gamma=gamma, max_iter=max_iter, s_steps=s_steps).fit(
-        X, y, attributes).order_
-
-
-@register_zero_shot_selector("SemFS/c")
-def _semfs_c(X, y, attributes, X_other, *, seed, gamma, max_iter, s_steps, **_):
-    return SemanticFeatureSelector(alpha=0.0, gamma=gamma, max_iter=max_iter, s_steps=s_steps).fit(
-        X, y, attributes).order_
-
-
-@register_zero_shot_selector("LASSO")
-def _lasso(X, y, attributes, X_other, *, seed, lasso_alpha, **_):
-    return LassoSelector(alpha=lasso_alpha).fit(X, y).order_
-
-
-@register_zero_shot_selector("Spectral")
-def _spectral(X, y, attributes, X_other, *, seed, spectral, **_):
-    return SpectralSelector(n_clusters=int(np.unique(y).size), **spectral, random_state=seed % (2**31)).fit(X).order_
-
-
-@register_zero_shot_selector("OT ranking")
-def _ot_ranking(X, y, attributes, X_other, *, seed, ot_ranking, **_):
-    from .ranking import OTFeatureRanker
-
-    return OTFeatureRanker(**ot_ranking, random_state=seed % (2**31)).fit(X_other, X_target=X).order_
-
-
-@register_zero_shot_selector("Random")
-def _random(X, y, attributes, X_other, *, seed, **_):
-    return np.random.default_rng(seed).permutation(X.shape[1])
