@@ -3,4 +3,7 @@
 from otfs.stages import aggregation, job
 
 with job(snakemake.log[0], snakemake.threads, "collect", code=snakemake.input.code):  # noqa: F821
-    aggregation.collect(list(snakemake.input.tables), snakemake.output.tsv)  # noqa: F821
+    aggregation.collect(
+        tables=list(snakemake.input.tables),  # noqa: F821
+        output=snakemake.output.tsv,  # noqa: F821
+    )

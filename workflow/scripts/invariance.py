@@ -4,5 +4,10 @@ from otfs.stages import domain_caches, invariance, job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "invariance", code=sm.input.code):
-    invariance.run(domain_caches(sm.input.caches), sm.input.selection, sm.input.ranking, sm.params.invariance,
-                   sm.output.run)
+    invariance.run(
+        caches=domain_caches(sm.input.caches),
+        selection_path=sm.input.selection,
+        ranking_path=sm.input.ranking,
+        cfg=sm.params.invariance,
+        output=sm.output.run,
+    )

@@ -9,8 +9,17 @@ with job(sm.log[0], sm.threads, "invariance", code=sm.input.code):
     if sm.rule == "make_invariance_table":
         record = provenance_record(inputs=list(sm.input.runs), params={"invariance": sm.params.invariance},
                                    config=sm.config)
-        invariance_report.table(list(sm.input.runs), sm.params.invariance, out, record)
+        invariance_report.table(
+            inputs=list(sm.input.runs),
+            cfg=sm.params.invariance,
+            outputs=out,
+            provenance=record,
+        )
     elif sm.rule == "plot_invariance_figure3":
-        invariance_report.figure3(sm.input.run, sm.params.invariance, out)
+        invariance_report.figure3(
+            path=sm.input.run,
+            cfg=sm.params.invariance,
+            outputs=out,
+        )
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")

@@ -7,5 +7,13 @@ sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "semfs", code=sm.input.code):
     w = sm.wildcards
     source, target = parse_pair(w.pair)
-    semfs.run(domain_caches(sm.input.caches), sm.input.attributes, w.feature_set, target, source, int(w.split),
-              sm.params.semfs, sm.output.run)
+    semfs.run(
+        caches=domain_caches(sm.input.caches),
+        attributes_path=sm.input.attributes,
+        feature_set=w.feature_set,
+        domain=target,
+        other=source,
+        split=int(w.split),
+        cfg=sm.params.semfs,
+        output=sm.output.run,
+    )

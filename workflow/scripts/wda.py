@@ -5,10 +5,28 @@ from otfs.stages import job, wda
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "wda", code=sm.input.code):
     if sm.rule == "wda_evaluate":
-        wda.evaluate(sm.wildcards.dataset, list(sm.input.raw), sm.wildcards.method, sm.params.wda, sm.output.tsv)
+        wda.evaluate(
+            dataset=sm.wildcards.dataset,
+            paths=list(sm.input.raw),
+            method=sm.wildcards.method,
+            cfg=sm.params.wda,
+            output=sm.output.tsv,
+        )
     elif sm.rule == "wda_ablation_evaluate":
-        wda.ablation(sm.wildcards.dataset, list(sm.input.raw), sm.wildcards.variant, sm.params.wda, sm.output.tsv)
+        wda.ablation(
+            dataset=sm.wildcards.dataset,
+            paths=list(sm.input.raw),
+            variant=sm.wildcards.variant,
+            cfg=sm.params.wda,
+            output=sm.output.tsv,
+        )
     elif sm.rule == "wda_curves":
-        wda.curves(sm.wildcards.dataset, list(sm.input.raw), sm.wildcards.method, sm.params.wda, sm.output.tsv)
+        wda.curves(
+            dataset=sm.wildcards.dataset,
+            paths=list(sm.input.raw),
+            method=sm.wildcards.method,
+            cfg=sm.params.wda,
+            output=sm.output.tsv,
+        )
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")
