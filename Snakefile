@@ -28,6 +28,20 @@ min_version("9.0")
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 from otfs.config import load_yaml  # noqa: E402
 
+# Every job runs this checkout's library: the scripts (which Snakemake copies
+# before running them) and the jobs of a cluster inherit this, so no script
+# edits sys.path. Plug-in packages on an existing PYTHONPATH stay after it.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p
+    for p in (os.path.join(workflow.basedir, "src"), os.environ.get("PYTHONPATH"))
+    if p
+)
+
+
+envvars:
+    "PYTHONPATH",
+
+
 load_yaml(os.path.join(workflow.basedir, "config.yaml"))
 
 
@@ -78,21 +92,6 @@ localrules:
     plot_figure5,
     plot_figure6,
     plot_figure7,
-    clinical_aggregate,
-    make_table4,
-    plot_figure3,
-    plot_figure4,
-    acquire_uci,
-    make_wda_table1,
-    make_wda_ablation,
-    plot_wda_figure2,
-    make_wda_office,
-    make_invariance_table,
-    plot_invariance_figure3,
-    make_boosting_table,
-    plot_boosting_figure,
-    make_semfs_table,
-    plot_semfs_figure,
 
 
 rule all:
@@ -102,6 +101,7 @@ rule all:
         "results/paper/comparison/summary.csv",
         "results/paper/results_long.tsv",
         [f for files in CLINICAL_TARGETS.values() for f in files],
+        RELATED_TARGETS,
 
 
 rule available:
@@ -162,21 +162,6 @@ rule figure6:
         target_files("paper", "figure6"),
 
 
-rule table4:
-    input:
-        CLINICAL_TARGETS["table4"],
-
-
-rule figure3:
-    input:
-        CLINICAL_TARGETS["figure3"],
-
-
-rule figure4:
-    input:
-        CLINICAL_TARGETS["figure4"],
-
-
 rule comparison:
     input:
         "results/paper/comparison/summary.csv",
@@ -191,109 +176,10 @@ rule stage:
         lambda w: staged_files(),
 
 
-# Related methods (config `wda`, `invariance`, `boosting`, `semfs`): each table and figure a target.
-rule wda_table1:
-    input:
-        rules.make_wda_table1.output,
-
-
-rule wda_figure2:
-    input:
-        rules.plot_wda_figure2.output,
-
-
-rule wda_office:
-    input:
-        rules.make_wda_office.output,
-
-
-rule wda_ablation:
-    input:
-        rules.make_wda_ablation.output,
-
-
-rule wda:
-    input:
-        rules.make_wda_table1.output,
-        rules.make_wda_ablation.output,
-        rules.plot_wda_figure2.output,
-        rules.make_wda_office.output,
-
-
-rule invariance_table:
-    input:
-        rules.make_invariance_table.output,
-
-
-rule invariance_figure3:
-    input:
-        rules.plot_invariance_figure3.output,
-
-
-rule invariance:
-    input:
-        rules.make_invariance_table.output,
-        rules.plot_invariance_figure3.output,
-
-
-rule boosting_table:
-    input:
-        rules.make_boosting_table.output,
-
-
-rule boosting_figure:
-    input:
-        rules.plot_boosting_figure.output,
-
-
-rule boosting:
-    input:
-        rules.make_boosting_table.output,
-        rules.plot_boosting_figure.output,
-
-
-rule semfs_table:
-    input:
-        rules.make_semfs_table.output,
-
-
-rule semfs_figure:
-    input:
-        rules.plot_semfs_figure.output,
-
-
-rule semfs:
-    input:
-        rules.make_semfs_table.output,
-        rules.plot_semfs_figure.output,
-
-
+# The related methods' experiments: each adds its outputs to RELATED_TARGETS in its own .smk.
 rule related:
     input:
-        rules.wda.input,
-        rules.invariance.input,
-        rules.boosting.input,
-        rules.semfs.input,
-
-
-# Benchmarks: they time this machine, so they are never part of `all`.
-rule bench:
-    input:
-        rules.benchmark_suite.output,
-        rules.scaling_study.output,
-        rules.end_to_end.output,
-        rules.table3_4096.output,
-        rules.benchmark_goals.output,
-
-
-rule scaling:
-    input:
-        rules.scaling_study.output,
-
-
-rule time_profile:
-    input:
-        rules.pipeline_profile.output,
+        RELATED_TARGETS,
 
 
 # Checked once every rule is defined (workflow/rules/common.smk).

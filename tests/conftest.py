@@ -103,9 +103,13 @@ def copy_workflow(dest: Path) -> Path:
     return _copy_workflow(REPO, dest)
 
 
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, *args: str, check: bool = True, pythonpath: str | None = None
+              ) -> subprocess.CompletedProcess:
+    """Run Snakemake on a copy of the workflow; ``pythonpath``: folders of plug-in packages to add."""
     env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir()), "OTFS_UCI_MIRROR": str(uci_mirror_dir())}
     env.pop("PYTHONPATH", None)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
     proc = subprocess.run(
         [*SNAKEMAKE, "--snakefile", str(workdir / "Snakefile"), "--directory", str(workdir), *args],
         capture_output=True, text=True, env=env, cwd=workdir,

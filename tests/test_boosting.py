@@ -172,7 +172,8 @@ def test_registry_and_unknown_method():
 
     assert DOMAIN_CLASSIFIERS["DA boosting"] is DomainAdaptationBoosting
     assert isinstance(_domain_classifier("DA boosting", {"n_estimators": 3}), DomainAdaptationBoosting)
-    with pytest.raises(ValueError, match=r"boosting.methods: unknown method 'Chapelle'; registered: \['DA boosting'"):
+    with pytest.raises(ValueError, match=r"boosting.methods: unknown domain classifier 'Chapelle'; "
+                                         r"registered domain classifiers: \['DA boosting'"):
         _domain_classifier("Chapelle", {})
     with pytest.raises(ValueError, match="already registered"):
         register_domain_classifier("DA boosting")(object)

@@ -54,7 +54,11 @@ def test_misspelt_top_level_key(config):
 @pytest.mark.parametrize(
     "mutate, message",
     [
-        (lambda c: c["selection"].update(strategy="knn"), r"selection.strategy: 'knn' is not one of"),
+        (lambda c: c["selection"].update(strategy="knn"),
+         r"selection.strategy: unknown sample-selection strategy 'knn'; registered sample-selection strategies: "
+         r"\['1nn', 'ot', 'random'\] \(did you mean '1nn'\?\)"),
+        (lambda c: c["targets"]["table3"]["adapters"].append("OT4"),
+         r"targets.table3.adapters\[5\]: unknown adapter 'OT4'; registered adapters: \['CORAL', "),
         (lambda c: c["protocol"].update(iterations=0), r"protocol.iterations: 0 is less than"),
         (lambda c: c["ranking"].update(method="greenkhorn"), r"ranking.method"),
         (lambda c: c["feature_sets"]["surf"].update(dataset="office"), r"feature_sets.surf.dataset: unknown dataset 'office'"),
@@ -125,6 +129,10 @@ def test_clinical_counts_are_checked_against_the_tables_width():
      r"datasets.office-caltech.manifest: '../elsewhere.tsv' must be a relative path inside the repository"),
     (lambda c: c["semfs"].update(attributes="/tmp/attributes.tsv"),
      r"semfs.attributes: '/tmp/attributes.tsv' must be a relative path inside the repository"),
+    (lambda c: c["adapters"].update(OT3={"reg": -1.0}),
+     r"adapters.OT3: The 'reg' parameter of SinkhornLpl1Adapter must be a float in the range \(0.0, inf\)"),
+    (lambda c: c["adapters"].update(OT3={"regg": 2.0}), r"adapters.OT3: .*unexpected keyword argument 'regg'"),
+    (lambda c: c["adapters"].update(OT9={}), r"adapters.OT9: unknown adapter 'OT9'; registered adapters: "),
     (lambda c: c["wda"]["methods"]["WDA"]["candidates"][1].update(reg_lamda=0.3),
      r"wda.methods.WDA.candidates\[1\]: .*unexpected keyword argument 'reg_lamda'"),
     (lambda c: c["wda"]["methods"]["WDA"].update(max_iter=0),

@@ -108,7 +108,9 @@ def test_selector_front_is_non_dominated_and_prefers_stable_relevant_features():
             assert not (i != j and np.all(F[i] <= F[j]) and np.any(F[i] < F[j]))
     assert (sel.front_masks_.sum(axis=1) == 4).all()
     chosen = np.flatnonzero(sel.get_support())
-    assert sorted(sel.ranking_[:4].tolist()) == chosen.tolist()
+    assert sorted(sel.order_[:4].tolist()) == chosen.tolist()
+    np.testing.assert_array_equal(sel.support_, sel.front_masks_[sel.chosen_])
+    np.testing.assert_array_equal(sel.ranking_[sel.order_], np.arange(1, sel.ranking_.size + 1))
     # the chosen subset is drawn from the stable relevant features 5..9
     assert np.isin(chosen, np.arange(5, 10)).sum() >= 3, chosen
     again = RelevantInvariantSelector(n_features_to_select=4, pop_size=30, n_gen=30, random_state=0)

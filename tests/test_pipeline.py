@@ -221,6 +221,21 @@ def test_rebuilding_a_figure_runs_only_what_it_needs(test_run):
     assert (test_run / "results" / "available" / "figure1" / "surf.pdf").is_file()
 
 
+def test_an_adapters_hyper_parameters_come_from_config_and_rerun_only_its_jobs(test_run):
+    # config `adapters`: OT3 with another reg reruns the OT3 jobs (and what reads them), no other
+    import re
+
+    (test_run / "config" / "ot3.yaml").write_text("adapters:\n  OT3: {reg: 3.0, eta: 1.0}\n")
+    planned = snakemake(test_run, "--configfile", "config/test.yaml", "config/ot3.yaml", "--dry-run", "--cores", "2",
+                        "available")
+    jobs = planned_jobs(planned)
+    assert jobs.get("classify", 0) > 0 and jobs.get("clinical_classify", 0) > 0
+    assert not {"select_samples", "rank_features", "clinical_rank"} & set(jobs)
+    adapters = re.findall(r"rule (?:classify|clinical_classify):\n(?:.*\n)*?\s+wildcards: .*?adapter=(\w+)",
+                          planned.stdout)
+    assert adapters and set(adapters) == {"OT3"}, set(adapters)
+
+
 def test_clinical_runs_on_a_users_voxel_table(tmp_path):
     # A CSV with the columns exam, domain, label and features goes through
     # the same rules as the generated data.
@@ -353,3 +368,44 @@ def test_bench_targets_on_the_test_configuration(test_run):
     goals = pd.read_csv(out / "goals.csv")
     assert len(goals) == len(bench) + 4 and goals["goal"].str.contains("end to end").any()
     assert "goals met" in (out / "goals.md").read_text()
+
+
+PLUGIN_ADAPTER = '''
+from otfs.adaptation import BaseAdapter
+
+
+class CentreEachDomain(BaseAdapter):
+    """Subtract each domain's mean."""
+
+    def fit_transform(self, Xs, ys, Xt):
+        Xs, ys, Xt = self._check(Xs, ys, Xt)
+        return Xs - Xs.mean(axis=0), Xt - Xt.mean(axis=0)
+'''
+
+
+@pytest.mark.pipeline
+def test_a_plugin_adapter_from_another_package_runs_through_the_pipeline(tmp_path):
+    # a third-party package, installed as pip leaves it (a module and its dist-info with an entry point):
+    # naming its adapter in the config is the only other step
+    plugin = tmp_path / "site"
+    plugin.mkdir()
+    (plugin / "centre_da.py").write_text(PLUGIN_ADAPTER)
+    info = plugin / "centre_da-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: centre-da\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[otfs.adapters]\nCENTRE = centre_da:CentreEachDomain\n")
+    work = copy_workflow(tmp_path / "wf")
+    (work / "config" / "mine.yaml").write_text(
+        "protocol:\n  pairs: [dslr-webcam]\n  iterations: 1\n"
+        "targets:\n  table3:\n    feature_sets: [surf]\n    adapters: [NA, CENTRE]\n")
+    args = ("--configfile", "config/test.yaml", "config/mine.yaml", "--cores", "2", "results/paper/table3/surf.csv")
+    # without the package the name is refused before any job, with the registered names
+    proc = snakemake(work, *args, "--dry-run", check=False)
+    assert proc.returncode != 0
+    assert ("targets.table3.adapters[1]: unknown adapter 'CENTRE'; registered adapters: ['CORAL'"
+            in proc.stdout + proc.stderr)
+    snakemake(work, *args, pythonpath=str(plugin))
+    runs = pd.read_csv(next((work / "results" / "runs" / "surf" / "classification" / "ot" / "CENTRE").rglob("*.tsv")),
+                       sep="\t")
+    assert len(runs) > 0 and runs["accuracy"].between(0, 100).all()
+    assert "CENTRE" in (work / "results" / "paper" / "table3" / "surf.csv").read_text()

@@ -84,3 +84,29 @@ def as_label_vector(y, n: int, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name} has {int(missing.sum())} missing label(s) (NaN or None), the first at index "
                          f"{first}; every sample needs a class")
     return arr
+
+
+def split_domains(X, sample_domain, y=None):
+    """Split stacked samples by skada's ``sample_domain`` convention: positive values are source
+    samples, negative ones target samples (one source and one target domain here).
+
+    Returns ``(Xs, Xt, ys, yt, source_mask)``; ``ys``/``yt`` are None without ``y``.
+    """
+    X = as_float_matrix(X, "X")
+    sd = np.asarray(sample_domain)
+    if sd.ndim != 1 or sd.shape[0] != X.shape[0]:
+        raise ValueError(f"sample_domain must have one value per sample of X ({X.shape[0]}), got shape {sd.shape}")
+    if not np.issubdtype(sd.dtype, np.integer) and not np.all(np.mod(sd, 1) == 0):
+        raise ValueError("sample_domain must hold integers (skada: positive for source, negative for target)")
+    if np.any(sd == 0):
+        raise ValueError("sample_domain has 0 entries: skada's convention is positive for source, negative for target")
+    sources, targets = np.unique(sd[sd > 0]), np.unique(sd[sd < 0])
+    if sources.size != 1 or targets.size != 1:
+        raise ValueError(f"sample_domain must name one source domain (> 0) and one target domain (< 0); got "
+                         f"sources {sources.tolist()} and targets {targets.tolist()}")
+    source = sd > 0
+    ys = yt = None
+    if y is not None:
+        y = np.asarray(y)
+        ys, yt = y[source], y[~source]
+    return X[source], X[~source], ys, yt, source

@@ -57,7 +57,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import as_label_vector
-from ._registry import registrar
+from .registry import Registry
 
 __all__ = ["DOMAIN_CLASSIFIERS", "BoostedTree", "DomainAdaptationBoosting", "bin_edges", "register_domain_classifier"]
 
@@ -65,12 +65,12 @@ _EPS = 1e-12
 
 #: Classifiers trained on several domains at once, ``fit(X, y, sample_domain=...)``, by name. The boosting
 #: experiment (config ``boosting.methods``) runs the ones it names beside its single-domain baselines.
-DOMAIN_CLASSIFIERS: dict[str, type] = {}
+DOMAIN_CLASSIFIERS = Registry("domain classifier", "domain classifiers", package="otfs.domain_classifiers")
 
 
 #: ``@register_domain_classifier("NAME")`` on a class taking the ``boosting.model`` parameters and implementing
 #: ``fit(X, y, sample_domain)`` and ``predict(X, sample_domain)`` adds it to :data:`DOMAIN_CLASSIFIERS`.
-register_domain_classifier = registrar(DOMAIN_CLASSIFIERS, "domain classifier")
+register_domain_classifier = DOMAIN_CLASSIFIERS.register
 
 #: Features whose best split is searched over the whole grid of m (multi-task trees).
 _SHORTLIST = 32
@@ -313,7 +313,6 @@ class _TreeBuilder:
             best_pos = [np.where(better, a, b) for a, b in zip(new, best_pos, strict=True)]
         return best_g, best_pos
 
-@register_domain_classifier("DA boosting")
 class DomainAdaptationBoosting(ClassifierMixin, BaseEstimator):
     """Boosted trees with one shared decision boundary and per-task split thresholds.
 

@@ -114,6 +114,10 @@ def _parse(path: str, mtime_ns: int, size: int) -> tuple[tuple[tuple[str, tuple[
                 arg = node.args[0]
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     dynamic.append((arg.value, 0))
+            elif fname == "Registry":  # a registry imports every module of its `package` folder
+                for kw in node.keywords:
+                    if kw.arg == "package" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                        dynamic.append((kw.value.value + ".*", 0))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             attributes.add((node.value.id, node.attr))
     return tuple(froms), tuple(dynamic), (tuple(sorted(_lazy_table(tree).items())), tuple(sorted(attributes)))
@@ -151,6 +155,12 @@ def direct_imports(path: str | os.PathLike, package_dir: str | os.PathLike) -> s
             names.add(f"{target}.{name}")  # kept only if it is a submodule
             lazy_names.append((target, name))
     for target, _ in dynamic:
+        if target.endswith(".*"):  # every module of a registry's folder (otfs.registry.Registry.load)
+            folder = module_file(target[:-2], package_dir)
+            if folder is not None and folder.name == "__init__.py":
+                names.add(target[:-2])
+                names.update(f"{target[:-2]}.{f.stem}" for f in folder.parent.glob("*.py") if not f.stem.startswith("_"))
+            continue
         resolved = _resolve_relative(target.lstrip(".") or None, len(target) - len(target.lstrip(".")),
                                      importer, is_package) if target.startswith(".") else target
         if resolved:

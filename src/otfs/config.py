@@ -74,7 +74,7 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
     if errors:
         raise ConfigError("invalid configuration:\n" + "\n".join(_describe(e, source) for e in errors))
 
-    problems = []
+    problems = [f"{source}: {p}" for p in registry_problems(config, schema)]
     datasets = config["datasets"]
     for name, fs in config["feature_sets"].items():
         if fs["dataset"] not in datasets:
@@ -141,8 +141,25 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
         problems.append(f"{source}: wda.office.feature_set: unknown feature set "
                         f"{config['wda']['office']['feature_set']!r} (known: {sorted(config['feature_sets'])})")
     problems += _reducer_problems(config["wda"], source)
+    problems += _adapter_problems(config.get("adapters", {}), source)
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+
+
+def _adapter_problems(adapters: Mapping, source: str) -> list[str]:
+    """Each set of `adapters` hyper-parameters, checked by building the adapter and validating them."""
+    from .adaptation import ADAPTERS
+
+    problems = []
+    for name, params in adapters.items():
+        if name not in ADAPTERS:
+            problems.append(f"{source}: adapters.{name}: {ADAPTERS.unknown_message(name)}")
+            continue
+        try:
+            ADAPTERS[name](**(params or {}))._validate_params()
+        except (TypeError, ValueError) as exc:  # unknown keyword / out-of-range value
+            problems.append(f"{source}: adapters.{name}: {exc}")
+    return problems
 
 
 def _reducer_problems(cfg: Mapping, source: str) -> list[str]:
@@ -170,6 +187,37 @@ def _reducer_problems(cfg: Mapping, source: str) -> list[str]:
             problems += check(where, method, {**params, **cand})
     for name, spec in cfg.get("ablation", {}).get("variants", {}).items():
         problems += check(f"wda.ablation.variants.{name}.params", spec.get("method", "WDA"), dict(spec.get("params") or {}))
+    return problems
+
+
+def _registered_names(value, schema: Mapping, root: Mapping, path: str):
+    """``(key path, name, registry group)`` of every config value whose schema names a registry (``registry:``)."""
+    while "$ref" in schema:  # only local references: #/$defs/<name>
+        schema = root["$defs"][schema["$ref"].rsplit("/", 1)[-1]]
+    if "registry" in schema and isinstance(value, str):
+        yield path, value, schema["registry"]
+    if isinstance(value, Mapping):
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        for key, sub in value.items():
+            sub_schema = props.get(key, extra if isinstance(extra, Mapping) else None)
+            if sub_schema is not None:
+                yield from _registered_names(sub, sub_schema, root, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for i, sub in enumerate(value):
+            yield from _registered_names(sub, schema["items"], root, f"{path}[{i}]")
+
+
+def registry_problems(config: Mapping, schema: Mapping) -> list[str]:
+    """Names in ``config`` that the schema ties to a registry (``registry: otfs.adapters``) but nothing
+    is registered under, plug-ins (folders, entry points) included: one message each, naming its key."""
+    from .registry import get_registry
+
+    problems = []
+    for path, name, group in _registered_names(config, schema, schema, ""):
+        registry = get_registry(group)
+        if name not in registry:
+            problems.append(f"{path}: {registry.unknown_message(name)}")
     return problems
 
 
@@ -214,10 +262,7 @@ def _feature_set_source(name: str, fs: Mapping, datasets: Mapping, source: str) 
 
     problems = []
     if fs["extractor"] not in EXTRACTORS:
-        close = difflib.get_close_matches(fs["extractor"], list(EXTRACTORS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        problems.append(f"{where}.extractor: unknown extractor {fs['extractor']!r}{hint}; "
-                        f"registered: {sorted(EXTRACTORS)}")
+        problems.append(f"{where}.extractor: {EXTRACTORS.unknown_message(fs['extractor'])}")
     ds = datasets.get(fs["dataset"])
     if ds is not None and not ds.get("image_manifest"):
         problems.append(f"{where}.extractor: dataset {fs['dataset']!r} has no image_manifest "

@@ -25,12 +25,12 @@ References
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ._registry import registrar
 from .protocol import derive_seed
+from .registry import Registry
 
 __all__ = [
     "REDUCERS",
@@ -43,36 +43,14 @@ __all__ = [
     "register_reducer",
 ]
 
-#: Registered dimension-reduction methods: name -> factory(p, n_classes, seed, **params).
-REDUCERS: dict[str, Callable] = {}
+#: Registered dimension-reduction methods: name -> factory(p, n_classes, seed, **params)
+#: (entry-point group ``otfs.dimension_reducers``).
+REDUCERS = Registry("dimension reducer", "dimension reducers", package="otfs.reducers")
 
 
 #: ``@register_reducer("NAME")`` on a factory ``(p, n_classes, seed, **params) -> transformer`` adds it to
 #: :data:`REDUCERS`.
-register_reducer = registrar(REDUCERS, "reducer")
-
-
-@register_reducer("PCA")
-def _pca(p, n_classes, seed, **params):
-    from sklearn.decomposition import PCA
-
-    return PCA(n_components=p, svd_solver="full", **params)
-
-
-@register_reducer("FDA")
-def _fda(p, n_classes, seed, **params):
-    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-
-    # shrinkage: the within-class covariance is singular with 100 noise features
-    params = {"solver": "eigen", "shrinkage": "auto", **params}
-    return LinearDiscriminantAnalysis(n_components=min(p, n_classes - 1), **params)
-
-
-@register_reducer("WDA")
-def _wda(p, n_classes, seed, **params):
-    from .wda import WassersteinDiscriminantAnalysis
-
-    return WassersteinDiscriminantAnalysis(n_components=p, random_state=seed, **params)
+register_reducer = REDUCERS.register
 
 
 def max_components(method: str, d: int, n_classes: int) -> int:
@@ -198,8 +176,7 @@ def evaluate_split(data: SplitData, method: str, *, p_grid: Sequence[int], k_gri
     and the ``seconds`` it all took. Ties go to the earlier candidate, then the
     smaller ``p``, then the smaller ``k``.
     """
-    if method not in REDUCERS:
-        raise ValueError(f"unknown method {method!r}; registered: {sorted(REDUCERS)}")
+    REDUCERS.check([method])
     params, candidates = _candidates(params)
     start = time.perf_counter()
     d = data.X_train.shape[1]

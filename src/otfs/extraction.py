@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from .provenance import file_sha256
+from .registry import Registry
 
 __all__ = [
     "EXTRACTORS",
@@ -223,22 +224,16 @@ class Extractor:
         }
 
 
-EXTRACTORS: dict[str, Extractor] = {}
+EXTRACTORS = Registry("feature extractor", "feature extractors")
 
 
 def register_extractor(extractor: Extractor, *, replace: bool = False) -> Extractor:
     """Add ``extractor`` to :data:`EXTRACTORS` (a name is registered once)."""
-    if extractor.name in EXTRACTORS and not replace:
-        raise ValueError(f"extractor {extractor.name!r} is already registered")
-    EXTRACTORS[extractor.name] = extractor
-    return extractor
+    return EXTRACTORS.register(extractor.name, extractor, replace=replace)
 
 
 def get_extractor(name: str) -> Extractor:
-    try:
-        return EXTRACTORS[name]
-    except KeyError:
-        raise ValueError(f"unknown extractor {name!r}; registered: {sorted(EXTRACTORS)}") from None
+    return EXTRACTORS[name]
 
 
 def _require(modules: Iterable[str]) -> None:

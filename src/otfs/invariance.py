@@ -36,13 +36,12 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._checks import as_float_matrix, as_label_vector, check_same_features
+from .base import N_FEATURES_TO_SELECT, BaseFeatureRanker, n_features_kept
 
 __all__ = [
     "OUTPUT_KERNELS",
@@ -250,13 +249,14 @@ def _one_nn_accuracy(Xtr, ytr, Xte, yte):
     return 100.0 * float(np.mean(KNeighborsClassifier(1).fit(Xtr, ytr).predict(Xte) == yte))
 
 
-class RelevantInvariantSelector(SelectorMixin, BaseEstimator):
+class RelevantInvariantSelector(BaseFeatureRanker):
     """Select ``m`` features that are relevant (HSIC) and invariant across domains (Theta).
 
     Parameters
     ----------
-    n_features_to_select : int, default=10
-        Subset size ``m``.
+    n_features_to_select : int, float or None, default=10
+        Subset size ``m`` (a float: a fraction of the features; None: half),
+        by the rankers' shared rule; it must be below the number of features.
     reg : float, default=1e-2
         ``lambda`` of the conditional embeddings (Eq. 3).
     output_kernel : {"delta", "signed"}, default="delta"
@@ -281,10 +281,15 @@ class RelevantInvariantSelector(SelectorMixin, BaseEstimator):
         Their objectives ``(-R, Theta)``.
     chosen_ : int
         Row of the front the rule picked.
-    scores_ : ndarray of shape (n_features,)
+    front_frequency_ : ndarray of shape (n_features,)
         Fraction of the front's subsets that contain each feature.
-    ranking_ : ndarray of shape (n_features,)
-        Feature indices by decreasing score, the chosen subset first.
+    scores_ : ndarray of shape (n_features,)
+        ``front_frequency_``, plus 2 for the features of the chosen subset,
+        so that the chosen subset comes first.
+    order_, ranking_, support_ : the shared ranker contract
+        (:mod:`otfs.base`): feature indices by decreasing score; the rank of
+        each feature (1 = best); the chosen subset (the first
+        ``n_features_to_select`` of ``order_``).
     n_features_in_ : int
 
     References
@@ -294,7 +299,7 @@ class RelevantInvariantSelector(SelectorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "n_features_to_select": [Interval(Integral, 1, None, closed="left")],
+        "n_features_to_select": N_FEATURES_TO_SELECT,
         "reg": [Interval(Real, 0, None, closed="neither")],
         "output_kernel": [StrOptions(set(OUTPUT_KERNELS))],
         "gamma": [None, Interval(Real, 0, None, closed="neither")],
@@ -315,8 +320,22 @@ class RelevantInvariantSelector(SelectorMixin, BaseEstimator):
         self.rule = rule
         self.random_state = random_state
 
-    def fit(self, X, y, X_target, y_target):
-        """Search the front on labelled source ``(X, y)`` and labelled target ``(X_target, y_target)``."""
+    def fit(self, X, y, X_target=None, y_target=None, sample_domain=None):
+        """Search the front on labelled source ``(X, y)`` and labelled target ``(X_target, y_target)``.
+
+        Or both domains stacked in ``X, y`` with skada's ``sample_domain``
+        (positive: source, negative: target); the target's labels are read,
+        as this method needs them.
+        """
+        if sample_domain is not None:
+            if X_target is not None or y_target is not None:
+                raise ValueError("give the target either as X_target, y_target or through sample_domain, not both")
+            from ._checks import split_domains
+
+            X, X_target, y, y_target, _ = split_domains(X, sample_domain, y)
+        elif X_target is None or y_target is None:
+            raise ValueError("RelevantInvariantSelector needs labelled target samples: X_target and y_target, "
+                             "or sample_domain")
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         Xt = as_float_matrix(X_target, "X_target")
@@ -326,7 +345,8 @@ class RelevantInvariantSelector(SelectorMixin, BaseEstimator):
         if missing:
             raise ValueError(f"y_target has no sample of the classes {missing}: the invariance term "
                              "compares each class across domains")
-        d, m = X.shape[1], self.n_features_to_select
+        d = X.shape[1]
+        m = n_features_kept(self.n_features_to_select, d)  # the shared rule (otfs.base)
         if m >= d:
             raise ValueError(f"n_features_to_select={m} must be below the {d} features")
         seed = int(check_random_state(self.random_state).randint(2**31 - 1))
@@ -343,11 +363,6 @@ class RelevantInvariantSelector(SelectorMixin, BaseEstimator):
             best = np.flatnonzero(acc == acc.max())
             chosen = int(best[np.argmin(F[best, 0])])
         self.chosen_ = chosen
-        self.scores_ = masks.mean(axis=0)
-        key = self.scores_ + 2.0 * masks[chosen]
-        self.ranking_ = np.argsort(-key, kind="stable")
-        return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "front_masks_")
-        return self.front_masks_[self.chosen_]
+        self.front_frequency_ = masks.mean(axis=0)
+        # the chosen subset scores above 2, every other feature at most 1: it is the top of the order
+        return self._set_scores(self.front_frequency_ + 2.0 * masks[chosen], warn_equal=False)

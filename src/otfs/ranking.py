@@ -31,18 +31,19 @@ from numbers import Integral, Real
 
 import numpy as np
 import ot
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._checks import DegenerateResultWarning, as_float_matrix, check_same_features
 from ._ot import NumericalFallbackWarning, gibbs_kernel, normalise_cost, sinkhorn_scalings
+from .base import N_FEATURES_TO_SELECT, BaseFeatureRanker
 from .preprocessing import zscore
-from .selection import STRATEGIES, TIE_BREAKS, SampleMatching, select_samples
+from .registry import Registry
+from .selection import TIE_BREAKS, SampleMatching, select_samples
 
 __all__ = [
+    "FEATURE_RANKERS",
     "ORDERS",
     "FeatureRanking",
     "OTFeatureRanker",
@@ -50,6 +51,10 @@ __all__ = [
     "feature_orders",
     "rank_features",
 ]
+
+#: Feature rankers by name (entry-point group ``otfs.feature_rankers``): scikit-learn selectors fitted as
+#: ``fit(Xs, ys, X_target=Xt)`` with ``scores_`` (higher: more similar across domains) and ``ranking_``.
+FEATURE_RANKERS = Registry("feature ranker", "feature rankers", package="otfs.rankers")
 
 #: Feature orders of the paper's experiments.
 ORDERS = ("Descending", "Ascending", "Random")
@@ -318,7 +323,7 @@ def rank_features(
     )
 
 
-class OTFeatureRanker(SelectorMixin, BaseEstimator):
+class OTFeatureRanker(BaseFeatureRanker):
     """Unsupervised feature selection for domain adaptation with optimal transport.
 
     Ranks the features of a labelled source domain by how similar they are in
@@ -398,12 +403,8 @@ class OTFeatureRanker(SelectorMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "n_features_to_select": [
-            None,
-            Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0, 1, closed="right"),
-        ],
-        "selection": [StrOptions(set(STRATEGIES))],
+        "n_features_to_select": N_FEATURES_TO_SELECT,
+        "selection": [str],  # a name of otfs.selection.STRATEGIES, checked by select_samples
         "tie_break": [StrOptions(set(TIE_BREAKS))],
         "emd_max_iter": [Interval(Integral, 1, None, closed="left")],
         "reg": [Interval(Real, 0, None, closed="neither")],
@@ -439,23 +440,35 @@ class OTFeatureRanker(SelectorMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y=None, X_target=None):
+    def fit(self, X, y=None, X_target=None, sample_domain=None):
         """Rank the features of ``X`` (source) against ``X_target`` (target).
+
+        The two domains come either as ``X`` and ``X_target``, or stacked in
+        ``X`` with skada's ``sample_domain`` (positive: source, negative:
+        target); both give the same ranking.
 
         Parameters
         ----------
         X : array-like of shape (n_source, n_features)
-            Source samples.
+            Source samples (with ``sample_domain``: the samples of both domains).
         y : ignored
             Present for Pipeline compatibility; the method is unsupervised.
         X_target : array-like of shape (n_target, n_features), default=None
             Unlabelled target samples.
+        sample_domain : array-like of shape (n_samples,), default=None
+            skada's domain labels of the rows of ``X``.
 
         Returns
         -------
         self : OTFeatureRanker
         """
         self._validate_params()
+        if sample_domain is not None:
+            if X_target is not None:
+                raise ValueError("give the target either as X_target or through sample_domain, not both")
+            from ._checks import split_domains
+
+            X, X_target, *_ = split_domains(X, sample_domain)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
         if X_target is None:
             warnings.warn(
@@ -479,35 +492,14 @@ class OTFeatureRanker(SelectorMixin, BaseEstimator):
             tol=self.tol,
             random_state=check_random_state(self.random_state),
         )
-        d = X.shape[1]
-        n = self.n_features_to_select
-        if n is None:
-            n_keep = max(1, d // 2)
-        elif isinstance(n, Integral):
-            if n > d:
-                raise ValueError(f"n_features_to_select={n} exceeds the {d} features of X")
-            n_keep = int(n)
-        else:
-            n_keep = max(1, int(n * d))
-        self.scores_ = result.scores
-        self.order_ = result.order
-        ranking = np.empty(d, dtype=np.intp)
-        ranking[result.order] = np.arange(1, d + 1)
-        self.ranking_ = ranking
-        self.n_features_ = n_keep
-        support = np.zeros(d, dtype=bool)
-        support[result.order[:n_keep]] = True
-        self.support_ = support
+        self._set_scores(result.scores, order=result.order, warn_equal=False)  # rank_features warned
         self.matching_ = result.matching
         self.n_iter_ = result.n_iter
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         tags.target_tags.required = False
         return tags
+

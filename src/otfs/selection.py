@@ -46,15 +46,19 @@ from numbers import Integral
 
 import numpy as np
 import ot
-from sklearn.metrics import pairwise_distances_argmin
 from sklearn.utils import check_random_state
 
 from ._checks import as_float_matrix, check_same_features
 from ._ot import exact_coupling
+from .registry import Registry
 
 __all__ = ["STRATEGIES", "TIE_BREAKS", "SampleMatching", "argmax_rows", "select_samples"]
 
-STRATEGIES = ("ot", "1nn", "random")
+#: Sample-selection strategies by name (entry-point group ``otfs.sample_selection_strategies``): a function
+#: ``f(small, large, *, tie_break, emd_max_iter, rng)`` returning, for each row of the smaller set ``small``,
+#: the index of the row of ``large`` it is matched to.
+STRATEGIES = Registry("sample-selection strategy", "sample-selection strategies", package="otfs.selection_strategies")
+
 TIE_BREAKS = ("lowest", "highest", "random", "nearest")
 
 
@@ -149,11 +153,12 @@ def select_samples(
         Source samples.
     Xt : array-like of shape (N_T, d)
         Target samples.
-    strategy : {"ot", "1nn", "random"}
+    strategy : str, a name of :data:`STRATEGIES`
         ``"ot"``: argmax of the rows of the exact OT coupling (the paper's
         method); ``"1nn"``: the nearest neighbour in squared Euclidean
         distance (ties: lowest index); ``"random"``: ``min(N_S, N_T)``
-        samples of the larger set drawn without replacement.
+        samples of the larger set drawn without replacement; or a
+        registered plug-in.
     tie_break : {"lowest", "highest", "random", "nearest"}
         Tie rule for the coupling rows (``"ot"`` only).
     emd_max_iter : int
@@ -169,8 +174,7 @@ def select_samples(
     ----------
     .. [1] Gautheron, Redko, Lartizien. ECML PKDD 2018, Algorithm 1.
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    select = STRATEGIES[strategy]
     if isinstance(emd_max_iter, bool) or not isinstance(emd_max_iter, Integral) or emd_max_iter < 1:
         raise ValueError(f"emd_max_iter must be an integer >= 1 (the exact OT iteration limit), got {emd_max_iter!r}")
     Xs = as_float_matrix(Xs, "Xs")
@@ -181,15 +185,7 @@ def select_samples(
     flipped = Xs.shape[0] > Xt.shape[0]
     small, large = (Xt, Xs) if flipped else (Xs, Xt)
 
-    if strategy == "ot":
-        G, M = _emd_coupling(small, large, emd_max_iter)
-        chosen = argmax_rows(G, tie_break=tie_break, random_state=rng, cost=M)
-    elif strategy == "1nn":
-        chosen = pairwise_distances_argmin(small, large, metric="sqeuclidean")
-    else:
-        # Not sorted: the domains are stored class by class, and sorted picks
-        # would pair samples of the same class, leaking label information.
-        chosen = rng.choice(large.shape[0], size=small.shape[0], replace=False)
+    chosen = select(small, large, tie_break=tie_break, emd_max_iter=emd_max_iter, rng=rng)
 
     kept = np.arange(small.shape[0])
     chosen = np.asarray(chosen, dtype=np.intp)

@@ -40,33 +40,14 @@ from collections.abc import Mapping
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
-from ._registry import registrar
+from .base import N_FEATURES_TO_SELECT, BaseFeatureRanker
+from .registry import Registry
 
 __all__ = ["ZERO_SHOT_SELECTORS", "LassoSelector", "SemanticFeatureSelector", "SpectralSelector",
            "class_attribute_matrix", "clustering_accuracy", "projected_gradient", "register_zero_shot_selector"]
-
-
-class _RankingSelector(SelectorMixin, BaseEstimator):
-    """Top ``n_features_to_select`` features by ``scores_`` (ties: lower index first)."""
-
-    def _set_ranking(self, scores):
-        self.scores_ = np.asarray(scores, dtype=np.float64)
-        self.order_ = np.argsort(-self.scores_, kind="stable")
-        self.ranking_ = np.empty(self.scores_.size, dtype=int)
-        self.ranking_[self.order_] = np.arange(1, self.scores_.size + 1)
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "scores_")
-        k = self.n_features_to_select
-        k = self.scores_.size // 2 if k is None else min(int(k), self.scores_.size)
-        mask = np.zeros(self.scores_.size, dtype=bool)
-        mask[self.order_[:k]] = True
-        return mask
 
 
 def class_attribute_matrix(y, class_attributes) -> tuple[np.ndarray, np.ndarray]:
@@ -103,12 +84,12 @@ def projected_gradient(H, lin, s, step: float, n_steps: int) -> np.ndarray:
     return s
 
 
-class SemanticFeatureSelector(_RankingSelector):
+class SemanticFeatureSelector(BaseFeatureRanker):
     """SemFS: features that generate the seen classes' attributes, scored by ``s``.
 
     Parameters
     ----------
-    n_features_to_select : int or None, default=None
+    n_features_to_select : int, float or None, default=None
         Features kept by :meth:`transform` (None: half).
     alpha : float, default=1.0
         Weight of the center-characteristic loss (0: SemFS/c).
@@ -158,7 +139,7 @@ class SemanticFeatureSelector(_RankingSelector):
     """
 
     _parameter_constraints: dict = {
-        "n_features_to_select": [None, Interval(Integral, 1, None, closed="left")],
+        "n_features_to_select": N_FEATURES_TO_SELECT,
         "alpha": [Interval(Real, 0, None, closed="left")],
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -219,16 +200,16 @@ class SemanticFeatureSelector(_RankingSelector):
         self.coef_ = W
         self.objective_ = np.asarray(trace)
         self.n_iter_ = n_iter
-        self._set_ranking(s)
+        self._set_scores(s)
         return self
 
 
-class LassoSelector(_RankingSelector):
+class LassoSelector(BaseFeatureRanker):
     """Supervised LASSO on one-hot labels (or given targets): score = norm of each feature's coefficients.
 
     Parameters
     ----------
-    n_features_to_select : int or None, default=None
+    n_features_to_select : int, float or None, default=None
     alpha : float, default=0.01
         :class:`sklearn.linear_model.Lasso` penalty.
     max_iter : int, default=5000
@@ -240,7 +221,7 @@ class LassoSelector(_RankingSelector):
     """
 
     _parameter_constraints: dict = {
-        "n_features_to_select": [None, Interval(Integral, 1, None, closed="left")],
+        "n_features_to_select": N_FEATURES_TO_SELECT,
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
@@ -257,12 +238,13 @@ class LassoSelector(_RankingSelector):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         Y = LabelBinarizer().fit_transform(y).astype(np.float64)
-        coef = Lasso(alpha=self.alpha, max_iter=self.max_iter).fit(X, Y).coef_
-        self._set_ranking(np.linalg.norm(np.atleast_2d(coef), axis=0))
+        lasso = Lasso(alpha=self.alpha, max_iter=self.max_iter).fit(X, Y)
+        self.n_iter_ = int(np.max(lasso.n_iter_))
+        self._set_scores(np.linalg.norm(np.atleast_2d(lasso.coef_), axis=0))
         return self
 
 
-class SpectralSelector(_RankingSelector):
+class SpectralSelector(BaseFeatureRanker):
     """Unsupervised selection in the spirit of MCFS: spectral embedding, then a LASSO per eigenvector.
 
     The ``n_clusters`` leading non-trivial eigenvectors of a k-nearest-neighbour
@@ -272,7 +254,7 @@ class SpectralSelector(_RankingSelector):
 
     Parameters
     ----------
-    n_features_to_select : int or None, default=None
+    n_features_to_select : int, float or None, default=None
     n_clusters : int, default=5
         Eigenvectors kept (MCFS: the number of clusters).
     n_neighbors : int, default=5
@@ -288,7 +270,7 @@ class SpectralSelector(_RankingSelector):
     """
 
     _parameter_constraints: dict = {
-        "n_features_to_select": [None, Interval(Integral, 1, None, closed="left")],
+        "n_features_to_select": N_FEATURES_TO_SELECT,
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "alpha": [Interval(Real, 0, None, closed="neither")],
@@ -311,7 +293,7 @@ class SpectralSelector(_RankingSelector):
         E = SpectralEmbedding(n_components=self.n_clusters, affinity="nearest_neighbors",
                               n_neighbors=self.n_neighbors, random_state=self.random_state).fit_transform(X)
         coef = Lasso(alpha=self.alpha, max_iter=5000).fit(X, E).coef_
-        self._set_ranking(np.max(np.abs(np.atleast_2d(coef)), axis=0))
+        self._set_scores(np.max(np.abs(np.atleast_2d(coef)), axis=0))
         return self
 
 
@@ -327,50 +309,13 @@ def clustering_accuracy(y_true, y_pred) -> float:
     return float(counts[rows, cols].sum() / len(t))
 
 
-#: Feature rankers of the zero-shot experiment, by name: ``f(X, y, attributes, X_other, params, seed)``
+#: Feature rankers of the zero-shot experiment, by name: ``f(X, y, attributes, X_other, *, seed, **params)``
 #: returns the features from the most to the least important. ``X, y`` are the seen-class samples of the
 #: clustered domain, ``attributes`` their classes' attribute rows (in the order of ``np.unique(y)``),
-#: ``X_other`` the seen-class samples of another domain, ``params`` the config section ``semfs``.
-ZERO_SHOT_SELECTORS: dict = {}
+#: ``X_other`` the seen-class samples of another domain. ``params`` are keyword arguments (the stage
+#: unpacks config ``semfs`` into them); each selector takes the ones it needs and ignores the others.
+ZERO_SHOT_SELECTORS = Registry("zero-shot selector", "zero-shot selectors", package="otfs.zero_shot")
 
 
 #: ``@register_zero_shot_selector("NAME")`` on such a function adds it to :data:`ZERO_SHOT_SELECTORS`.
-register_zero_shot_selector = registrar(ZERO_SHOT_SELECTORS, "zero-shot selector")
-
-
-@register_zero_shot_selector("SemFS")
-def _semfs(X, y, attributes, X_other, params, seed):
-    return SemanticFeatureSelector(alpha=params["alpha"], gamma=params["gamma"], max_iter=params["max_iter"],
-                                   s_steps=params["s_steps"]).fit(X, y, attributes).order_
-
-
-@register_zero_shot_selector("SemFS/c")
-def _semfs_c(X, y, attributes, X_other, params, seed):
-    return SemanticFeatureSelector(alpha=0.0, gamma=params["gamma"], max_iter=params["max_iter"],
-                                   s_steps=params["s_steps"]).fit(X, y, attributes).order_
-
-
-@register_zero_shot_selector("LASSO")
-def _lasso(X, y, attributes, X_other, params, seed):
-    return LassoSelector(alpha=params["lasso_alpha"]).fit(X, y).order_
-
-
-@register_zero_shot_selector("Spectral")
-def _spectral(X, y, attributes, X_other, params, seed):
-    return SpectralSelector(n_clusters=int(np.unique(y).size), **params["spectral"],
-                            random_state=seed % (2**31)).fit(X).order_
-
-
-@register_zero_shot_selector("OT ranking")
-def _ot_ranking(X, y, attributes, X_other, params, seed):
-    from .ranking import OTFeatureRanker
-
-    rk = params["ot_ranking"]
-    return OTFeatureRanker(reg=rk["reg"], norm=rk["norm"], method=rk["method"], max_iter=rk["max_iter"],
-                           tol=rk["tol"], random_state=seed % (2**31)).fit(X_other, X_target=X).order_
-
-
-@register_zero_shot_selector("Random")
-def _random(X, y, attributes, X_other, params, seed):
-    return np.random.default_rng(seed).permutation(X.shape[1])
-
+register_zero_shot_selector = ZERO_SHOT_SELECTORS.register

@@ -3,6 +3,14 @@
 # goes (the rules' benchmark files). These time this machine, so they are
 # targets of their own (`bench`, `scaling`, `time_profile`), never part of `all`.
 
+BENCH_CONFIG = config["benchmarks"]
+# the feature caches of the domains present, for the order check on real runs
+BENCH_CACHES = [
+    f"data/cache/{fs}/{d}.h5"
+    for fs in BENCH_CONFIG["order_check"]["feature_sets"]
+    for d in local_domains(fs)
+]
+
 
 rule benchmark_suite:
     input:
@@ -28,9 +36,9 @@ rule benchmark_suite:
         mem_mb=4096,
         runtime=60,
     params:
-        size=B["size"],
-        repeats=B["repeats"],
-        order_check=B["order_check"]["feature_sets"],
+        size=BENCH_CONFIG["size"],
+        repeats=BENCH_CONFIG["repeats"],
+        order_check=BENCH_CONFIG["order_check"]["feature_sets"],
         iterations=config["protocol"]["iterations"],
         per_class=config["protocol"]["source_per_class"],
         per_class_overrides=config["protocol"]["source_per_class_overrides"],
@@ -55,11 +63,11 @@ rule scaling_study:
         "../../envs/otfs.yaml"
     threads: 64  # every core given (Snakemake caps it at --cores): benchmarks run alone
     resources:
-        mem_mb=lambda w: 3 * max(B["scaling"]["d"]) ** 2 * 8 // 2**20 + 1024,
+        mem_mb=lambda w: 3 * max(BENCH_CONFIG["scaling"]["d"]) ** 2 * 8 // 2**20 + 1024,
         runtime=30,
     params:
-        d=B["scaling"]["d"],
-        n_t=B["scaling"]["n_t"],
+        d=BENCH_CONFIG["scaling"]["d"],
+        n_t=BENCH_CONFIG["scaling"]["n_t"],
     script:
         "../scripts/bench_scaling.py"
 
@@ -104,7 +112,7 @@ rule end_to_end:
         mem_mb=2048,
         runtime=30,
     params:
-        iterations=B["end_to_end"]["iterations"],
+        iterations=BENCH_CONFIG["end_to_end"]["iterations"],
         mirror=lambda w, input: str(Path(input.raw[0]).parents[1]),
         workdir="results/benchmarks/.end_to_end",
     script:
@@ -125,8 +133,8 @@ rule table3_4096:
         mem_mb=4096,
         runtime=30,
     params:
-        d=B["table3"]["d"],
-        iterations=B["table3"]["iterations"],
+        d=BENCH_CONFIG["table3"]["d"],
+        iterations=BENCH_CONFIG["table3"]["iterations"],
         workdir="results/benchmarks/.table3_4096",
     script:
         "../scripts/bench_table3.py"
@@ -152,3 +160,23 @@ rule benchmark_goals:
         runtime=5,
     script:
         "../scripts/bench_goals.py"
+
+
+# --- targets -------------------------------------------------------------------
+rule bench:
+    input:
+        rules.benchmark_suite.output,
+        rules.scaling_study.output,
+        rules.end_to_end.output,
+        rules.table3_4096.output,
+        rules.benchmark_goals.output,
+
+
+rule scaling:
+    input:
+        rules.scaling_study.output,
+
+
+rule time_profile:
+    input:
+        rules.pipeline_profile.output,

@@ -2,6 +2,11 @@
 # al.). One job per (pair, binary task, repetition) fits the shared-boundary
 # booster and its baselines at every number of labelled target samples, and
 # the unsupervised OT ranking + adaptation on the same task.
+
+
+include: "boosting_common.smk"
+
+
 rule boosting_run:
     input:
         caches=pair_caches,
@@ -22,7 +27,7 @@ rule boosting_run:
         mem_mb=1024,
         runtime=30,
     params:
-        boosting={k: BOOST[k] for k in BOOSTING_KEYS},
+        boosting={k: BOOSTING_CONFIG[k] for k in BOOSTING_KEYS},
         task=boosting_task,
     script:
         "../scripts/boosting.py"
@@ -51,7 +56,7 @@ rule make_boosting_table:
         mem_mb=512,
         runtime=5,
     params:
-        boosting=BOOST,
+        boosting=BOOSTING_CONFIG,
     script:
         "../scripts/boosting_report.py"
 
@@ -78,6 +83,33 @@ rule plot_boosting_figure:
         mem_mb=512,
         runtime=5,
     params:
-        boosting=BOOST,
+        boosting=BOOSTING_CONFIG,
     script:
         "../scripts/boosting_report.py"
+
+
+# --- targets -------------------------------------------------------------------
+# Local rules (seconds, little memory, or fetching data): never submitted to a cluster.
+localrules:
+    make_boosting_table,
+    plot_boosting_figure,
+
+
+rule boosting_table:
+    input:
+        rules.make_boosting_table.output,
+
+
+rule boosting_figure:
+    input:
+        rules.plot_boosting_figure.output,
+
+
+rule boosting:
+    input:
+        rules.make_boosting_table.output,
+        rules.plot_boosting_figure.output,
+
+
+# `related` and `all` build this experiment (Snakefile).
+RELATED_TARGETS.extend(rules.boosting.input)

@@ -26,5 +26,6 @@ rule classify:
     params:
         orders=lambda w: grid_config(w.grid)["orders"],
         feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
+        adapter_params=lambda w: adapter_params(w.adapter),
     script:
         "../scripts/classification.py"

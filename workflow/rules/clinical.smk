@@ -4,6 +4,9 @@
 # Every step is in src/otfs/stages/clinical.py over src/otfs/clinical.py.
 
 
+include: "clinical_common.smk"
+
+
 rule clinical_data:
     input:
         unpack(clinical_user_table),
@@ -69,6 +72,7 @@ rule clinical_classify:
         runtime=30,
     params:
         clinical=config["clinical"],
+        adapter_params=lambda w: adapter_params(w.adapter),
     script:
         "../scripts/clinical.py"
 
@@ -203,3 +207,27 @@ rule plot_figure4:
         },
     script:
         "../scripts/clinical_report.py"
+
+
+# --- targets -------------------------------------------------------------------
+# Local rules (seconds, little memory, or fetching data): never submitted to a cluster.
+localrules:
+    clinical_aggregate,
+    make_table4,
+    plot_figure3,
+    plot_figure4,
+
+
+rule table4:
+    input:
+        CLINICAL_TARGETS["table4"],
+
+
+rule figure3:
+    input:
+        CLINICAL_TARGETS["figure3"],
+
+
+rule figure4:
+    input:
+        CLINICAL_TARGETS["figure4"],

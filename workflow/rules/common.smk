@@ -49,7 +49,7 @@ wildcard_constraints:
     domain=r"[A-Za-z0-9_]+",
     extractor=r"[A-Za-z0-9_.-]+",
     pair=r"[A-Za-z0-9_]+-[A-Za-z0-9_]+",
-    selection=r"ot|1nn|random",
+    selection=r"[A-Za-z0-9_]+",  # a name of otfs.selection.STRATEGIES, plug-ins included
     adapter=r"[A-Za-z0-9_]+",
     grid=r"[A-Za-z0-9_]+",
     scope=r"all|[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)+",
@@ -147,6 +147,11 @@ def fs_n_features(feature_set):
     return widths.pop()
 
 
+def adapter_params(name):
+    """An adapter's hyper-parameters from config `adapters` (none: its defaults)."""
+    return dict(config.get("adapters", {}).get(name) or {})
+
+
 def grid_config(name):
     """The grid ``name`` of config ``grids``; an unknown one is an error naming the grids."""
     try:
@@ -193,44 +198,6 @@ def cache_inputs(w):
         "mat": raw_file(w.feature_set, w.domain),
         "manifest": fs_dataset(w.feature_set)["manifest"],
     }
-
-
-# --- the clinical experiment ---------------------------------------------------
-CLINICAL_REPETITIONS = list(range(config["clinical"]["iterations"]))
-CLINICAL_SOURCE = (
-    "synthetic data, otfs.clinical.make_clinical_data"
-    if config["clinical"]["data"] == "synthetic"
-    else config["clinical"]["data"]
-)
-CLINICAL_TARGETS = {
-    "table4": [f"results/clinical/table4/table4.{e}" for e in ("csv", "md", "tex")],
-    "figure3": [f"results/clinical/figure3/figure3.{e}" for e in ("pdf", "png", "csv")],
-    "figure4": [f"results/clinical/figure4/figure4.{e}" for e in ("pdf", "png", "csv")],
-}
-
-
-def _check_clinical_data():
-    """Name a missing voxel table, and feature counts beyond its width, before anything runs."""
-    cfg = config["clinical"]
-    data = cfg["data"]
-    if data != "synthetic" and not Path(data).is_file():
-        raise WorkflowError(
-            f"clinical.data: voxel table {data!r} not found (or set it to 'synthetic')"
-        )
-    if data == "synthetic":
-        d, where = cfg["synthetic"]["n_features"], "clinical.synthetic.n_features"
-    else:
-        d, where = voxel_table_width(data), f"the feature columns of {data}"
-    check_clinical_counts(cfg["feature_counts"], d, f"d = {d}, {where}")
-
-
-_check_clinical_data()
-
-
-def clinical_user_table(w):
-    """The user's voxel table, when the config names one (else no input)."""
-    data = config["clinical"]["data"]
-    return {} if data == "synthetic" else {"table": data}
 
 
 # --- data availability -------------------------------------------------------
@@ -349,154 +316,9 @@ VERSIONS = ", ".join(f"{k} {v}" for k, v in package_versions().items())
 SELECTION = config["selection"]["strategy"]
 
 
-# --- benchmarks (workflow/rules/benchmarks.smk) --------------------------------
-B = config["benchmarks"]
-# the feature caches of the domains present, for the order check on real runs
-BENCH_CACHES = [
-    f"data/cache/{fs}/{d}.h5"
-    for fs in B["order_check"]["feature_sets"]
-    for d in local_domains(fs)
-]
-
-
-# --- related methods (workflow/rules/wda.smk, invariance.smk) ---------------------
-W = config["wda"]
-WDA_EVAL_KEYS = (
-    "methods",
-    "splits",
-    "cv_folds",
-    "p_grid",
-    "k_grid",
-    "noise_features",
-    "train_fraction",
-    "max_train",
-    "max_test",
-    "overrides",
-)
-
-
-def uci_raw(w):
-    """Raw files of one UCI data set (none for those scikit-learn ships)."""
-    return [f"data/uci/raw/{p}" for p in raw_files(w.dataset)]
-
-
-def wda_eval_cfg(extra=()):
-    """The part of config `wda` a job depends on (editing another key reruns nothing)."""
-    return {k: W[k] for k in (*WDA_EVAL_KEYS, *extra)}
-
-
-def wda_ablation_cfg(w):
-    """An ablation job's part of config `wda`: Table 1's protocol keys and its own variant only."""
-    ab = W["ablation"]
-    return {
-        **wda_eval_cfg(),
-        "ablation": {
-            "splits": ab["splits"],
-            "variants": {w.variant: ab["variants"][w.variant]},
-        },
-    }
-
-
-def wda_ablation_runs(w=None):
-    """(data set, variant) runs of the WDA ablation: each variant on its own `datasets`, else the ablation's."""
-    ab = W["ablation"]
-    return [
-        f"results/wda/ablation/runs/{d}/{v}.tsv"
-        for v, spec in ab["variants"].items()
-        for d in spec.get("datasets", ab["datasets"])
-    ]
-
-
-def wda_ablation_table1_runs(w=None):
-    """Table 1's WDA runs of the ablation's data sets (their first splits are shown beside the variants)."""
-    if "WDA" not in W["methods"]:
-        return []
-    return [
-        f"results/wda/runs/{d}/WDA.tsv"
-        for d in W["ablation"]["datasets"]
-        if d in W["datasets"]
-    ]
-
-
-WDA_OFFICE_FS = W["office"]["feature_set"]
-
-
-def wda_office_inputs(w):
-    return [
-        f"results/runs/{WDA_OFFICE_FS}/classification/{SELECTION}/{a}/{W['office']['grid']}/{p}.tsv"
-        for a in W["office"]["adapters"]
-        for p in fs_pairs(WDA_OFFICE_FS)
-    ]
-
-
-V = config["invariance"]
-INVARIANCE_KEYS = (
-    "iterations",
-    "n_features",
-    "target_per_class",
-    "reg",
-    "output_kernel",
-    "pop_size",
-    "n_gen",
-)
-
-
-def invariance_runs(w=None):
-    fs = V["feature_set"]
-    return [f"results/invariance/runs/{fs}/{p}.json" for p in fs_pairs(fs)]
-
-
-# --- boosting (workflow/rules/boosting.smk) ---------------------------------------
-BOOST = config["boosting"]
-BOOSTING_KEYS = (
-    "methods",
-    "repetitions",
-    "counts",
-    "max_source",
-    "model",
-    "ot_features",
-    "ot_adapters",
-)
-
-
-def boosting_task(w):
-    """The task named by the wildcard `task` (config boosting.tasks)."""
-    return next(t for t in BOOST["tasks"] if t["name"] == w.task)
-
-
-def boosting_runs(w=None):
-    fs = BOOST["feature_set"]
-    return [
-        f"results/boosting/runs/{fs}/{p}/{t['name']}/{r}.tsv"
-        for p in BOOST["pairs"]
-        for t in BOOST["tasks"]
-        for r in range(BOOST["repetitions"])
-    ]
-
-
-# --- zero-shot feature selection (workflow/rules/semfs.smk) ----------------------
-Z = config["semfs"]
-SEMFS_KEYS = (
-    "methods",
-    "n_unseen",
-    "counts",
-    "restarts",
-    "alpha",
-    "gamma",
-    "max_iter",
-    "s_steps",
-    "lasso_alpha",
-    "spectral",
-    "ot_ranking",
-)
-
-
-def semfs_runs(w=None):
-    return [
-        f"results/semfs/runs/{Z['feature_set']}/{p}/{s}.tsv"
-        for p in Z["pairs"]
-        for s in range(Z["splits"])
-    ]
+# --- targets the experiments add themselves to ---------------------------------
+# Each experiment's .smk appends its outputs; `related` and `all` (Snakefile) build them.
+RELATED_TARGETS = []
 
 
 # --- conventions every rule follows, checked before any job runs -----------------

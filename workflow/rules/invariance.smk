@@ -2,6 +2,11 @@
 # Bruzzone) on Office-Caltech. One job per pair reuses the selection stage's
 # source samples and the ranking stage's OT order, draws the labelled target
 # samples, searches the Pareto front with NSGA-II and scores every subset.
+
+
+include: "invariance_common.smk"
+
+
 rule invariance_run:
     input:
         caches=pair_caches,
@@ -21,7 +26,7 @@ rule invariance_run:
         mem_mb=1024,
         runtime=30,
     params:
-        invariance={k: V[k] for k in INVARIANCE_KEYS},
+        invariance={k: INVARIANCE_CONFIG[k] for k in INVARIANCE_KEYS},
     script:
         "../scripts/invariance.py"
 
@@ -49,14 +54,14 @@ rule make_invariance_table:
         mem_mb=512,
         runtime=5,
     params:
-        invariance=V,
+        invariance=INVARIANCE_CONFIG,
     script:
         "../scripts/invariance_report.py"
 
 
 rule plot_invariance_figure3:
     input:
-        run=f"results/invariance/runs/{V['feature_set']}/{V['figure3_pair']}.json",
+        run=f"results/invariance/runs/{INVARIANCE_CONFIG['feature_set']}/{INVARIANCE_CONFIG['figure3_pair']}.json",
         code=script_code("invariance_report.py"),
     output:
         pdf="results/invariance/figure3.pdf",
@@ -76,6 +81,33 @@ rule plot_invariance_figure3:
         mem_mb=512,
         runtime=5,
     params:
-        invariance=V,
+        invariance=INVARIANCE_CONFIG,
     script:
         "../scripts/invariance_report.py"
+
+
+# --- targets -------------------------------------------------------------------
+# Local rules (seconds, little memory, or fetching data): never submitted to a cluster.
+localrules:
+    make_invariance_table,
+    plot_invariance_figure3,
+
+
+rule invariance_table:
+    input:
+        rules.make_invariance_table.output,
+
+
+rule invariance_figure3:
+    input:
+        rules.plot_invariance_figure3.output,
+
+
+rule invariance:
+    input:
+        rules.make_invariance_table.output,
+        rules.plot_invariance_figure3.output,
+
+
+# `related` and `all` build this experiment (Snakefile).
+RELATED_TARGETS.extend(rules.invariance.input)

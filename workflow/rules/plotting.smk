@@ -42,7 +42,7 @@ rule plot_figure2:
         agg=lambda w: agg_files(
             [
                 agg(w.target_set, w.feature_set, adapter=a)
-                for a in T["figure2"]["adapters"]
+                for a in TARGETS_CONFIG["figure2"]["adapters"]
             ],
             ("summary.tsv", "provenance.json"),
         ),
@@ -76,7 +76,7 @@ rule plot_figure2:
                     f", {'no adaptation' if a == 'NA' else a}",
                 ),
             )
-            for a in T["figure2"]["adapters"]
+            for a in TARGETS_CONFIG["figure2"]["adapters"]
         ],
         title="Figure 2: accuracy against the number of selected features, without and with adaptation",
     script:
@@ -142,7 +142,7 @@ rule plot_figure5:
         runtime=5,
     params:
         kind="figure5",
-        spec=T["figure5"],
+        spec=TARGETS_CONFIG["figure5"],
     script:
         "../scripts/plotting.py"
 
@@ -170,6 +170,6 @@ rule plot_figure6:
         runtime=5,
     params:
         kind="figure6",
-        spec=T["figure6"],
+        spec=TARGETS_CONFIG["figure6"],
     script:
         "../scripts/plotting.py"

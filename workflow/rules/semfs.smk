@@ -2,10 +2,15 @@
 # per (pair, split of the classes into seen and unseen) runs every selector on
 # the seen classes of the pair's target domain (the OT ranking also uses the
 # source domain's seen classes) and k-means on the target's unseen classes.
+
+
+include: "semfs_common.smk"
+
+
 rule semfs_run:
     input:
         caches=pair_caches,
-        attributes=Z["attributes"],
+        attributes=SEMFS_CONFIG["attributes"],
         code=script_code("semfs.py"),
     output:
         run="results/semfs/runs/{feature_set}/{pair}/{split}.tsv",
@@ -22,7 +27,7 @@ rule semfs_run:
         mem_mb=1024,
         runtime=20,
     params:
-        semfs={k: Z[k] for k in SEMFS_KEYS},
+        semfs={k: SEMFS_CONFIG[k] for k in SEMFS_KEYS},
     script:
         "../scripts/semfs.py"
 
@@ -50,7 +55,7 @@ rule make_semfs_table:
         mem_mb=512,
         runtime=5,
     params:
-        semfs=Z,
+        semfs=SEMFS_CONFIG,
     script:
         "../scripts/semfs_report.py"
 
@@ -77,6 +82,33 @@ rule plot_semfs_figure:
         mem_mb=512,
         runtime=5,
     params:
-        semfs=Z,
+        semfs=SEMFS_CONFIG,
     script:
         "../scripts/semfs_report.py"
+
+
+# --- targets -------------------------------------------------------------------
+# Local rules (seconds, little memory, or fetching data): never submitted to a cluster.
+localrules:
+    make_semfs_table,
+    plot_semfs_figure,
+
+
+rule semfs_table:
+    input:
+        rules.make_semfs_table.output,
+
+
+rule semfs_figure:
+    input:
+        rules.plot_semfs_figure.output,
+
+
+rule semfs:
+    input:
+        rules.make_semfs_table.output,
+        rules.plot_semfs_figure.output,
+
+
+# `related` and `all` build this experiment (Snakefile).
+RELATED_TARGETS.extend(rules.semfs.input)

@@ -7,7 +7,7 @@ rule make_table1:
         agg=lambda w: agg_files(
             [
                 agg(w.target_set, w.feature_set, adapter=a, grid="table1")
-                for a in T["table1"]["adapters"]
+                for a in TARGETS_CONFIG["table1"]["adapters"]
             ]
         ),
         published=f"{PAPER}/table1.csv",
@@ -34,10 +34,12 @@ rule make_table1:
         versions=VERSIONS,
         aggregates=lambda w: {
             a: agg(w.target_set, w.feature_set, adapter=a, grid="table1")
-            for a in T["table1"]["adapters"]
+            for a in TARGETS_CONFIG["table1"]["adapters"]
         },
-        n_features=lambda w: counts(w.feature_set, [T["table1"]["n_features"]])[0],
-        caption=lambda w: f"Table 1 ({w.target_set}): {w.feature_set}, per pair, adapters {', '.join(T['table1']['adapters'])} (the paper: NA); mean ± std over {len(ITERATIONS)} iterations.",
+        n_features=lambda w: counts(
+            w.feature_set, [TARGETS_CONFIG["table1"]["n_features"]]
+        )[0],
+        caption=lambda w: f"Table 1 ({w.target_set}): {w.feature_set}, per pair, adapters {', '.join(TARGETS_CONFIG['table1']['adapters'])} (the paper: NA); mean ± std over {len(ITERATIONS)} iterations.",
     script:
         "../scripts/tables.py"
 
@@ -74,7 +76,10 @@ rule make_table2:
         },
         counts=lambda w: {
             fs: list(
-                zip(T["table2"]["n_features"], counts(fs, T["table2"]["n_features"]))
+                zip(
+                    TARGETS_CONFIG["table2"]["n_features"],
+                    counts(fs, TARGETS_CONFIG["table2"]["n_features"]),
+                )
             )
             for fs in multi_fs_sets(w.target_set, "table2")
         },
@@ -88,7 +93,7 @@ rule make_table3:
         agg=lambda w: agg_files(
             [
                 agg(w.target_set, w.feature_set, adapter=a, grid="table3")
-                for a in T["table3"]["adapters"]
+                for a in TARGETS_CONFIG["table3"]["adapters"]
             ]
         ),
         published=f"{PAPER}/table3.csv",
@@ -115,7 +120,7 @@ rule make_table3:
         versions=VERSIONS,
         aggregates=lambda w: {
             a: agg(w.target_set, w.feature_set, adapter=a, grid="table3")
-            for a in T["table3"]["adapters"]
+            for a in TARGETS_CONFIG["table3"]["adapters"]
         },
         counts=lambda w: counts(
             w.feature_set, config["grids"]["table3"]["feature_counts"]
@@ -130,7 +135,7 @@ rule make_table5:
         agg=lambda w: agg_files(
             [
                 agg(w.target_set, w.feature_set, selection=s)
-                for s in T["table5"]["selections"]
+                for s in TARGETS_CONFIG["table5"]["selections"]
             ]
         ),
         published=f"{PAPER}/table5.csv",
@@ -157,9 +162,9 @@ rule make_table5:
         versions=VERSIONS,
         aggregates=lambda w: {
             s: agg(w.target_set, w.feature_set, selection=s)
-            for s in T["table5"]["selections"]
+            for s in TARGETS_CONFIG["table5"]["selections"]
         },
-        counts=lambda w: counts(w.feature_set, T["table5"]["n_features"]),
+        counts=lambda w: counts(w.feature_set, TARGETS_CONFIG["table5"]["n_features"]),
         caption=lambda w: f"Table 5 ({w.target_set}): {w.feature_set}, sample-selection strategies, no adaptation; mean ± std over pairs, {len(ITERATIONS)} iterations.",
     script:
         "../scripts/tables.py"
@@ -196,7 +201,7 @@ rule make_table6:
             fs: agg(w.target_set, fs) for fs in multi_fs_sets(w.target_set, "table6")
         },
         n_features=lambda w: {
-            fs: counts(fs, [T["table6"]["n_features"][fs]])[0]
+            fs: counts(fs, [TARGETS_CONFIG["table6"]["n_features"][fs]])[0]
             for fs in multi_fs_sets(w.target_set, "table6")
         },
         caption=lambda w: f"Table 6 ({w.target_set}): per pair, no adaptation; mean ± std over {len(ITERATIONS)} iterations.",
@@ -209,7 +214,7 @@ rule compare_figure2:
         agg=lambda w: agg_files(
             [
                 agg(w.target_set, w.feature_set, adapter=a)
-                for a in T["figure2"]["adapters"]
+                for a in TARGETS_CONFIG["figure2"]["adapters"]
             ]
         ),
         published=f"{PAPER}/figure2.csv",
@@ -235,7 +240,7 @@ rule compare_figure2:
         kind="figure2",
         aggregates=lambda w: {
             a: agg(w.target_set, w.feature_set, adapter=a)
-            for a in T["figure2"]["adapters"]
+            for a in TARGETS_CONFIG["figure2"]["adapters"]
         },
     script:
         "../scripts/tables.py"

@@ -2,7 +2,7 @@
 #   results/paper/...      every configured domain (`all`, and the named rules)
 #   results/available/...  the domains whose files are present (`available`)
 
-T = config["targets"]
+TARGETS_CONFIG = config["targets"]
 TABLE_EXTS = ["csv", "tex", "md", "comparison.csv"]
 CURVE_EXTS = ["pdf", "png", "csv"]
 TOY_EXTS = ["pdf", "png"]
@@ -22,14 +22,14 @@ def per_fs_sets(target_set, target):
     every feature set with data for the available set, except Figure 2 which
     is GoogleNet's (its configured list)."""
     if target_set == "paper" or target == "figure2":
-        names = T[target]["feature_sets"]
+        names = TARGETS_CONFIG[target]["feature_sets"]
     else:
         names = list(config["feature_sets"])
     return target_feature_sets(target_set, names)
 
 
 def multi_fs_sets(target_set, target):
-    return target_feature_sets(target_set, T[target]["feature_sets"])
+    return target_feature_sets(target_set, TARGETS_CONFIG[target]["feature_sets"])
 
 
 def target_files(target_set, target):
@@ -65,19 +65,25 @@ def target_aggregates(target_set):
     for fs in per_fs_sets(target_set, "table1"):
         out += [
             agg(target_set, fs, adapter=a, grid="table1")
-            for a in T["table1"]["adapters"]
+            for a in TARGETS_CONFIG["table1"]["adapters"]
         ]
     for fs in per_fs_sets(target_set, "figure1"):
         out.append(agg(target_set, fs))
     for fs in per_fs_sets(target_set, "figure2"):
-        out += [agg(target_set, fs, adapter=a) for a in T["figure2"]["adapters"]]
+        out += [
+            agg(target_set, fs, adapter=a)
+            for a in TARGETS_CONFIG["figure2"]["adapters"]
+        ]
     for fs in per_fs_sets(target_set, "table3"):
         out += [
             agg(target_set, fs, adapter=a, grid="table3")
-            for a in T["table3"]["adapters"]
+            for a in TARGETS_CONFIG["table3"]["adapters"]
         ]
     for fs in per_fs_sets(target_set, "table5"):
-        out += [agg(target_set, fs, selection=s) for s in T["table5"]["selections"]]
+        out += [
+            agg(target_set, fs, selection=s)
+            for s in TARGETS_CONFIG["table5"]["selections"]
+        ]
     for target in MULTI_FS:
         out += [agg(target_set, fs) for fs in multi_fs_sets(target_set, target)]
     return list(dict.fromkeys(out))

@@ -5,9 +5,14 @@
 # Table 1 from the paper's (docs/wda.md); the tables and the figure aggregate
 # them. WDA as an Office-Caltech
 # adapter reuses the classify rule (adapter WDA, grid `wda`).
+
+
+include: "wda_common.smk"
+
+
 rule acquire_uci:
     input:
-        manifest=W["data"]["manifest"],
+        manifest=WDA_CONFIG["data"]["manifest"],
     output:
         raw="data/uci/raw/{name}/{file}",
     log:
@@ -22,7 +27,7 @@ rule acquire_uci:
         runtime=15,
     params:
         relpath=lambda w: f"{w.name}/{w.file}",
-        dataset=W["data"],
+        dataset=WDA_CONFIG["data"],
         config_name="wda.data",
     script:
         "../scripts/acquisition.py"
@@ -98,8 +103,8 @@ rule make_wda_table1:
     input:
         runs=expand(
             "results/wda/runs/{dataset}/{method}.tsv",
-            dataset=W["datasets"],
-            method=list(W["methods"]),
+            dataset=WDA_CONFIG["datasets"],
+            method=list(WDA_CONFIG["methods"]),
         ),
         code=script_code("wda_report.py"),
     output:
@@ -121,7 +126,7 @@ rule make_wda_table1:
         mem_mb=512,
         runtime=5,
     params:
-        wda=W,
+        wda=WDA_CONFIG,
     script:
         "../scripts/wda_report.py"
 
@@ -149,7 +154,7 @@ rule make_wda_ablation:
         mem_mb=512,
         runtime=5,
     params:
-        wda=W,
+        wda=WDA_CONFIG,
     script:
         "../scripts/wda_report.py"
 
@@ -158,8 +163,8 @@ rule plot_wda_figure2:
     input:
         runs=expand(
             "results/wda/runs/curves/{dataset}/{method}.tsv",
-            dataset=W["figure2"]["dataset"],
-            method=list(W["methods"]),
+            dataset=WDA_CONFIG["figure2"]["dataset"],
+            method=list(WDA_CONFIG["methods"]),
         ),
         code=script_code("wda_report.py"),
     output:
@@ -180,7 +185,7 @@ rule plot_wda_figure2:
         mem_mb=512,
         runtime=5,
     params:
-        wda=W,
+        wda=WDA_CONFIG,
     script:
         "../scripts/wda_report.py"
 
@@ -209,3 +214,45 @@ rule make_wda_office:
         feature_set=WDA_OFFICE_FS,
     script:
         "../scripts/wda_report.py"
+
+
+# --- targets -------------------------------------------------------------------
+# Local rules (seconds, little memory, or fetching data): never submitted to a cluster.
+localrules:
+    acquire_uci,
+    make_wda_table1,
+    make_wda_ablation,
+    plot_wda_figure2,
+    make_wda_office,
+
+
+rule wda_table1:
+    input:
+        rules.make_wda_table1.output,
+
+
+rule wda_figure2:
+    input:
+        rules.plot_wda_figure2.output,
+
+
+rule wda_office:
+    input:
+        rules.make_wda_office.output,
+
+
+rule wda_ablation:
+    input:
+        rules.make_wda_ablation.output,
+
+
+rule wda:
+    input:
+        rules.make_wda_table1.output,
+        rules.make_wda_ablation.output,
+        rules.plot_wda_figure2.output,
+        rules.make_wda_office.output,
+
+
+# `related` and `all` build this experiment (Snakefile).
+RELATED_TARGETS.extend(rules.wda.input)

@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.acquisition (rule acquire)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import acquisition, job
 
 with job(snakemake.log[0], snakemake.threads, "acquisition"):  # noqa: F821

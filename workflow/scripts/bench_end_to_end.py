@@ -1,10 +1,6 @@
 """Snakemake wrapper of otfs.benchmark.end_to_end (rule end_to_end)."""
 
-import sys
 from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
 from otfs.benchmark.end_to_end import TOLERANCE, compare
 from otfs.stages import job

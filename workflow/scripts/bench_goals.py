@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.benchmark.goals (rule benchmark_goals)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.benchmark.goals import goals_markdown, goals_table
 from otfs.io import write_csv, write_text
 from otfs.stages import job

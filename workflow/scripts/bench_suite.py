@@ -1,10 +1,6 @@
 """Snakemake wrapper of otfs.benchmark.suite (rule benchmark_suite)."""
 
-import sys
 from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
 from otfs.benchmark.suite import write_suite
 from otfs.stages import job

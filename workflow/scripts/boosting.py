@@ -1,15 +1,17 @@
 """Snakemake wrapper of otfs.stages.boosting (rule boosting_run)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import boosting, domain_caches, job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "boosting", code=sm.input.code):
     w = sm.wildcards
-    boosting.run(domain_caches(sm.input.caches), sm.input.ranking, w.feature_set, w.pair, sm.params.task,
-                 int(w.rep), sm.params.boosting, sm.output.run)
+    boosting.run(
+        caches=domain_caches(sm.input.caches),
+        ranking_path=sm.input.ranking,
+        feature_set=w.feature_set,
+        pair=w.pair,
+        task=sm.params.task,
+        repetition=int(w.rep),
+        cfg=sm.params.boosting,
+        output=sm.output.run,
+    )

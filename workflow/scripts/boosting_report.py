@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.boosting_report (rules make_boosting_table, plot_boosting_figure)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.provenance import provenance_record
 from otfs.stages import boosting_report, job
 
@@ -15,8 +9,19 @@ with job(sm.log[0], sm.threads, "boosting", code=sm.input.code):
     cfg = sm.params.boosting
     if sm.rule == "make_boosting_table":
         record = provenance_record(inputs=list(sm.input.runs), params={"boosting": cfg}, config=sm.config)
-        boosting_report.table(list(sm.input.runs), cfg, cfg["feature_set"], out, record)
+        boosting_report.table(
+            inputs=list(sm.input.runs),
+            cfg=cfg,
+            feature_set=cfg["feature_set"],
+            outputs=out,
+            provenance=record,
+        )
     elif sm.rule == "plot_boosting_figure":
-        boosting_report.figure(list(sm.input.runs), cfg, cfg["feature_set"], out)
+        boosting_report.figure(
+            inputs=list(sm.input.runs),
+            cfg=cfg,
+            feature_set=cfg["feature_set"],
+            outputs=out,
+        )
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")

@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.cache (rule build_cache)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import cache, job
 
 with job(snakemake.log[0], snakemake.threads, "cache", code=snakemake.input.code):  # noqa: F821

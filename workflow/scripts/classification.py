@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.classification (rule classify)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import classification, domain_caches, job
 
 with job(snakemake.log[0], snakemake.threads, "classification", code=snakemake.input.code):  # noqa: F821
@@ -14,6 +8,7 @@ with job(snakemake.log[0], snakemake.threads, "classification", code=snakemake.i
         selection_path=snakemake.input.selection,  # noqa: F821
         ranking_path=snakemake.input.ranking,  # noqa: F821
         adapter=snakemake.wildcards.adapter,  # noqa: F821
+        adapter_params=snakemake.params.adapter_params,  # noqa: F821
         grid=snakemake.wildcards.grid,  # noqa: F821
         orders=snakemake.params.orders,  # noqa: F821
         counts=snakemake.params.feature_counts,  # noqa: F821

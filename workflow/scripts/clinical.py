@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.clinical (rules clinical_data, clinical_rank, clinical_classify, clinical_aggregate)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import clinical, job
 
 sm = snakemake  # noqa: F821
@@ -13,14 +7,37 @@ with job(sm.log[0], sm.threads, "clinical", code=sm.input.code):
     cfg = sm.params.clinical
     out = dict(sm.output.items())
     if sm.rule == "clinical_data":
-        clinical.prepare(cfg, sm.output.voxels, user_file=getattr(sm.input, "table", None))
+        clinical.prepare(
+            cfg=cfg,
+            output=sm.output.voxels,
+            user_file=getattr(sm.input, "table", None),
+        )
     elif sm.rule == "clinical_rank":
-        clinical.rank(sm.input.voxels, cfg, int(sm.wildcards.repetition), sm.params.ranking,
-                      sm.params.tie_break, sm.output.ranking)
+        clinical.rank(
+            voxels=sm.input.voxels,
+            cfg=cfg,
+            repetition=int(sm.wildcards.repetition),
+            ranking_cfg=sm.params.ranking,
+            tie_break=sm.params.tie_break,
+            output=sm.output.ranking,
+        )
     elif sm.rule == "clinical_classify":
-        clinical.classify(sm.input.voxels, sm.input.ranking, cfg, sm.wildcards.adapter, sm.output.curves)
+        clinical.classify(
+            voxels=sm.input.voxels,
+            ranking_path=sm.input.ranking,
+            cfg=cfg,
+            adapter=sm.wildcards.adapter,
+            output=sm.output.curves,
+            adapter_params=sm.params.adapter_params,
+        )
     elif sm.rule == "clinical_aggregate":
-        clinical.aggregate(list(sm.input.curves), list(sm.input.rankings), cfg, out, voxels=sm.input.voxels,
-                           params=sm.params.run)
+        clinical.aggregate(
+            classifications=list(sm.input.curves),
+            rankings=list(sm.input.rankings),
+            cfg=cfg,
+            outputs=out,
+            voxels=sm.input.voxels,
+            params=sm.params.run,
+        )
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")

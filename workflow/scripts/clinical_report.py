@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.clinical_report (rules make_table4, plot_figure3, plot_figure4)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import clinical_report, job
 
 sm = snakemake  # noqa: F821
@@ -13,10 +7,23 @@ with job(sm.log[0], sm.threads, "clinical", code=sm.input.code):
     cfg = sm.params.clinical
     out = dict(sm.output.items())
     if sm.rule == "make_table4":
-        clinical_report.table4(sm.input.voxels, cfg, out, sm.params.caption)
+        clinical_report.table4(
+            voxels=sm.input.voxels,
+            cfg=cfg,
+            outputs=out,
+            caption=sm.params.caption,
+        )
     elif sm.rule == "plot_figure3":
-        clinical_report.figure3(sm.input.voxels, cfg, out)
+        clinical_report.figure3(
+            voxels=sm.input.voxels,
+            cfg=cfg,
+            outputs=out,
+        )
     elif sm.rule == "plot_figure4":
-        clinical_report.figure4(sm.params.aggregates, list(sm.input.rankings), out)
+        clinical_report.figure4(
+            aggregates=sm.params.aggregates,
+            rankings=list(sm.input.rankings),
+            outputs=out,
+        )
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")

@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.extraction (rule extract_features)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.data.manifest import read_manifest
 from otfs.stages import extraction, job
 from otfs.stages.acquisition import sources_for

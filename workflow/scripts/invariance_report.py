@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.invariance_report (rules make_invariance_table, plot_invariance_figure3)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.provenance import provenance_record
 from otfs.stages import invariance_report, job
 
@@ -15,8 +9,17 @@ with job(sm.log[0], sm.threads, "invariance", code=sm.input.code):
     if sm.rule == "make_invariance_table":
         record = provenance_record(inputs=list(sm.input.runs), params={"invariance": sm.params.invariance},
                                    config=sm.config)
-        invariance_report.table(list(sm.input.runs), sm.params.invariance, out, record)
+        invariance_report.table(
+            inputs=list(sm.input.runs),
+            cfg=sm.params.invariance,
+            outputs=out,
+            provenance=record,
+        )
     elif sm.rule == "plot_invariance_figure3":
-        invariance_report.figure3(sm.input.run, sm.params.invariance, out)
+        invariance_report.figure3(
+            path=sm.input.run,
+            cfg=sm.params.invariance,
+            outputs=out,
+        )
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")

@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.ranking (rule rank_features)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import domain_caches, job, ranking
 
 with job(snakemake.log[0], snakemake.threads, "ranking", code=snakemake.input.code):  # noqa: F821

@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.semfs (rule semfs_run)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.protocol import parse_pair
 from otfs.stages import domain_caches, job, semfs
 
@@ -13,5 +7,13 @@ sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "semfs", code=sm.input.code):
     w = sm.wildcards
     source, target = parse_pair(w.pair)
-    semfs.run(domain_caches(sm.input.caches), sm.input.attributes, w.feature_set, target, source, int(w.split),
-              sm.params.semfs, sm.output.run)
+    semfs.run(
+        caches=domain_caches(sm.input.caches),
+        attributes_path=sm.input.attributes,
+        feature_set=w.feature_set,
+        domain=target,
+        other=source,
+        split=int(w.split),
+        cfg=sm.params.semfs,
+        output=sm.output.run,
+    )

@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.semfs_report (rules make_semfs_table, plot_semfs_figure)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.provenance import provenance_record
 from otfs.stages import job, semfs_report
 
@@ -15,8 +9,17 @@ with job(sm.log[0], sm.threads, "semfs", code=sm.input.code):
     cfg = sm.params.semfs
     if sm.rule == "make_semfs_table":
         record = provenance_record(inputs=list(sm.input.runs), params={"semfs": cfg}, config=sm.config)
-        semfs_report.table(list(sm.input.runs), cfg, out, record)
+        semfs_report.table(
+            inputs=list(sm.input.runs),
+            cfg=cfg,
+            outputs=out,
+            provenance=record,
+        )
     elif sm.rule == "plot_semfs_figure":
-        semfs_report.figure(list(sm.input.runs), cfg, out)
+        semfs_report.figure(
+            inputs=list(sm.input.runs),
+            cfg=cfg,
+            outputs=out,
+        )
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")

@@ -1,11 +1,5 @@
 """Snakemake wrapper of otfs.stages.tables (rules make_table*, make_comparison)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import job, tables
 
 with job(snakemake.log[0], snakemake.threads, "tables", code=snakemake.input.code):  # noqa: F821
@@ -13,18 +7,55 @@ with job(snakemake.log[0], snakemake.threads, "tables", code=snakemake.input.cod
     outputs = dict(snakemake.output.items())  # noqa: F821
     published = getattr(snakemake.input, "published", None)  # noqa: F821
     if p.kind == "table1":
-        tables.table1(p.aggregates, p.n_features, published, outputs, p.caption)
+        tables.table1(
+            aggregates=p.aggregates,
+            n_features=p.n_features,
+            published=published,
+            outputs=outputs,
+            caption=p.caption,
+        )
     elif p.kind == "table2":
-        tables.table2(p.aggregates, p.counts, published, outputs, p.caption)
+        tables.table2(
+            aggregates=p.aggregates,
+            counts=p.counts,
+            published=published,
+            outputs=outputs,
+            caption=p.caption,
+        )
     elif p.kind == "table3":
-        tables.table3(p.aggregates, p.counts, published, outputs, p.caption)
+        tables.table3(
+            aggregates=p.aggregates,
+            counts=p.counts,
+            published=published,
+            outputs=outputs,
+            caption=p.caption,
+        )
     elif p.kind == "table5":
-        tables.table5(p.aggregates, p.counts, published, outputs, p.caption)
+        tables.table5(
+            aggregates=p.aggregates,
+            counts=p.counts,
+            published=published,
+            outputs=outputs,
+            caption=p.caption,
+        )
     elif p.kind == "table6":
-        tables.table6(p.aggregates, p.n_features, published, outputs, p.caption)
+        tables.table6(
+            aggregates=p.aggregates,
+            n_features=p.n_features,
+            published=published,
+            outputs=outputs,
+            caption=p.caption,
+        )
     elif p.kind == "figure2":
-        tables.figure2(p.aggregates, published, outputs["comparison"])
+        tables.figure2(
+            aggregates=p.aggregates,
+            published=published,
+            output=outputs["comparison"],
+        )
     elif p.kind == "summary":
-        tables.summary(list(snakemake.input.comparisons), outputs)  # noqa: F821
+        tables.summary(
+            comparisons=list(snakemake.input.comparisons),  # noqa: F821
+            outputs=outputs,
+        )
     else:
         raise ValueError(f"unknown table kind {p.kind!r}")

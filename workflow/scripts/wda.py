@@ -1,20 +1,32 @@
 """Snakemake wrapper of otfs.stages.wda (rules wda_evaluate, wda_ablation_evaluate, wda_curves)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.stages import job, wda
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "wda", code=sm.input.code):
     if sm.rule == "wda_evaluate":
-        wda.evaluate(sm.wildcards.dataset, list(sm.input.raw), sm.wildcards.method, sm.params.wda, sm.output.tsv)
+        wda.evaluate(
+            dataset=sm.wildcards.dataset,
+            paths=list(sm.input.raw),
+            method=sm.wildcards.method,
+            cfg=sm.params.wda,
+            output=sm.output.tsv,
+        )
     elif sm.rule == "wda_ablation_evaluate":
-        wda.ablation(sm.wildcards.dataset, list(sm.input.raw), sm.wildcards.variant, sm.params.wda, sm.output.tsv)
+        wda.ablation(
+            dataset=sm.wildcards.dataset,
+            paths=list(sm.input.raw),
+            variant=sm.wildcards.variant,
+            cfg=sm.params.wda,
+            output=sm.output.tsv,
+        )
     elif sm.rule == "wda_curves":
-        wda.curves(sm.wildcards.dataset, list(sm.input.raw), sm.wildcards.method, sm.params.wda, sm.output.tsv)
+        wda.curves(
+            dataset=sm.wildcards.dataset,
+            paths=list(sm.input.raw),
+            method=sm.wildcards.method,
+            cfg=sm.params.wda,
+            output=sm.output.tsv,
+        )
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")

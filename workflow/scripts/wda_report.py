@@ -1,12 +1,6 @@
 """Snakemake wrapper of otfs.stages.wda_report (rules make_wda_table1, make_wda_ablation, plot_wda_figure2,
 make_wda_office)."""
 
-import sys
-from pathlib import Path
-
-# Run this checkout's library (Snakemake copies scripts before running them).
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
 from otfs.provenance import provenance_record
 from otfs.stages import job, wda_report
 
@@ -15,14 +9,33 @@ with job(sm.log[0], sm.threads, "wda", code=sm.input.code):
     out = dict(sm.output.items())
     if sm.rule == "make_wda_table1":
         record = provenance_record(inputs=list(sm.input.runs), params={"wda": sm.params.wda}, config=sm.config)
-        wda_report.table1(list(sm.input.runs), sm.params.wda, out, record)
+        wda_report.table1(
+            inputs=list(sm.input.runs),
+            cfg=sm.params.wda,
+            outputs=out,
+            provenance=record,
+        )
     elif sm.rule == "make_wda_ablation":
         runs = [*sm.input.runs, *sm.input.table1_runs]
         record = provenance_record(inputs=runs, params={"wda": sm.params.wda}, config=sm.config)
-        wda_report.ablation(list(sm.input.runs), list(sm.input.table1_runs), sm.params.wda, out, record)
+        wda_report.ablation(
+            inputs=list(sm.input.runs),
+            table1_runs=list(sm.input.table1_runs),
+            cfg=sm.params.wda,
+            outputs=out,
+            provenance=record,
+        )
     elif sm.rule == "plot_wda_figure2":
-        wda_report.figure2(list(sm.input.runs), sm.params.wda, out)
+        wda_report.figure2(
+            inputs=list(sm.input.runs),
+            cfg=sm.params.wda,
+            outputs=out,
+        )
     elif sm.rule == "make_wda_office":
-        wda_report.office(list(sm.input.runs), out, sm.params.feature_set)
+        wda_report.office(
+            inputs=list(sm.input.runs),
+            outputs=out,
+            feature_set=sm.params.feature_set,
+        )
     else:
         raise ValueError(f"unknown rule {sm.rule!r}")

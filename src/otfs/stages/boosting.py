@@ -85,11 +85,8 @@ def _booster(model: Mapping):
 def _domain_classifier(name: str, model: Mapping):
     from ..boosting import DOMAIN_CLASSIFIERS
 
-    try:
-        return DOMAIN_CLASSIFIERS[name](**model)
-    except KeyError:
-        raise ValueError(f"boosting.methods: unknown method {name!r}; registered: {sorted(DOMAIN_CLASSIFIERS)}") \
-            from None
+    DOMAIN_CLASSIFIERS.check([name], "boosting.methods")
+    return DOMAIN_CLASSIFIERS[name](**model)
 
 
 def _error(clf, X, y, domain=None) -> float:

@@ -14,8 +14,11 @@ from ..protocol import resolve_feature_counts
 
 def run(caches: Mapping[str, str], selection_path, ranking_path, adapter: str, grid: str,
         orders: Sequence[str],
-        counts, output) -> pd.DataFrame:
-    """Write one TSV row per (iteration, order, number of features) of one pair."""
+        counts, output, adapter_params: Mapping | None = None) -> pd.DataFrame:
+    """Write one TSV row per (iteration, order, number of features) of one pair.
+
+    ``adapter_params`` are the adapter's hyper-parameters (config ``adapters``; its defaults where absent).
+    """
     # imported here: POT and scikit-learn only where a job adapts or classifies
     from ..adaptation import get_adapter
     from ..classification import accuracy_curve
@@ -36,7 +39,7 @@ def run(caches: Mapping[str, str], selection_path, ranking_path, adapter: str, g
             src.X[subset], src.y[subset], tgt.X, tgt.y,
             orders={name: r_it["orders"][name] for name in orders},
             n_features=counts,
-            adapter=get_adapter(adapter),
+            adapter=get_adapter(adapter, **(adapter_params or {})),
         )
         df = pd.DataFrame(rows)
         df["iteration"] = s_it["iteration"]

@@ -115,7 +115,8 @@ def counts_for(cfg: Mapping, d: int) -> list[int]:
     return counts
 
 
-def classify(voxels, ranking_path, cfg: Mapping, adapter: str, output) -> pd.DataFrame:
+def classify(voxels, ranking_path, cfg: Mapping, adapter: str, output,
+             adapter_params: Mapping | None = None) -> pd.DataFrame:
     """AUC of a linear SVM on all target voxels, per order and number of features.
 
     The adapter maps the source sample S onto T_u (the target voxels that
@@ -140,7 +141,8 @@ def classify(voxels, ranking_path, cfg: Mapping, adapter: str, output) -> pd.Dat
                 auc, seconds = done[key]
             else:
                 start = time.perf_counter()
-                Xs_a, _ = get_adapter(adapter).fit_transform(Xs[S][:, subset], ys[S], Xt[Tu][:, subset])
+                Xs_a, _ = get_adapter(adapter, **(adapter_params or {})).fit_transform(
+                    Xs[S][:, subset], ys[S], Xt[Tu][:, subset])
                 seconds = time.perf_counter() - start
                 auc = svm_auc(Xs_a, ys[S], Xt[:, subset], yt, C=cfg["svm_C"])
                 done[key] = (auc, seconds)

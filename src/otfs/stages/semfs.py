@@ -70,17 +70,20 @@ def score_kmeans(X, y, n_clusters: int, restarts: int, seed: int) -> tuple[float
     return float(np.mean(acc)), float(np.std(acc)), float(np.mean(nmi)), float(np.std(nmi))
 
 
+#: The keys of config ``semfs`` passed to the zero-shot selectors as keyword arguments.
+SELECTOR_PARAMS = ("alpha", "gamma", "max_iter", "s_steps", "lasso_alpha", "spectral", "ot_ranking")
+
+
 def _orders(X_seen, y_seen, A_seen, X_other_seen, cfg: Mapping, seed: int) -> dict[str, tuple[np.ndarray, float]]:
     """Feature order (most important first) and fit time of every method of ``semfs.methods``."""
     from ..semfs import ZERO_SHOT_SELECTORS
 
-    unknown = [m for m in cfg["methods"] if m not in ZERO_SHOT_SELECTORS]
-    if unknown:
-        raise ValueError(f"semfs.methods: unknown methods {unknown}; registered: {sorted(ZERO_SHOT_SELECTORS)}")
+    ZERO_SHOT_SELECTORS.check(cfg["methods"], "semfs.methods")
     out = {}
     for name in cfg["methods"]:
         start = time.perf_counter()
-        order = ZERO_SHOT_SELECTORS[name](X_seen, y_seen, A_seen, X_other_seen, cfg, derive_seed(seed, name))
+        order = ZERO_SHOT_SELECTORS[name](X_seen, y_seen, A_seen, X_other_seen, seed=derive_seed(seed, name),
+                                          **{k: cfg[k] for k in SELECTOR_PARAMS})
         out[name] = (np.asarray(order), time.perf_counter() - start)
     return out
 

@@ -1,0 +1,20 @@
+"""NA: no adaptation.
+
+One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+"""
+
+from __future__ import annotations
+
+from ..adaptation import (
+    BaseAdapter,
+    register_adapter,
+)
+
+
+@register_adapter("NA")
+class NoAdaptation(BaseAdapter):
+    """No adaptation: both domains are returned unchanged (as copies)."""
+
+    def fit_transform(self, Xs, ys, Xt):
+        Xs, _, Xt = self._check(Xs, ys, Xt)
+        return Xs.copy(), Xt.copy()

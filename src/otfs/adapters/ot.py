@@ -1,0 +1,37 @@
+"""OT: exact transport and its barycentric map (Courty et al., 2014).
+
+One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+"""
+
+from __future__ import annotations
+
+from .._ot import exact_coupling
+from ..adaptation import (
+    _AT_LEAST_ONE,
+    register_adapter,
+)
+from ._transport import _OTAdapter
+
+
+@register_adapter("OT")
+class EMDAdapter(_OTAdapter):
+    """Exact OT (network simplex) and barycentric mapping, Eqs. (1) and (7).
+
+    Parameters
+    ----------
+    max_iter : int, default=100000
+        Iteration limit of the network simplex; reaching it is an error.
+
+    References
+    ----------
+    .. [1] N. Courty, R. Flamary, D. Tuia. Domain Adaptation with Regularized
+       Optimal Transport. ECML PKDD 2014.
+    """
+
+    _parameter_constraints: dict = {"max_iter": [_AT_LEAST_ONE]}
+
+    def __init__(self, max_iter=100_000):
+        self.max_iter = max_iter
+
+    def _coupling(self, a, b, M, ys):
+        return exact_coupling(a, b, M, self.max_iter)

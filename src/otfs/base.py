@@ -1,0 +1,83 @@
+"""The contract every feature ranker shares.
+
+A feature ranker is a scikit-learn ``SelectorMixin``. After ``fit`` it has:
+
+``scores_``
+    One score per feature; higher is kept first (for the domain-adaptation
+    rankers: more similar across domains).
+``order_``
+    Feature indices by decreasing score, ties to the lower index.
+``ranking_``
+    The rank of each feature, 1 for the best, as scikit-learn's ``RFE``:
+    ``ranking_[order_] == 1..d``.
+``support_``, ``n_features_``
+    The ``n_features_`` first features of ``order_``, by one rule for
+    ``n_features_to_select``: None keeps half of the features (at least 1);
+    an integer keeps that many and must not exceed the number of features;
+    a float in (0, 1] keeps that fraction (at least 1).
+
+Subclasses call :meth:`BaseFeatureRanker._set_scores` at the end of ``fit``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["BaseFeatureRanker", "N_FEATURES_TO_SELECT", "n_features_kept"]
+
+#: The constraint of ``n_features_to_select`` (scikit-learn's parameter validation).
+N_FEATURES_TO_SELECT = [None, Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")]
+
+
+def n_features_kept(n_features_to_select, d: int) -> int:
+    """How many of ``d`` features ``n_features_to_select`` keeps (the module's one rule)."""
+    n = n_features_to_select
+    if n is None:
+        return max(1, d // 2)
+    if isinstance(n, Integral) and not isinstance(n, bool):
+        if n > d:
+            raise ValueError(f"n_features_to_select={n} exceeds the {d} features of X")
+        return int(n)
+    return max(1, int(n * d))
+
+
+class BaseFeatureRanker(SelectorMixin, BaseEstimator):
+    """Base class of the feature rankers: ``scores_``, ``order_``, ``ranking_``, ``support_`` (module docstring)."""
+
+    def _set_scores(self, scores, order=None, *, warn_equal=True):
+        """Set the fitted attributes from one score per feature.
+
+        ``order`` defaults to the scores' descending order (ties to the lower
+        index). Non-finite scores are an error; all-equal scores a warning
+        (``warn_equal=False`` where the caller has already warned).
+        """
+        from ._checks import DegenerateResultWarning
+
+        scores = np.asarray(scores, dtype=np.float64)
+        if scores.ndim != 1 or not np.isfinite(scores).all():
+            raise FloatingPointError(f"{type(self).__name__}: the feature scores are not finite "
+                                     f"({int(np.sum(~np.isfinite(scores)))} of {scores.size})")
+        d = scores.size
+        if warn_equal and d > 1 and np.all(scores == scores[0]):
+            warnings.warn(f"{type(self).__name__}: all {d} feature scores are equal; the order is the index order",
+                          DegenerateResultWarning, stacklevel=3)
+        order = np.argsort(-scores, kind="stable") if order is None else np.asarray(order, dtype=np.intp)
+        ranking = np.empty(d, dtype=np.intp)
+        ranking[order] = np.arange(1, d + 1)
+        n_keep = n_features_kept(self.n_features_to_select, d)
+        support = np.zeros(d, dtype=bool)
+        support[order[:n_keep]] = True
+        self.scores_, self.order_, self.ranking_ = scores, order, ranking
+        self.n_features_, self.support_ = n_keep, support
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_

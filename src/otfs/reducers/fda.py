@@ -1,0 +1,15 @@
+"""``FDA``: Fisher's discriminant analysis with a shrunk within-class covariance (scikit-learn).
+
+One file of the reducers' folder (:data:`otfs.dimred.REDUCERS`).
+"""
+
+from ..dimred import register_reducer
+
+
+@register_reducer("FDA")
+def _fda(p, n_classes, seed, **params):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    # shrinkage: the within-class covariance is singular with 100 noise features
+    params = {"solver": "eigen", "shrinkage": "auto", **params}
+    return LinearDiscriminantAnalysis(n_components=min(p, n_classes - 1), **params)

@@ -1,0 +1,168 @@
+"""One registry class for every kind of plug-in method.
+
+A kind (adapters, feature rankers, ...) has one :class:`Registry`: a
+read-only mapping from names to implementations, filled three ways:
+
+- a decorator in the module that defines the method,
+  ``@ADAPTERS.register("NAME")``;
+- its folder: every module of the registry's ``package`` is imported when the
+  registry is first read, so a method is one file dropped in that folder;
+- Python entry points of the group ``otfs.<kind>`` (for example
+  ``otfs.adapters``), so that another package adds a method without forking::
+
+      [project.entry-points."otfs.adapters"]
+      MYDA = "mypackage.adapters:MyAdapter"
+
+Every registry answers an unknown name with the same message, listing the
+registered names: ``unknown adapter 'OT4'; registered adapters: ['CORAL',
+...] (did you mean 'OT3'?)``, raised as :class:`UnknownNameError` (both a
+``KeyError`` and a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+__all__ = ["REGISTRIES", "REGISTRY_MODULES", "Registry", "UnknownNameError", "get_registry"]
+
+#: Every registry created so far, by its entry-point group (``otfs.adapters``, ...).
+REGISTRIES: dict[str, Registry] = {}
+
+#: The module that defines each registry and its built-in methods.
+REGISTRY_MODULES = {
+    "otfs.adapters": "otfs.adaptation",
+    "otfs.feature_rankers": "otfs.ranking",
+    "otfs.sample_selection_strategies": "otfs.selection",
+    "otfs.dimension_reducers": "otfs.dimred",
+    "otfs.domain_classifiers": "otfs.boosting",
+    "otfs.zero_shot_selectors": "otfs.semfs",
+    "otfs.feature_extractors": "otfs.extraction",
+}
+
+
+def get_registry(group: str) -> Registry:
+    """The registry of an entry-point group, importing the module that defines it."""
+    if group not in REGISTRY_MODULES:
+        raise UnknownNameError(f"unknown registry {group!r}; registries: {sorted(REGISTRY_MODULES)}")
+    importlib.import_module(REGISTRY_MODULES[group])
+    return REGISTRIES[group]
+
+
+class UnknownNameError(KeyError, ValueError):
+    """A name no registry entry has; the message lists the registered names."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class Registry(Mapping):
+    """Names -> implementations of one kind of method.
+
+    Parameters
+    ----------
+    kind : str
+        The kind in the singular, as messages name it (``"adapter"``).
+    plural : str
+        The kind in the plural; also the entry-point group's suffix
+        (``otfs.<plural>``, spaces as underscores).
+    package : str, optional
+        A package whose modules are imported on first use: one method per
+        file, registered by being there.
+    """
+
+    def __init__(self, kind: str, plural: str, *, package: str | None = None):
+        self.kind = kind
+        self.plural = plural
+        self.package = package
+        self.group = "otfs." + plural.replace(" ", "_").replace("-", "_")
+        self._table: dict[str, Any] = {}
+        self._loaded = False
+        if self.group in REGISTRIES:
+            raise ValueError(f"a registry for {plural} already exists")
+        REGISTRIES[self.group] = self
+
+    # -- registration ------------------------------------------------------------
+    def register(self, name: str, obj: Any = None, *, replace: bool = False) -> Callable:
+        """Add ``obj`` under ``name``; without ``obj``, a decorator that does.
+
+        The same object twice is harmless; another object under a taken name
+        is an error, unless ``replace``.
+        """
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a {self.kind} name must be a non-empty string, got {name!r}")
+        self.load()  # the folder and the entry points first, so that a taken name is always seen
+
+        def add(target):
+            if name in self._table and self._table[name] is not target and not replace:
+                raise ValueError(f"a {self.kind} named {name!r} is already registered ({self._table[name]!r})")
+            self._table[name] = target
+            return target
+
+        return add if obj is None else add(obj)
+
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (tests and interactive use)."""
+        self._table.pop(name, None)
+
+    # -- discovery -----------------------------------------------------------------
+    def load(self) -> None:
+        """Import the registry's folder and its entry points, once."""
+        if self._loaded:
+            return
+        self._loaded = True
+        if self.package is not None:
+            pkg = importlib.import_module(self.package)
+            for info in pkgutil.iter_modules(pkg.__path__, self.package + "."):
+                if not info.name.rsplit(".", 1)[-1].startswith("_"):
+                    importlib.import_module(info.name)
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=self.group):
+            try:
+                obj = ep.load()
+            except Exception as exc:  # noqa: BLE001 - the message names the plug-in
+                raise ImportError(f"the {self.kind} {ep.name!r} of entry point {ep.value!r} (group {self.group}) "
+                                  f"failed to load: {exc}") from exc
+            if self._table.get(ep.name) is not obj:
+                self.register(ep.name, obj)
+
+    # -- lookup --------------------------------------------------------------------
+    def unknown_message(self, name: object) -> str:
+        """The one message for a name nothing is registered under."""
+        names = sorted(self)
+        close = difflib.get_close_matches(str(name), names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"unknown {self.kind} {name!r}; registered {self.plural}: {names}{hint}"
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._table:
+            self.load()
+        try:
+            return self._table[name]
+        except (KeyError, TypeError):
+            raise UnknownNameError(self.unknown_message(name)) from None
+
+    def check(self, names, where: str = "") -> None:
+        """Raise one :class:`UnknownNameError` for the first unknown of ``names``, prefixed by ``where``."""
+        for name in names:
+            if name not in self:
+                raise UnknownNameError(f"{where}: {self.unknown_message(name)}" if where else self.unknown_message(name))
+
+    def __contains__(self, name: object) -> bool:
+        self.load()
+        return name in self._table
+
+    def __iter__(self) -> Iterator[str]:
+        self.load()
+        return iter(list(self._table))
+
+    def __len__(self) -> int:
+        self.load()
+        return len(self._table)
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}: {sorted(self._table)})"

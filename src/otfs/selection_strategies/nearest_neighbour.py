@@ -1,0 +1,14 @@
+"""``1nn``: the nearest neighbour in squared Euclidean distance (the paper's Table 5).
+
+One file of the strategies' folder (:data:`otfs.selection.STRATEGIES`).
+"""
+
+from sklearn.metrics import pairwise_distances_argmin
+
+from ..selection import STRATEGIES
+
+
+@STRATEGIES.register("1nn")
+def _nn_strategy(small, large, *, tie_break, emd_max_iter, rng):
+    """The nearest neighbour in squared Euclidean distance (ties: the lowest index)."""
+    return pairwise_distances_argmin(small, large, metric="sqeuclidean")

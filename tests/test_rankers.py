@@ -1,0 +1,116 @@
+"""One contract for every feature ranker (otfs.base): what scores_, order_, ranking_ and support_ mean."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import estimator_checks_generator
+
+from otfs._checks import DegenerateResultWarning
+from otfs.base import BaseFeatureRanker, n_features_kept
+from otfs.invariance import RelevantInvariantSelector
+from otfs.ranking import OTFeatureRanker
+from otfs.semfs import LassoSelector, SemanticFeatureSelector, SpectralSelector
+
+from .conftest import shifted_domains
+
+
+def _fitted(name, n_features_to_select):
+    Xs, ys, Xt, yt, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=1)
+    if name == "ot":
+        return OTFeatureRanker(n_features_to_select).fit(Xs, ys, X_target=Xt)
+    if name == "semfs":
+        attributes = np.eye(3)[:, [0, 1, 2, 0]] + 0.1 * np.arange(12).reshape(3, 4)
+        return SemanticFeatureSelector(n_features_to_select, max_iter=5).fit(Xs, ys, attributes)
+    if name == "lasso":
+        return LassoSelector(n_features_to_select).fit(Xs, ys)
+    if name == "spectral":
+        return SpectralSelector(n_features_to_select).fit(Xs)
+    return RelevantInvariantSelector(n_features_to_select or 4, pop_size=8, n_gen=3, random_state=0).fit(
+        Xs, ys, Xt, yt)
+
+
+@pytest.mark.parametrize("name", ["ot", "semfs", "lasso", "spectral", "invariance"])
+@pytest.mark.parametrize("n_features_to_select", [None, 4, 0.25])
+def test_every_ranker_means_the_same_by_its_attributes(name, n_features_to_select):
+    ranker = _fitted(name, n_features_to_select)
+    assert isinstance(ranker, BaseFeatureRanker)
+    d = ranker.scores_.size
+    assert d == 12
+    # order_: decreasing scores, ties to the lower index; ranking_: 1 = best, as RFE
+    np.testing.assert_array_equal(ranker.order_, np.argsort(-ranker.scores_, kind="stable"))
+    np.testing.assert_array_equal(ranker.ranking_[ranker.order_], np.arange(1, d + 1))
+    # support_: the first n_features_ of order_, by the one rule
+    expected = 4 if name == "invariance" and n_features_to_select is None else n_features_kept(n_features_to_select, d)
+    assert ranker.n_features_ == expected
+    np.testing.assert_array_equal(np.flatnonzero(ranker.get_support()), np.sort(ranker.order_[:expected]))
+    np.testing.assert_array_equal(ranker.support_, ranker.get_support())
+
+
+def test_the_one_rule_for_n_features_to_select():
+    assert [n_features_kept(None, d) for d in (1, 2, 9)] == [1, 1, 4]
+    assert n_features_kept(3, 9) == 3 and n_features_kept(0.5, 9) == 4 and n_features_kept(0.01, 9) == 1
+    with pytest.raises(ValueError, match="n_features_to_select=10 exceeds the 9 features of X"):
+        n_features_kept(10, 9)
+
+
+def test_non_finite_and_all_equal_scores_are_not_silent():
+    class Constant(BaseFeatureRanker):
+        def __init__(self, n_features_to_select=None, value=1.0):
+            self.n_features_to_select = n_features_to_select
+            self.value = value
+
+        def fit(self, X, y=None):
+            return self._set_scores(np.full(np.asarray(X).shape[1], self.value))
+
+    X = np.ones((5, 3))
+    with pytest.warns(DegenerateResultWarning, match="all 3 feature scores are equal"):
+        Constant().fit(X)
+    with pytest.raises(FloatingPointError, match="the feature scores are not finite \\(3 of 3\\)"):
+        Constant(value=np.nan).fit(X)
+
+
+def _estimator_checks():
+    # the rankers whose fit takes (X, y): scikit-learn's checks (OT's run in test_ranking.py)
+    for est in (LassoSelector(), SpectralSelector()):
+        for estimator, check in estimator_checks_generator(est, legacy=True):
+            name = getattr(check, "func", check).__name__
+            if "array_api" not in name:
+                yield pytest.param(estimator, check, id=f"{type(estimator).__name__}-{name}")
+
+
+@pytest.mark.parametrize("estimator, check", list(_estimator_checks()))
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateResultWarning)
+        check(estimator)
+
+
+def test_two_domain_estimators_accept_skadas_sample_domain():
+    from otfs.adaptation import ADAPTERS, get_adapter
+
+    Xs, ys, Xt, yt, _ = shifted_domains(n_s=50, n_t=60, d=10, k=2, n_classes=3, seed=2)
+    X = np.vstack([Xs, Xt])
+    y = np.concatenate([ys, yt])
+    sample_domain = np.r_[np.ones(len(ys), int), -2 * np.ones(len(yt), int)]
+    # the feature ranker: the same ranking from the stacked samples as from the direct call
+    direct = OTFeatureRanker(4).fit(Xs, X_target=Xt)
+    stacked = OTFeatureRanker(4).fit(X, sample_domain=sample_domain)
+    np.testing.assert_array_equal(direct.order_, stacked.order_)
+    np.testing.assert_array_equal(direct.support_, stacked.support_)
+    # every adapter: the same adapted samples, in the rows of X
+    for name in sorted(ADAPTERS):
+        if name == "WDA":
+            continue  # needs the dr extra; its fit_transform is the same base-class path
+        a_s, a_t = get_adapter(name).fit_transform(Xs, ys, Xt)
+        out = get_adapter(name).fit_transform_domains(X, np.where(sample_domain > 0, y, -1), sample_domain)
+        np.testing.assert_allclose(out, np.vstack([a_s, a_t]), rtol=1e-12, atol=1e-12, err_msg=name)
+    # the relevant-and-invariant selector reads the target labels it needs from y
+    kw = dict(n_features_to_select=3, pop_size=8, n_gen=2, random_state=0)
+    a = RelevantInvariantSelector(**kw).fit(Xs, ys, Xt, yt)
+    b = RelevantInvariantSelector(**kw).fit(X, y, sample_domain=sample_domain)
+    np.testing.assert_array_equal(a.support_, b.support_)
+    with pytest.raises(ValueError, match="one source domain \\(> 0\\) and one target domain \\(< 0\\)"):
+        OTFeatureRanker().fit(X, sample_domain=np.abs(sample_domain))
+    with pytest.raises(ValueError, match="not both"):
+        OTFeatureRanker().fit(X, X_target=Xt, sample_domain=sample_domain)
