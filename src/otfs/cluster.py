@@ -76,12 +76,20 @@ def parse_dry_run(text: str) -> list[DryRunJob]:
     return [DryRunJob(**j) for j in jobs]
 
 
-def local_rules(snakefile) -> set[str]:
-    """Rule names listed in the ``localrules:`` directives of a Snakefile (not its includes)."""
-    text = Path(snakefile).read_text()
+def local_rules(snakefile, _seen=None) -> set[str]:
+    """Rule names listed in the ``localrules:`` directives of a Snakefile and of the files it includes
+    (each experiment's ``.smk`` declares its own), followed recursively."""
+    path = Path(snakefile).resolve()
+    seen = set() if _seen is None else _seen
+    if path in seen:
+        return set()
+    seen.add(path)
+    text = path.read_text()
     names: set[str] = set()
     for m in re.finditer(r"^localrules:\s*((?:[^\n]*\n)(?:[ \t]+[^\n]*\n)*)", text, flags=re.M):
-        names.update(n for n in re.split(r"[\s,]+", m.group(1)) if n)
+        names.update(n for n in re.split(r"[\s,]+", m.group(1)) if n and not n.startswith("#"))
+    for m in re.finditer(r"^include:\s*[\"']([^\"']+)[\"']", text, flags=re.M):
+        names |= local_rules(path.parent / m.group(1), seen)
     return names
 
 
