@@ -38,8 +38,13 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     assert jobs["select_samples"] == jobs["rank_features"] == 12 * 4 + 12 * 2
     # classification: NA curves (4 feature sets), OT3 curves (GoogleNet),
     # Table 1's NA and OT3 (CaffeNet, EfficientNet), Table 3's 5 adapters
-    # (CaffeNet), Table 5's two other strategies
-    assert jobs["classify"] == 12 * (4 + 1 + 4 + 5 + 2)
+    # (CaffeNet), Table 5's two other strategies; and, since `all` includes the
+    # related methods, WDA's Office-Caltech table (5 adapters on SURF, grid `wda`)
+    assert jobs["classify"] == 12 * (4 + 1 + 4 + 5 + 2) + 12 * 5
+    # the related methods' experiments are part of `all`
+    for rule in ("make_wda_table1", "make_wda_ablation", "plot_wda_figure2", "make_wda_office",
+                 "make_invariance_table", "make_boosting_table", "make_semfs_table"):
+        assert jobs[rule] == 1, rule
     assert jobs["make_table1"] == 2
     # the clinical experiment: 20 repetitions, NA and OT3
     assert jobs["clinical_data"] == 1 and jobs["clinical_rank"] == 20
