@@ -64,7 +64,7 @@ def uci_mirror_dir() -> Path:
     """The UCI mirror: $OTFS_UCI_MIRROR, else ../shared beside the repo; skips where there is none."""
     env = os.environ.get("OTFS_UCI_MIRROR")
     path = Path(env) if env else REPO.parent / "shared" / "data" / "uci"
-    if not (path / "MANIFEST.tsv").is_file() and not path.is_dir():
+    if not path.is_dir():
         unavailable("the UCI data mirror", f"set OTFS_UCI_MIRROR to the folder holding the UCI files (not at {path}; "
                     "CI uses ../shared/data/uci)")
     return path
@@ -73,6 +73,31 @@ def uci_mirror_dir() -> Path:
 @pytest.fixture(scope="session")
 def mirror() -> Path:
     return mirror_dir()
+
+
+def install_distribution(site: Path, name: str, entry_points: str, modules: dict[str, str] | None = None) -> Path:
+    """A distribution in ``site`` as pip leaves it: its ``modules`` (file name -> source) and a dist-info
+    folder whose ``entry_points.txt`` is ``entry_points``. Put ``site`` on the path to install it."""
+    site.mkdir(parents=True, exist_ok=True)
+    for fname, text in (modules or {}).items():
+        (site / fname).write_text(text)
+    info = site / f"{name.replace('-', '_')}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    return site
+
+
+def sklearn_checks(estimators):
+    """``pytest.param(estimator, check)`` for scikit-learn's estimator checks of each of ``estimators``,
+    except the array-API ones, which need optional array libraries and would only be skipped."""
+    from sklearn.utils.estimator_checks import estimator_checks_generator
+
+    for est in estimators:
+        for estimator, check in estimator_checks_generator(est, legacy=True):
+            name = getattr(check, "func", check).__name__
+            if "array_api" not in name:
+                yield pytest.param(estimator, check, id=f"{estimator!r}-{name}")
 
 
 def shifted_domains(n_s=120, n_t=150, d=40, k=4, n_classes=5, seed=0):

@@ -20,7 +20,15 @@ import pytest
 from otfs.data import read_cache
 from otfs.io import read_tsv
 
-from .conftest import ROWS_PER_PAIR_ITERATION, SNAKEMAKE, copy_workflow, mirror_dir, planned_jobs, snakemake
+from .conftest import (
+    ROWS_PER_PAIR_ITERATION,
+    SNAKEMAKE,
+    copy_workflow,
+    install_distribution,
+    mirror_dir,
+    planned_jobs,
+    snakemake,
+)
 
 pytestmark = pytest.mark.pipeline
 
@@ -392,13 +400,8 @@ class CentreEachDomain(BaseAdapter):
 def test_a_plugin_adapter_from_another_package_runs_through_the_pipeline(tmp_path):
     # a third-party package, installed as pip leaves it (a module and its dist-info with an entry point):
     # naming its adapter in the config is the only other step
-    plugin = tmp_path / "site"
-    plugin.mkdir()
-    (plugin / "centre_da.py").write_text(PLUGIN_ADAPTER)
-    info = plugin / "centre_da-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: centre-da\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[otfs.adapters]\nCENTRE = centre_da:CentreEachDomain\n")
+    plugin = install_distribution(tmp_path / "site", "centre-da", "[otfs.adapters]\nCENTRE = centre_da:CentreEachDomain\n",
+                                  {"centre_da.py": PLUGIN_ADAPTER})
     work = copy_workflow(tmp_path / "wf")
     (work / "config" / "mine.yaml").write_text(
         "protocol:\n  pairs: [dslr-webcam]\n  iterations: 1\n"

@@ -4,7 +4,6 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from otfs._checks import DegenerateResultWarning
 from otfs.base import BaseFeatureRanker, n_features_kept
@@ -12,7 +11,7 @@ from otfs.invariance import RelevantInvariantSelector
 from otfs.ranking import OTFeatureRanker
 from otfs.semfs import LassoSelector, SemanticFeatureSelector, SpectralSelector
 
-from .conftest import shifted_domains
+from .conftest import shifted_domains, sklearn_checks
 
 
 def _fitted(name, n_features_to_select):
@@ -70,16 +69,8 @@ def test_non_finite_and_all_equal_scores_are_not_silent():
         Constant(value=np.nan).fit(X)
 
 
-def _estimator_checks():
-    # the rankers whose fit takes (X, y): scikit-learn's checks (OT's run in test_ranking.py)
-    for est in (LassoSelector(), SpectralSelector()):
-        for estimator, check in estimator_checks_generator(est, legacy=True):
-            name = getattr(check, "func", check).__name__
-            if "array_api" not in name:
-                yield pytest.param(estimator, check, id=f"{type(estimator).__name__}-{name}")
-
-
-@pytest.mark.parametrize("estimator, check", list(_estimator_checks()))
+# the rankers whose fit takes (X, y): scikit-learn's checks (OT's run in test_ranking.py)
+@pytest.mark.parametrize("estimator, check", list(sklearn_checks([LassoSelector(), SpectralSelector()])))
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateResultWarning)

@@ -7,7 +7,6 @@ import pytest
 from sklearn import config_context
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from otfs.preprocessing import zscore
 from otfs.ranking import (
@@ -17,7 +16,7 @@ from otfs.ranking import (
     rank_features,
 )
 
-from .conftest import shifted_domains
+from .conftest import shifted_domains, sklearn_checks
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -108,17 +107,8 @@ def test_ranker_attributes_and_pipeline():
         OTFeatureRanker().fit(Xs)
 
 
-def _estimator_checks():
-    # Every scikit-learn check except the array-API one, which needs optional
-    # array libraries and would only be skipped.
-    for est in (OTFeatureRanker(), OTFeatureRanker(selection="1nn", n_features_to_select=1)):
-        for estimator, check in estimator_checks_generator(est, legacy=True):
-            name = getattr(check, "func", check).__name__
-            if "array_api" not in name:
-                yield pytest.param(estimator, check, id=f"{estimator!r}-{name}")
-
-
-@pytest.mark.parametrize("estimator, check", list(_estimator_checks()))
+@pytest.mark.parametrize("estimator, check", list(sklearn_checks(
+    [OTFeatureRanker(), OTFeatureRanker(selection="1nn", n_features_to_select=1)])))
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="OTFeatureRanker.fit got no X_target")

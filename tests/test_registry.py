@@ -8,6 +8,8 @@ import pytest
 import otfs.registry
 from otfs.registry import REGISTRY_MODULES, Registry, UnknownNameError, get_registry
 
+from .conftest import install_distribution
+
 
 @pytest.fixture()
 def scratch_registries(monkeypatch):
@@ -86,16 +88,13 @@ def test_a_method_is_one_file_in_its_folder(tmp_path, monkeypatch, scratch_regis
 
 def test_a_third_party_method_registers_through_an_entry_point(tmp_path, monkeypatch):
     # an installed distribution, as pip leaves it: a module and a dist-info folder with entry_points.txt
-    (tmp_path / "thirdparty_da.py").write_text(textwrap.dedent("""
+    install_distribution(tmp_path, "thirdparty-da", "[otfs.adapters]\nMIRROR = thirdparty_da:MirrorAdapter\n",
+                         {"thirdparty_da.py": textwrap.dedent("""
         from otfs.adaptation import NoAdaptation
 
         class MirrorAdapter(NoAdaptation):
             '''A third-party adapter: returns both domains unchanged.'''
-    """))
-    info = tmp_path / "thirdparty_da-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: thirdparty-da\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[otfs.adapters]\nMIRROR = thirdparty_da:MirrorAdapter\n")
+    """)})
     monkeypatch.syspath_prepend(str(tmp_path))
     adapters = get_registry("otfs.adapters")
     monkeypatch.setattr(adapters, "_loaded", False)  # as in a fresh process
@@ -111,10 +110,7 @@ def test_a_third_party_method_registers_through_an_entry_point(tmp_path, monkeyp
 
 
 def test_a_broken_entry_point_is_named(tmp_path, monkeypatch):
-    info = tmp_path / "broken_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[otfs.feature_rankers]\nbroken = no_such_module_here:Ranker\n")
+    install_distribution(tmp_path, "broken-plugin", "[otfs.feature_rankers]\nbroken = no_such_module_here:Ranker\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     rankers = get_registry("otfs.feature_rankers")
     monkeypatch.setattr(rankers, "_loaded", False)

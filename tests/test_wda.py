@@ -25,10 +25,6 @@ from .conftest import uci_mirror_dir
 REPO = Path(__file__).resolve().parents[1]
 
 
-def uci_mirror() -> Path:
-    return uci_mirror_dir()
-
-
 def _wine():
     X, y = load_wine(return_X_y=True)
     return (X - X.mean(0)) / X.std(0), y
@@ -217,7 +213,7 @@ def test_wda_adapter_is_registered_and_fits_on_the_source_only():
 
 @pytest.mark.parametrize("name", sorted(UCI_DATASETS))
 def test_uci_data_sets_parse(name):
-    mirror = uci_mirror()
+    mirror = uci_mirror_dir()
     manifest = read_manifest(REPO / "data" / "manifests" / "uci.tsv")
     files = UCI_DATASETS[name].files
     for f in files:

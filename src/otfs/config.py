@@ -146,6 +146,16 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
 
 
+def _param_problems(where: str, build, params: Mapping, source: str) -> list[str]:
+    """Build an estimator from ``params`` and validate them (scikit-learn's ``_validate_params``): an unknown
+    keyword or an out-of-range value is one problem naming ``where``."""
+    try:
+        build(**params)._validate_params()
+    except (TypeError, ValueError) as exc:
+        return [f"{source}: {where}: {exc}"]
+    return []
+
+
 def _adapter_problems(adapters: Mapping, source: str) -> list[str]:
     """Each set of `adapters` hyper-parameters, checked by building the adapter and validating them."""
     from .adaptation import ADAPTERS
@@ -154,39 +164,33 @@ def _adapter_problems(adapters: Mapping, source: str) -> list[str]:
     for name, params in adapters.items():
         if name not in ADAPTERS:
             problems.append(f"{source}: adapters.{name}: {ADAPTERS.unknown_message(name)}")
-            continue
-        try:
-            ADAPTERS[name](**(params or {}))._validate_params()
-        except (TypeError, ValueError) as exc:  # unknown keyword / out-of-range value
-            problems.append(f"{source}: adapters.{name}: {exc}")
+        else:
+            problems += _param_problems(f"adapters.{name}", ADAPTERS[name], params or {}, source)
     return problems
 
 
 def _reducer_problems(cfg: Mapping, source: str) -> list[str]:
-    """Every parameter set of `wda.methods` (with its candidates) and `wda.ablation.variants`, checked by
-    building the estimator and validating its parameters, so a typo stops the run before any job."""
-    from .dimred import REDUCERS
+    """Every parameter set of `wda.methods` and `wda.ablation.variants`, each of its candidates merged over
+    the fixed parameters as the experiment does (otfs.dimred), checked by building the estimator and
+    validating its parameters, so a typo stops the run before any job."""
+    from functools import partial
 
-    def check(where, method, params):
-        try:
-            REDUCERS[method](1, 2, 0, **params)._validate_params()
-        except (TypeError, ValueError) as exc:  # unknown keyword / out-of-range value
-            return [f"{source}: {where}: {exc}"]
-        return []
+    from .dimred import REDUCERS, _candidates
 
+    sets = [(f"wda.methods.{m}", m, p) for m, p in cfg["methods"].items()]
+    sets += [(f"wda.ablation.variants.{name}.params", spec.get("method", "WDA"), spec.get("params"))
+             for name, spec in cfg.get("ablation", {}).get("variants", {}).items()]
     problems = []
-    for method, params in cfg["methods"].items():
-        params = dict(params or {})
-        candidates = params.pop("candidates", None) or [{}]
-        if not isinstance(candidates, list) or not all(isinstance(c, Mapping) for c in candidates):
-            problems.append(f"{source}: wda.methods.{method}.candidates: a list of parameter mappings, "
-                            f"got {candidates!r}")
+    for where, method, params in sets:
+        try:
+            fixed, candidates = _candidates(params)
+        except ValueError as exc:
+            problems.append(f"{source}: {where}.candidates: {exc}")
             continue
+        build = partial(REDUCERS[method], 1, 2, 0)
         for i, cand in enumerate(candidates):
-            where = f"wda.methods.{method}" + (f".candidates[{i}]" if cand else "")
-            problems += check(where, method, {**params, **cand})
-    for name, spec in cfg.get("ablation", {}).get("variants", {}).items():
-        problems += check(f"wda.ablation.variants.{name}.params", spec.get("method", "WDA"), dict(spec.get("params") or {}))
+            at = where + (f".candidates[{i}]" if cand else "")
+            problems += _param_problems(at, build, {**fixed, **cand}, source)
     return problems
 
 

@@ -37,20 +37,27 @@ def _splits(dataset: str, paths: Sequence[str], cfg: Mapping, n_splits: int, set
                                 max_train=s["max_train"], max_test=s["max_test"])
 
 
-def evaluate(dataset: str, paths: Sequence[str], method: str, cfg: Mapping, output) -> pd.DataFrame:
-    """One row per split: the cross-validated ``p`` and ``k`` and the test error of ``method``."""
+def _evaluate(dataset: str, paths: Sequence[str], cfg: Mapping, n_splits: int, method: str, params: Mapping,
+              output, settings: Mapping | None = None, label: Mapping | None = None) -> pd.DataFrame:
+    """Table 1's protocol on the first ``n_splits`` splits: one row per split, after ``label``'s columns."""
     from ..dimred import evaluate_split
 
     rows = []
-    for split, data in _splits(dataset, paths, cfg, int(cfg["splits"])):
+    for split, data in _splits(dataset, paths, cfg, n_splits, settings):
         rec = evaluate_split(data, method, p_grid=cfg["p_grid"], k_grid=cfg["k_grid"],
-                             cv_folds=int(cfg["cv_folds"]), params=cfg["methods"].get(method) or {})
-        rows.append({"dataset": dataset, "split": split, **rec})
-        log.info("%s %s split %d: p=%d k=%d candidate %d error %.2f%% (%.1f s)", dataset, method, split,
-                 rec["p"], rec["k"], rec["candidate"], rec["error"], rec["seconds"])
+                             cv_folds=int(cfg["cv_folds"]), params=params)
+        rows.append({"dataset": dataset, "split": split, **(label or {}), **rec})
+        log.info("%s %s split %d: p=%d k=%d candidate %d error %.2f%% objective %.4g after %s iterations (%.1f s)",
+                 dataset, ", ".join(map(str, (label or {"method": method}).values())), split, rec["p"], rec["k"],
+                 rec["candidate"], rec["error"], rec["objective"], rec["n_iter"], rec["seconds"])
     df = pd.DataFrame(rows)
     write_tsv(df, output)
     return df
+
+
+def evaluate(dataset: str, paths: Sequence[str], method: str, cfg: Mapping, output) -> pd.DataFrame:
+    """One row per split: the cross-validated ``p`` and ``k`` and the test error of ``method``."""
+    return _evaluate(dataset, paths, cfg, int(cfg["splits"]), method, cfg["methods"].get(method) or {}, output)
 
 
 def ablation_variant(cfg: Mapping, variant: str) -> tuple[str, dict, dict]:
@@ -72,19 +79,9 @@ def ablation(dataset: str, paths: Sequence[str], variant: str, cfg: Mapping, out
     The splits are Table 1's first ones (the same seeds), unless the variant
     changes the training size; ``p`` and ``k`` are cross-validated as there.
     """
-    from ..dimred import evaluate_split
-
     method, params, settings = ablation_variant(cfg, variant)
-    rows = []
-    for split, data in _splits(dataset, paths, cfg, int(cfg["ablation"]["splits"]), settings):
-        rec = evaluate_split(data, method, p_grid=cfg["p_grid"], k_grid=cfg["k_grid"],
-                             cv_folds=int(cfg["cv_folds"]), params=params)
-        rows.append({"dataset": dataset, "split": split, "variant": variant, **rec})
-        log.info("%s %s split %d: p=%d k=%d error %.2f%% objective %.4g after %s iterations (%.1f s)", dataset,
-                 variant, split, rec["p"], rec["k"], rec["error"], rec["objective"], rec["n_iter"], rec["seconds"])
-    df = pd.DataFrame(rows)
-    write_tsv(df, output)
-    return df
+    return _evaluate(dataset, paths, cfg, int(cfg["ablation"]["splits"]), method, params, output, settings,
+                     label={"variant": variant})
 
 
 def curves(dataset: str, paths: Sequence[str], method: str, cfg: Mapping, output) -> pd.DataFrame:
