@@ -206,3 +206,43 @@ def test_atomic_writes_leave_nothing_on_failure(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(ValueError, match="bad.json: not valid JSON"):
         read_json(bad)
+
+
+def test_the_mat_reader_caches_the_released_file_as_read_directly(tmp_path, mirror, manifest):
+    # the cache stage with the `mat` reader against scipy.io.loadmat and the released protocol's preprocessing
+    from otfs.data.readers import DATASET_READERS, get_reader, reader_spec
+    from otfs.stages import cache as cache_stage
+
+    assert "mat" in DATASET_READERS and reader_spec({"folder": "surf"}) == ("mat", {"folder": "surf"})
+    assert get_reader("mat", {"folder": "surf"}).count_features(["amazon", "dslr"], manifest) == 800
+    fs_cfg = {"dataset": "office-caltech", "folder": "surf", "preprocessing": ["row_sum_normalize", "zscore"]}
+    out = tmp_path / "dslr.h5"
+    cache_stage.run("surf", "dslr", fs_cfg, MANIFEST, {"surf/dslr.mat": str(mirror / "surf/dslr.mat")}, out)
+    raw = scipy.io.loadmat(mirror / "surf" / "dslr.mat")
+    X = raw["fts"].astype(float)
+    X = X / X.sum(axis=1, keepdims=True)
+    X = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1)
+    dom = read_cache(out).domain("dslr")
+    np.testing.assert_allclose(dom.X, X, atol=1e-10)
+    np.testing.assert_array_equal(dom.y, raw["labels"].ravel())
+    assert dom.source_git_blob_sha1 == manifest.entry("surf/dslr.mat").git_blob_sha1
+    # a copy that is not the manifest's file is refused before it is read
+    bad = tmp_path / "bad.mat"
+    bad.write_bytes((mirror / "surf" / "webcam.mat").read_bytes())
+    with pytest.raises(HashMismatchError):
+        cache_stage.run("surf", "dslr", fs_cfg, MANIFEST, {"surf/dslr.mat": str(bad)}, tmp_path / "x.h5")
+    assert not (tmp_path / "x.h5").exists()
+
+
+def test_what_a_reader_returns_is_checked():
+    from otfs.data.readers import DomainFeatures
+
+    X, y = np.ones((4, 3)), np.array([1, 2, 1, 2])
+    assert DomainFeatures(X, y, ["a", "b"]).check("fs/d").X.dtype == np.float64
+    X[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"fs/d: 1 feature values are NaN or infinite \(first at sample 2, feature 1\)"):
+        DomainFeatures(X, y, ["a", "b"]).check("fs/d")
+    with pytest.raises(ValueError, match=r"fs/d: labels must be integers in 1..2 .* got values in \[0, 2\]"):
+        DomainFeatures(np.ones((4, 3)), np.array([0, 2, 1, 2]), ["a", "b"]).check("fs/d")
+    with pytest.raises(ValueError, match=r"fs/d: \(3,\) labels for 4 samples"):
+        DomainFeatures(np.ones((4, 3)), np.array([1, 2, 1]), ["a", "b"]).check("fs/d")

@@ -362,8 +362,8 @@ def test_config_checks_extracted_feature_sets():
             validate_config(cfg, SCHEMA)
         return str(err.value)
 
-    assert "exactly one of 'folder'" in broken(folder="surf", extractor="efficientnet-lite0")
-    assert "exactly one of 'folder'" in broken()
+    assert "exactly one of 'reader'" in broken(folder="surf", extractor="efficientnet-lite0")
+    assert "exactly one of 'reader'" in broken()
     assert "(did you mean 'efficientnet-lite0'?)" in broken(extractor="efficientnet-lite")
     cfg = json.loads(json.dumps(base))
     del cfg["datasets"]["office-caltech"]["image_manifest"]

@@ -105,3 +105,46 @@ def test_two_domain_estimators_accept_skadas_sample_domain():
         OTFeatureRanker().fit(X, sample_domain=np.abs(sample_domain))
     with pytest.raises(ValueError, match="not both"):
         OTFeatureRanker().fit(X, X_target=Xt, sample_domain=sample_domain)
+
+
+@pytest.mark.parametrize("name", sorted(__import__("otfs.ranking", fromlist=["FEATURE_RANKERS"]).FEATURE_RANKERS))
+def test_every_registered_ranker_fits_as_the_pipeline_fits_it(name):
+    # the ranking stage builds a registered ranker by name and fits it as fit(Xs, ys, X_target=Xt)
+    from otfs.ranking import FEATURE_RANKERS
+
+    Xs, ys, Xt, _, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=1)
+    Xs0, Xt0 = Xs.copy(), Xt.copy()
+    ranker = FEATURE_RANKERS[name](n_features_to_select=4).fit(Xs, ys, X_target=Xt)
+    np.testing.assert_array_equal(Xs, Xs0)
+    np.testing.assert_array_equal(Xt, Xt0)
+    assert isinstance(ranker, BaseFeatureRanker) and ranker.scores_.shape == (12,)
+    np.testing.assert_array_equal(ranker.ranking_[ranker.order_], np.arange(1, 13))
+    assert ranker.get_support().sum() == 4
+
+
+@pytest.mark.parametrize("name, strategy", [("ot", "ot"), ("ot-1nn", "1nn"), ("ot-random", "random")])
+def test_the_ranking_stage_gives_the_estimators_scores(tmp_path, name, strategy):
+    # the stage ranks the pairs the selection stage stored; the estimator finds them itself: the same scores
+    from otfs.data.cache import DomainData, write_cache
+    from otfs.io import read_json
+    from otfs.protocol import derive_seed
+    from otfs.ranking import FEATURE_RANKERS
+    from otfs.stages import ranking, selection
+
+    Xs, ys, Xt, yt, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=2)
+    caches = {}
+    for dom, X, y in (("src", Xs, ys + 1), ("tgt", Xt, yt + 1)):  # cached labels are 1..K
+        caches[dom] = str(tmp_path / f"{dom}.h5")
+        write_cache(caches[dom], feature_set="toy", dataset="toy", domains={dom: DomainData(dom, X, y)},
+                    class_names=["a", "b", "c"], preprocessing=[])
+    sel = tmp_path / "sel.json"
+    selection.run(caches, "toy", "src-tgt", [0, 1], strategy, per_class=10, tie_break="lowest",
+                  emd_max_iter=100_000, output=sel)
+    out = ranking.run(caches, "toy", "src-tgt", name, iterations=[0, 1], per_class=10, selection_path=sel,
+                      output=tmp_path / "rank.json")
+    assert out["strategy"] == strategy
+    for it, stored in zip(out["iterations"], read_json(sel)["iterations"], strict=True):
+        assert it["source_subset"] == stored["source_subset"]
+        seed = derive_seed("toy", "src-tgt", it["iteration"], "selection", strategy)
+        est = FEATURE_RANKERS[name](random_state=seed).fit(Xs[it["source_subset"]], X_target=Xt)
+        np.testing.assert_allclose(it["scores"], est.scores_, rtol=1e-12)

@@ -20,7 +20,7 @@ def long():
                     if n == 40:
                         acc = 70.0 + it  # all features: same for both orders
                     rows.append(dict(feature_set="fs", pair=pair, source=pair.split("-")[0],
-                                     target=pair.split("-")[1], iteration=it, selection="ot",
+                                     target=pair.split("-")[1], iteration=it, ranker="ot",
                                      adapter="NA", grid="curves", order=order, n_features=n,
                                      accuracy=acc, seconds=0.5))
     return pd.DataFrame(rows)
@@ -58,11 +58,11 @@ def test_wide_and_renderings(long):
 def test_compare_with_published(long):
     tidy = points(per_pair_summary(long), mean_over_pairs(long), [10])
     published = pd.DataFrame([
-        dict(table="t", feature_set="fs", selection="ot", adapter="NA", pair="Mean", order="All",
+        dict(table="t", feature_set="fs", ranker="ot", adapter="NA", pair="Mean", order="All",
              n_features=40, accuracy=70.0, std=1.0, seconds=np.nan),
-        dict(table="t", feature_set="fs", selection="ot", adapter="NA", pair="amazon-dslr",
+        dict(table="t", feature_set="fs", ranker="ot", adapter="NA", pair="amazon-dslr",
              order="All", n_features=40, accuracy=72.5, std=1.0, seconds=np.nan),
-        dict(table="t", feature_set="other", selection="ot", adapter="NA", pair="Mean", order="All",
+        dict(table="t", feature_set="other", ranker="ot", adapter="NA", pair="Mean", order="All",
              n_features=40, accuracy=1.0, std=1.0, seconds=np.nan),
     ])
     c = compare(tidy, published)

@@ -19,12 +19,12 @@ __all__ = ["COLUMNS", "KEYS", "mean_over_pairs", "per_pair_summary"]
 
 #: Columns of the tidy results table, in order.
 COLUMNS = [
-    "feature_set", "pair", "source", "target", "iteration", "selection", "adapter",
+    "feature_set", "pair", "source", "target", "iteration", "ranker", "adapter",
     "grid", "order", "n_features", "accuracy", "seconds",
 ]
 
 #: Columns identifying one curve point of one configuration.
-KEYS = ["feature_set", "selection", "adapter", "grid", "order", "n_features"]
+KEYS = ["feature_set", "ranker", "adapter", "grid", "order", "n_features"]
 
 
 def per_pair_summary(long: pd.DataFrame) -> pd.DataFrame:

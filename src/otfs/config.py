@@ -109,20 +109,17 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                 )
     pairs = config["protocol"]["pairs"]
     if pairs != "all":
-        for name in {fs["dataset"] for fs in config["feature_sets"].values()}:
-            domains = datasets[name]["domains"]
-            for pair in pairs:
-                try:
-                    s, t = parse_pair(pair)
-                except ValueError as exc:
-                    problems.append(f"{source}: protocol.pairs: {exc}")
-                    continue
-                bad = [x for x in (s, t) if x not in domains]
-                if bad or s == t:
-                    problems.append(
-                        f"{source}: protocol.pairs: {pair!r} is not a pair of distinct "
-                        f"domains of dataset {name!r} ({domains})"
-                    )
+        for pair in pairs:
+            try:
+                s, t = parse_pair(pair)
+            except ValueError as exc:
+                problems.append(f"{source}: protocol.pairs: {exc}")
+                continue
+            if s == t or not any(s in ds["domains"] and t in ds["domains"] for ds in datasets.values()):
+                problems.append(
+                    f"{source}: protocol.pairs: {pair!r} is not a pair of distinct domains of one dataset ("
+                    + "; ".join(f"{name}: {ds['domains']}" for name, ds in datasets.items()) + ")"
+                )
     problems += _boosting_problems(config, source)
     problems += _section_problems(config, "semfs", source)
     problems += _section_problems(config, "invariance", source, pairs=False)
@@ -142,6 +139,7 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                         f"{config['wda']['office']['feature_set']!r} (known: {sorted(config['feature_sets'])})")
     problems += _reducer_problems(config["wda"], source)
     problems += _adapter_problems(config.get("adapters", {}), source)
+    problems += _ranker_problems(config.get("rankers", {}), source)
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
 
@@ -166,6 +164,25 @@ def _adapter_problems(adapters: Mapping, source: str) -> list[str]:
             problems.append(f"{source}: adapters.{name}: {ADAPTERS.unknown_message(name)}")
         else:
             problems += _param_problems(f"adapters.{name}", ADAPTERS[name], params or {}, source)
+    return problems
+
+
+def _ranker_problems(rankers: Mapping, source: str) -> list[str]:
+    """Each set of `rankers` hyper-parameters, checked by building the ranker and validating them. The OT
+    rankers take Algorithm 1's and 2's settings from the sections `selection` and `ranking`, never from here."""
+    from .ranking import FEATURE_RANKERS, OTFeatureRanker
+
+    problems = []
+    for name, params in rankers.items():
+        if name not in FEATURE_RANKERS:
+            problems.append(f"{source}: rankers.{name}: {FEATURE_RANKERS.unknown_message(name)}")
+            continue
+        if isinstance(FEATURE_RANKERS[name](), OTFeatureRanker):
+            if params:
+                problems.append(f"{source}: rankers.{name}: the OT rankers take their settings from the "
+                                f"sections `selection` (Algorithm 1) and `ranking` (Algorithm 2); got {sorted(params)}")
+            continue
+        problems += _param_problems(f"rankers.{name}", FEATURE_RANKERS[name], params or {}, source)
     return problems
 
 
@@ -253,15 +270,40 @@ def _boosting_problems(config: Mapping, source: str) -> list[str]:
     return problems
 
 
+#: What a dataset whose files are read must say about where they come from.
+SOURCE_SETTINGS = ("manifest", "local_dir", "mirror_dirs", "download")
+
+
+def _reader_problems(where: str, fs: Mapping, dataset: Mapping | None) -> list[str]:
+    from .data.readers import DATASET_READERS, reader_spec
+
+    name, params = reader_spec(fs)
+    key = "reader" if "reader" in fs else "folder"
+    if name not in DATASET_READERS:
+        return []  # the schema's registry check names it
+    try:
+        reader = DATASET_READERS[name](**params)
+        reads_files = dataset is not None and any(reader.files(d) for d in fs.get("domains") or dataset["domains"])
+    except (TypeError, ValueError) as exc:
+        return [f"{where}.{key}: {exc}"]
+    missing = [k for k in SOURCE_SETTINGS if reads_files and k not in dataset]
+    if missing:
+        return [f"{where}: its reader {name!r} reads files, so datasets.{fs['dataset']} needs {missing} "
+                "(where the files and their hashes come from)"]
+    return []
+
+
 def _feature_set_source(name: str, fs: Mapping, datasets: Mapping, source: str) -> list[str]:
-    """A feature set has a ``folder`` of released files or an ``extractor``, not both."""
+    """A feature set has a ``reader`` of its dataset's files (``folder``: the released .mat files) or an
+    ``extractor``, one only; the reader's parameters are checked by building it, and a dataset whose files
+    are read needs the settings that say where they come from."""
     where = f"{source}: feature_sets.{name}"
-    has = [k for k in ("folder", "extractor") if k in fs]
+    has = [k for k in ("reader", "folder", "extractor") if k in fs]
     if len(has) != 1:
-        return [f"{where}: give exactly one of 'folder' (released .mat files) and 'extractor' "
-                f"(features extracted from images); got {has or 'neither'}"]
+        return [f"{where}: give exactly one of 'reader' (a dataset reader and its parameters), 'folder' (the "
+                f"released .mat files) and 'extractor' (features extracted from images); got {has or 'neither'}"]
     if "extractor" not in fs:
-        return []
+        return _reader_problems(where, fs, datasets.get(fs["dataset"]))
     from .extraction import EXTRACTORS  # imports no deep-learning package
 
     problems = []
@@ -286,9 +328,7 @@ def _feature_set_paths(config: Mapping, source: str) -> list[str]:
 
     The data folders themselves (``local_dir``, ``mirror_dirs``) and a user's voxel table may lie anywhere.
     """
-    problems = [f"{source}: feature_sets.{name}.folder: {fs['folder']!r} must be a relative path inside the "
-                "dataset's folders (no '..', not absolute)"
-                for name, fs in config["feature_sets"].items() if "folder" in fs and not _inside(fs["folder"])]
+    problems = []  # a feature set's folder: checked by its reader (otfs.datasets.mat)
     repo_paths = {f"datasets.{name}.{key}": ds[key] for name, ds in config["datasets"].items()
                   for key in ("manifest", "image_manifest") if ds.get(key)}
     repo_paths["wda.data.manifest"] = config["wda"]["data"]["manifest"]
@@ -382,9 +422,13 @@ def check_clinical_counts(feature_counts, d: int, where: str, source: str = "con
 
 
 def pairs_for(config: Mapping, dataset: str) -> list[str]:
-    """Adaptation pairs of ``dataset`` selected by ``protocol.pairs``."""
+    """Adaptation pairs of ``dataset`` selected by ``protocol.pairs``: all ordered pairs of its domains, or
+    those of the listed pairs whose two domains are its own."""
     pairs = config["protocol"]["pairs"]
-    return make_pairs(config["datasets"][dataset]["domains"]) if pairs == "all" else list(pairs)
+    domains = config["datasets"][dataset]["domains"]
+    if pairs == "all":
+        return make_pairs(domains)
+    return [p for p in pairs if all(d in domains for d in parse_pair(p))]
 
 
 def mirror_dirs(dataset_cfg: Mapping, environ: Mapping[str, str] = os.environ) -> list[Path]:

@@ -41,6 +41,7 @@ REGISTRY_MODULES = {
     "otfs.domain_classifiers": "otfs.boosting",
     "otfs.zero_shot_selectors": "otfs.semfs",
     "otfs.feature_extractors": "otfs.extraction",
+    "otfs.dataset_readers": "otfs.data.readers",
 }
 
 

@@ -1,7 +1,7 @@
 """The paper's tables, built from aggregated results, and their comparison with it.
 
 Every table exists in three forms: a tidy CSV (one row per published cell:
-feature set, selection, adapter, pair or ``Mean``, order, number of
+feature set, ranker, adapter, pair or ``Mean``, order, number of
 features, accuracy, standard deviation, summed adaptation time), and wide
 LaTeX and Markdown renderings laid out like the paper. The comparison joins
 the tidy table with the numbers transcribed from the paper
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 #: Columns identifying a cell of a table.
-KEYS = ["feature_set", "selection", "adapter", "pair", "order", "n_features"]
+KEYS = ["feature_set", "ranker", "adapter", "pair", "order", "n_features"]
 #: Adaptation pairs behind every "Mean" the paper publishes.
 PAPER_PAIRS = 12
 #: Display names of the feature sets (the paper's, and this project's).
@@ -62,7 +62,7 @@ def points(
     with_pairs: bool = True,
     with_all: bool = True,
 ) -> pd.DataFrame:
-    """Tidy table cells from one aggregate (a feature set, selection, adapter, grid).
+    """Tidy table cells from one aggregate (a feature set, ranker, adapter, grid).
 
     Parameters
     ----------

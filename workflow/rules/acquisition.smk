@@ -1,17 +1,21 @@
 # Stage acquisition: one hash-verified raw file from the first source that has it
-# (local folder, mirror folders, pinned upstream URL). Library code is not an
-# input: the output is identified by its hash, whatever code fetched it.
+# (local folder, mirror folders, pinned upstream URL): any file of a dataset's
+# manifest that its reader asks for. Library code is not an input: the output is
+# identified by its hash, whatever code fetched it.
 
 
 rule acquire:
     input:
         manifest=lambda w: config["datasets"][w.dataset]["manifest"],
     output:
-        raw="data/raw/{dataset}/{folder}/{domain}.mat",
+        raw="data/raw/{dataset}/{folder}/{file}",
     log:
-        "logs/acquisition/{dataset}/{folder}/{domain}.log",
+        "logs/acquisition/{dataset}/{folder}/{file}.log",
     benchmark:
-        "logs/benchmarks/acquire/{dataset}/{folder}/{domain}.tsv"
+        "logs/benchmarks/acquire/{dataset}/{folder}/{file}.tsv"
+    wildcard_constraints:
+        folder=r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*",  # a manifest path's folders
+        file=r"[A-Za-z0-9_-]+\.[A-Za-z0-9_.]+",  # a file name with its extension (not a folder of images)
     conda:
         "../../envs/otfs.yaml"
     threads: 1
@@ -19,7 +23,7 @@ rule acquire:
         mem_mb=256,
         runtime=15,
     params:
-        relpath=lambda w: f"{w.folder}/{w.domain}.mat",
+        relpath=lambda w: f"{w.folder}/{w.file}",
         dataset=lambda w: source_settings(w.dataset),
     script:
         "../scripts/acquisition.py"

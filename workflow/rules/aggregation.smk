@@ -1,12 +1,12 @@
 # Stage aggregation: the tidy long table of one configuration (feature set,
-# domain scope, selection, adapter, grid), its summaries and provenance; and
+# domain scope, ranker, adapter, grid), its summaries and provenance; and
 # the single long table of a target set.
 
 
 rule aggregate:
     input:
         runs=lambda w: expand(
-            "results/runs/{{feature_set}}/classification/{{selection}}/{{adapter}}/{{grid}}/{pair}.tsv",
+            "results/runs/{{feature_set}}/classification/{{ranker}}/{{adapter}}/{{grid}}/{pair}.tsv",
             pair=scope_pairs(w.feature_set, w.scope),
         ),
         caches=lambda w: [
@@ -15,14 +15,14 @@ rule aggregate:
         ],
         code=script_code("aggregation.py"),
     output:
-        long="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/long.tsv",
-        per_pair="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/per_pair.tsv",
-        summary="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/summary.tsv",
-        provenance="results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}/provenance.json",
+        long="results/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}/long.tsv",
+        per_pair="results/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}/per_pair.tsv",
+        summary="results/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}/summary.tsv",
+        provenance="results/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}/provenance.json",
     log:
-        "logs/aggregation/{feature_set}/{scope}/{selection}/{adapter}/{grid}.log",
+        "logs/aggregation/{feature_set}/{scope}/{ranker}/{adapter}/{grid}.log",
     benchmark:
-        "logs/benchmarks/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}.tsv"
+        "logs/benchmarks/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}.tsv"
     conda:
         "../../envs/otfs.yaml"
     threads: 1
@@ -33,7 +33,7 @@ rule aggregate:
         run=lambda w: {
             "feature_set": w.feature_set,
             "scope": w.scope,
-            "selection": w.selection,
+            "ranker": w.ranker,
             "adapter": w.adapter,
             "grid": w.grid,
             "pairs": len(scope_pairs(w.feature_set, w.scope)),

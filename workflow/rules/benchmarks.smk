@@ -99,7 +99,11 @@ rule pipeline_profile:
 
 rule end_to_end:
     input:
-        raw=[raw_file("surf", d) for d in fs_domains("surf")],
+        raw=[
+            raw_path("surf", r)
+            for d in fs_domains("surf")
+            for r in reader_files("surf", d)
+        ],
         code=script_code("bench_end_to_end.py"),
     output:
         csv="results/benchmarks/end_to_end.csv",

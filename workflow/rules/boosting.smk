@@ -10,7 +10,7 @@ include: "boosting_common.smk"
 rule boosting_run:
     input:
         caches=pair_caches,
-        ranking=f"results/runs/{{feature_set}}/ranking/{SELECTION}/{{pair}}.json",
+        ranking=f"results/runs/{{feature_set}}/ranking/{MAIN_RANKER}/{{pair}}.json",
         code=script_code("boosting.py"),
     output:
         run="results/boosting/runs/{feature_set}/{pair}/{task}/{rep}.tsv",

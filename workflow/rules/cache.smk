@@ -1,7 +1,7 @@
 # Stage cache: one HDF5 file per feature set and domain, preprocessed once. A
 # domain whose raw file is missing blocks only the pairs that need it. A
-# released feature set reads its .mat file; an extracted one reads the
-# extraction output (rule extract_features).
+# feature set read from files uses its dataset reader (src/otfs/datasets/, or
+# an entry point), an extracted one the extraction output (rule extract_features).
 
 
 rule build_cache:
@@ -22,5 +22,6 @@ rule build_cache:
         runtime=10,
     params:
         feature_set=lambda w: fs_config(w.feature_set),
+        raw_files=lambda w: reader_files(w.feature_set, w.domain),
     script:
         "../scripts/cache.py"

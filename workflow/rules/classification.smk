@@ -5,15 +5,14 @@
 rule classify:
     input:
         caches=pair_caches,
-        selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
-        ranking="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
+        ranking="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
         code=script_code("classification.py"),
     output:
-        tsv="results/runs/{feature_set}/classification/{selection}/{adapter}/{grid}/{pair}.tsv",
+        tsv="results/runs/{feature_set}/classification/{ranker}/{adapter}/{grid}/{pair}.tsv",
     log:
-        "logs/classification/{feature_set}/{selection}/{adapter}/{grid}/{pair}.log",
+        "logs/classification/{feature_set}/{ranker}/{adapter}/{grid}/{pair}.log",
     benchmark:
-        "logs/benchmarks/classify/{feature_set}/{selection}/{adapter}/{grid}/{pair}.tsv"
+        "logs/benchmarks/classify/{feature_set}/{ranker}/{adapter}/{grid}/{pair}.tsv"
     conda:
         "../../envs/otfs.yaml"
     threads: 1

@@ -47,7 +47,7 @@ rule clinical_rank:
         runtime=20,
     params:
         clinical=config["clinical"],
-        ranking=config["ranking"],
+        ranking={k: config["ranking"][k] for k in OT_RANKER_SETTINGS["ranking"]},
         tie_break=config["selection"]["tie_break"],
     script:
         "../scripts/clinical.py"

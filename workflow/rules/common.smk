@@ -27,16 +27,19 @@ from otfs.config import (
 from otfs.data.images import domain_images  # noqa: E402
 from otfs.data.uci import raw_files  # noqa: E402
 from otfs.data.manifest import read_manifest  # noqa: E402
+from otfs.data.readers import get_reader, reader_spec  # noqa: E402
 from otfs.extraction import get_extractor  # noqa: E402
 from otfs.protocol import parse_pair, resolve_count, source_per_class  # noqa: E402
 from otfs.provenance import package_versions  # noqa: E402
 from otfs.stages.acquisition import sources_for  # noqa: E402
+from otfs.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
 
 validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
 
 # Paths of repository files named in the config are relative to the repository.
 for _ds in config["datasets"].values():
-    _ds["manifest"] = str(REPO / _ds["manifest"])
+    if _ds.get("manifest"):
+        _ds["manifest"] = str(REPO / _ds["manifest"])
     if _ds.get("image_manifest"):
         _ds["image_manifest"] = str(REPO / _ds["image_manifest"])
 config["wda"]["data"]["manifest"] = str(REPO / config["wda"]["data"]["manifest"])
@@ -50,6 +53,7 @@ wildcard_constraints:
     extractor=r"[A-Za-z0-9_.-]+",
     pair=r"[A-Za-z0-9_]+-[A-Za-z0-9_]+",
     selection=r"[A-Za-z0-9_]+",  # a name of otfs.selection.STRATEGIES, plug-ins included
+    ranker=r"[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",  # a name of otfs.ranking.FEATURE_RANKERS, plug-ins included
     adapter=r"[A-Za-z0-9_]+",
     grid=r"[A-Za-z0-9_]+",
     scope=r"all|[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)+",
@@ -97,10 +101,9 @@ def is_extracted(feature_set):
     return "extractor" in fs_config(feature_set)
 
 
-def raw_file(feature_set, domain):
-    """The acquired raw file of one domain of a released feature set."""
-    fs = fs_config(feature_set)
-    return f"data/raw/{fs['dataset']}/{fs['folder']}/{domain}.mat"
+def raw_path(feature_set, relpath):
+    """Where the pipeline acquires a file of a feature set's dataset (a manifest path)."""
+    return f"data/raw/{fs_config(feature_set)['dataset']}/{relpath}"
 
 
 def images_dir(dataset, domain):
@@ -130,21 +133,80 @@ def fs_pairs(feature_set):
     return [p for p in pairs if set(parse_pair(p)) <= domains]
 
 
+def fs_reader(feature_set):
+    """The dataset reader of a feature set read from files (None for an extracted one)."""
+    spec = reader_spec(fs_config(feature_set))
+    return None if spec is None else get_reader(*spec)
+
+
+@functools.cache
+def dataset_manifest(dataset):
+    """A dataset's parsed manifest, or None where it has none."""
+    path = config["datasets"][dataset].get("manifest")
+    return read_manifest(path) if path else None
+
+
+def reader_files(feature_set, domain):
+    """The manifest paths a feature set's reader reads ``domain`` from ([] for an extracted set)."""
+    reader = fs_reader(feature_set)
+    return [] if reader is None else reader.files(domain)
+
+
 def fs_n_features(feature_set):
-    """Number of features of a feature set, read from its manifest (no data needed)."""
+    """Number of features of a feature set, from its reader or extractor (no data needed)."""
     fs = fs_config(feature_set)
     if is_extracted(feature_set):
         return get_extractor(fs["extractor"]).n_features
-    manifest = read_manifest(fs_dataset(feature_set)["manifest"])
-    widths = {
-        int(manifest.entry(f"{fs['folder']}/{d}.mat").extra["d"])
-        for d in fs_domains(feature_set)
-    }
-    if len(widths) != 1:
-        raise WorkflowError(
-            f"{feature_set}: domains disagree on the number of features {widths}"
+    try:
+        return fs_reader(feature_set).count_features(
+            list(fs_domains(feature_set)), dataset_manifest(fs["dataset"])
         )
-    return widths.pop()
+    except (KeyError, ValueError) as exc:
+        raise WorkflowError(f"feature set {feature_set!r}: {exc}") from exc
+
+
+# --- rankers -----------------------------------------------------------------
+# The OT rankers (ot, ot-1nn, ot-random) take Algorithm 1's settings from config
+# `selection` and Algorithm 2's from `ranking`; every other ranker its own from
+# `rankers.<name>` (its defaults where absent). otfs.config checks both.
+OT_RANKER_SETTINGS = {
+    "selection": ("tie_break", "emd_max_iter"),
+    "ranking": ("reg", "norm", "method", "max_iter", "tol"),
+}
+
+
+@functools.cache
+def ranker_strategy(name):
+    """The sample-selection strategy whose pairs ranker ``name`` ranks (the OT rankers), else None."""
+    return pairs_strategy(build_ranker(name, config.get("rankers", {}).get(name)))
+
+
+def ranker_params(name):
+    """A ranker's parameters, as the ranking stage builds it."""
+    params = dict(config.get("rankers", {}).get(name) or {})
+    if ranker_strategy(name):
+        for section, keys in OT_RANKER_SETTINGS.items():
+            params.update({k: config[section][k] for k in keys})
+    return params
+
+
+def ranking_selection(w):
+    """The selection stage's file that an OT ranker ranks the pairs of (no input for other rankers)."""
+    strategy = ranker_strategy(w.ranker)
+    if strategy is None:
+        return {}
+    return {
+        "selection": f"results/runs/{w.feature_set}/selection/{strategy}/{w.pair}.json"
+    }
+
+
+def pair_source_per_class(pair):
+    """Source samples per class of each iteration of ``pair`` (config `protocol`)."""
+    return source_per_class(
+        parse_pair(pair)[0],
+        config["protocol"]["source_per_class"],
+        config["protocol"]["source_per_class_overrides"],
+    )
 
 
 def adapter_params(name):
@@ -191,13 +253,18 @@ def source_settings(dataset):
 
 
 def cache_inputs(w):
-    """A released feature set's .mat file, or an extracted one's extraction output."""
+    """The files a feature set's reader reads a domain from (and the manifest), or an extracted
+    feature set's extraction output."""
     if is_extracted(w.feature_set):
         return {"features": features_file(w.feature_set, w.domain)}
-    return {
-        "mat": raw_file(w.feature_set, w.domain),
-        "manifest": fs_dataset(w.feature_set)["manifest"],
+    inputs = {
+        "raw": [
+            raw_path(w.feature_set, r) for r in reader_files(w.feature_set, w.domain)
+        ]
     }
+    if fs_dataset(w.feature_set).get("manifest"):
+        inputs["manifest"] = fs_dataset(w.feature_set)["manifest"]
+    return inputs
 
 
 # --- data availability -------------------------------------------------------
@@ -237,11 +304,14 @@ def _present(feature_set, domain):
         return Path(features_file(feature_set, domain)).is_file() or _images_present(
             fs["dataset"], domain
         )
-    rel = f"{fs['folder']}/{domain}.mat"
-    copies = [Path(raw_file(feature_set, domain))] + [
-        f / rel for f in _search_folders(feature_set)
-    ]
-    return any(p.is_file() for p in copies)
+    if not reader_files(feature_set, domain):
+        return True  # nothing to read: a generated dataset
+    folders = _search_folders(feature_set)
+    return all(
+        Path(raw_path(feature_set, rel)).is_file()
+        or any((f / rel).is_file() for f in folders)
+        for rel in reader_files(feature_set, domain)
+    )
 
 
 def local_domains(feature_set):
@@ -251,7 +321,7 @@ def local_domains(feature_set):
 
 def require_obtainable(feature_set):
     """Fail while the DAG is built if a file is neither local nor downloadable."""
-    if fs_dataset(feature_set)["download"]:
+    if fs_dataset(feature_set).get("download"):
         return  # the acquisition job fetches it, or fails naming the file
     missing = [
         d for d in fs_domains(feature_set) if d not in local_domains(feature_set)
@@ -265,7 +335,9 @@ def require_obtainable(feature_set):
             )
         else:
             where = ", ".join(
-                str(Path(ds["local_dir"]) / fs["folder"] / f"{d}.mat") for d in missing
+                str(Path(ds["local_dir"]) / rel)
+                for d in missing
+                for rel in reader_files(feature_set, d)
             )
         raise WorkflowError(
             f"feature set {feature_set!r}: the data of domain(s) {missing} cannot be obtained "
@@ -297,11 +369,11 @@ def target_feature_sets(target_set, names):
     return [fs for fs in names if scope_pairs(fs, scope_for("available", fs))]
 
 
-def agg(target_set, feature_set, selection=None, adapter="NA", grid="curves"):
+def agg(target_set, feature_set, ranker=None, adapter="NA", grid="curves"):
     """Folder of one aggregate, for the scope of ``feature_set`` in ``target_set``."""
     scope = scope_for(target_set, feature_set)
-    selection = selection or SELECTION
-    return f"results/aggregate/{feature_set}/{scope}/{selection}/{adapter}/{grid}"
+    ranker = ranker or MAIN_RANKER
+    return f"results/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}"
 
 
 def agg_files(prefixes, kinds=("per_pair.tsv", "summary.tsv", "provenance.json")):
@@ -313,7 +385,8 @@ PAPER = REPO / "data" / "paper"  # published numbers, transcribed
 ITERATIONS = list(range(config["protocol"]["iterations"]))
 # Shown in report captions (a version change rebuilds tables and figures).
 VERSIONS = ", ".join(f"{k} {v}" for k, v in package_versions().items())
-SELECTION = config["selection"]["strategy"]
+# The ranker of the paper's tables and figures (Table 5 compares the OT rankers).
+MAIN_RANKER = config["ranking"]["ranker"]
 
 
 # --- targets the experiments add themselves to ---------------------------------

@@ -1,6 +1,6 @@
 # Related method II: relevant and invariant feature selection (Persello &
-# Bruzzone) on Office-Caltech. One job per pair reuses the selection stage's
-# source samples and the ranking stage's OT order, draws the labelled target
+# Bruzzone) on Office-Caltech. One job per pair reuses the ranking stage's
+# source samples and OT order, draws the labelled target
 # samples, searches the Pareto front with NSGA-II and scores every subset.
 
 
@@ -10,8 +10,7 @@ include: "invariance_common.smk"
 rule invariance_run:
     input:
         caches=pair_caches,
-        selection=f"results/runs/{{feature_set}}/selection/{SELECTION}/{{pair}}.json",
-        ranking=f"results/runs/{{feature_set}}/ranking/{SELECTION}/{{pair}}.json",
+        ranking=f"results/runs/{{feature_set}}/ranking/{MAIN_RANKER}/{{pair}}.json",
         code=script_code("invariance.py"),
     output:
         run="results/invariance/runs/{feature_set}/{pair}.json",

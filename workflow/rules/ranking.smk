@@ -1,17 +1,21 @@
-# Stage ranking: Algorithm 2's coupling diagonal and the three feature orders.
+# Stage ranking: one ranker's feature scores and its three feature orders, for
+# every iteration of one pair. The OT rankers (ot, ot-1nn, ot-random) rank the
+# sample pairs of their selection strategy (rule select_samples); every other
+# ranker (a file of src/otfs/rankers/, or an entry point) is fitted on the
+# iteration's source subset and the whole target.
 
 
 rule rank_features:
     input:
+        unpack(ranking_selection),
         caches=pair_caches,
-        selection="results/runs/{feature_set}/selection/{selection}/{pair}.json",
         code=script_code("ranking.py"),
     output:
-        json="results/runs/{feature_set}/ranking/{selection}/{pair}.json",
+        json="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
     log:
-        "logs/ranking/{feature_set}/{selection}/{pair}.log",
+        "logs/ranking/{feature_set}/{ranker}/{pair}.log",
     benchmark:
-        "logs/benchmarks/rank_features/{feature_set}/{selection}/{pair}.tsv"
+        "logs/benchmarks/rank_features/{feature_set}/{ranker}/{pair}.tsv"
     conda:
         "../../envs/otfs.yaml"
     threads: 1
@@ -21,6 +25,8 @@ rule rank_features:
         mem_mb=lambda w: 512 + 2 * fs_n_features(w.feature_set) ** 2 * 8 // 2**20,
         runtime=10,
     params:
-        ranking=config["ranking"],
+        ranker_params=lambda w: ranker_params(w.ranker),
+        per_class=lambda w: pair_source_per_class(w.pair),
+        iterations=ITERATIONS,
     script:
         "../scripts/ranking.py"

@@ -19,11 +19,7 @@ rule select_samples:
         mem_mb=1024,
         runtime=5,
     params:
-        per_class=lambda w: source_per_class(
-            parse_pair(w.pair)[0],
-            config["protocol"]["source_per_class"],
-            config["protocol"]["source_per_class_overrides"],
-        ),
+        per_class=lambda w: pair_source_per_class(w.pair),
         iterations=ITERATIONS,
         tie_break=config["selection"]["tie_break"],
         emd_max_iter=config["selection"]["emd_max_iter"],

@@ -134,8 +134,8 @@ rule make_table5:
     input:
         agg=lambda w: agg_files(
             [
-                agg(w.target_set, w.feature_set, selection=s)
-                for s in TARGETS_CONFIG["table5"]["selections"]
+                agg(w.target_set, w.feature_set, ranker=r)
+                for r in TARGETS_CONFIG["table5"]["rankers"]
             ]
         ),
         published=f"{PAPER}/table5.csv",
@@ -161,8 +161,8 @@ rule make_table5:
         kind="table5",
         versions=VERSIONS,
         aggregates=lambda w: {
-            s: agg(w.target_set, w.feature_set, selection=s)
-            for s in TARGETS_CONFIG["table5"]["selections"]
+            r: agg(w.target_set, w.feature_set, ranker=r)
+            for r in TARGETS_CONFIG["table5"]["rankers"]
         },
         counts=lambda w: counts(w.feature_set, TARGETS_CONFIG["table5"]["n_features"]),
         caption=lambda w: f"Table 5 ({w.target_set}): {w.feature_set}, sample-selection strategies, no adaptation; mean ± std over pairs, {len(ITERATIONS)} iterations.",

@@ -81,8 +81,7 @@ def target_aggregates(target_set):
         ]
     for fs in per_fs_sets(target_set, "table5"):
         out += [
-            agg(target_set, fs, selection=s)
-            for s in TARGETS_CONFIG["table5"]["selections"]
+            agg(target_set, fs, ranker=r) for r in TARGETS_CONFIG["table5"]["rankers"]
         ]
     for target in MULTI_FS:
         out += [agg(target_set, fs) for fs in multi_fs_sets(target_set, target)]
@@ -136,5 +135,7 @@ def staged_files():
             if is_extracted(feature_set):
                 files.append(images_dir(dataset, domain))
             else:
-                files.append(raw_file(feature_set, domain))
+                files += [
+                    raw_path(feature_set, r) for r in reader_files(feature_set, domain)
+                ]
     return list(dict.fromkeys(files))

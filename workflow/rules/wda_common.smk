@@ -63,7 +63,7 @@ WDA_OFFICE_FS = WDA_CONFIG["office"]["feature_set"]
 
 def wda_office_inputs(w):
     return [
-        f"results/runs/{WDA_OFFICE_FS}/classification/{SELECTION}/{a}/{WDA_CONFIG['office']['grid']}/{p}.tsv"
+        f"results/runs/{WDA_OFFICE_FS}/classification/{MAIN_RANKER}/{a}/{WDA_CONFIG['office']['grid']}/{p}.tsv"
         for a in WDA_CONFIG["office"]["adapters"]
         for p in fs_pairs(WDA_OFFICE_FS)
     ]

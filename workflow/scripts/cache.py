@@ -16,7 +16,7 @@ with job(snakemake.log[0], snakemake.threads, "cache", code=snakemake.input.code
             feature_set=snakemake.wildcards.feature_set,  # noqa: F821
             domain=snakemake.wildcards.domain,  # noqa: F821
             fs_cfg=snakemake.params.feature_set,  # noqa: F821
-            manifest_path=snakemake.input.manifest,  # noqa: F821
-            mat_path=snakemake.input.mat,  # noqa: F821
+            manifest_path=snakemake.input.get("manifest"),  # noqa: F821
+            raw_paths=dict(zip(snakemake.params.raw_files, snakemake.input.get("raw", []), strict=True)),  # noqa: F821
             output=snakemake.output.h5,  # noqa: F821
         )

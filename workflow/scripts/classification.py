@@ -5,7 +5,6 @@ from otfs.stages import classification, domain_caches, job
 with job(snakemake.log[0], snakemake.threads, "classification", code=snakemake.input.code):  # noqa: F821
     classification.run(
         caches=domain_caches(snakemake.input.caches),  # noqa: F821
-        selection_path=snakemake.input.selection,  # noqa: F821
         ranking_path=snakemake.input.ranking,  # noqa: F821
         adapter=snakemake.wildcards.adapter,  # noqa: F821
         adapter_params=snakemake.params.adapter_params,  # noqa: F821

@@ -6,7 +6,6 @@ sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "invariance", code=sm.input.code):
     invariance.run(
         caches=domain_caches(sm.input.caches),
-        selection_path=sm.input.selection,
         ranking_path=sm.input.ranking,
         cfg=sm.params.invariance,
         output=sm.output.run,

@@ -65,9 +65,12 @@ def _rank_pair(caches, pair, iterations, out):
     start = time.perf_counter()
     with threadpool_limits(limits=1):
         sel = out / "selection" / f"{pair}.json"
-        selection.run(caches, "caffenet-like", pair, range(iterations), "ot", per_class=20 if not
-                      pair.startswith("dslr") else 8, tie_break="lowest", emd_max_iter=100_000, output=sel)
-        ranking.run(caches, sel, RANKING, out / "ranking" / f"{pair}.json")
+        per_class = 8 if pair.startswith("dslr") else 20
+        selection.run(caches, "caffenet-like", pair, range(iterations), "ot", per_class=per_class,
+                      tie_break="lowest", emd_max_iter=100_000, output=sel)
+        ranking.run(caches, "caffenet-like", pair, "ot", iterations=range(iterations), per_class=per_class,
+                    ranker_params={**RANKING, "tie_break": "lowest", "emd_max_iter": 100_000},
+                    selection_path=sel, output=out / "ranking" / f"{pair}.json")
     return {"job": "rank", "pair": pair, "adapter": "", "seconds": time.perf_counter() - start}
 
 
@@ -78,8 +81,8 @@ def _classify(caches, pair, adapter, out):
 
     start = time.perf_counter()
     with threadpool_limits(limits=1):
-        classification.run(caches, out / "selection" / f"{pair}.json", out / "ranking" / f"{pair}.json",
-                           adapter, "table3", ["Descending"], COUNTS, out / "classification" / adapter / f"{pair}.tsv")
+        classification.run(caches, out / "ranking" / f"{pair}.json", adapter, "table3", ["Descending"], COUNTS,
+                           out / "classification" / adapter / f"{pair}.tsv")
     return {"job": "classify", "pair": pair, "adapter": adapter, "seconds": time.perf_counter() - start}
 
 

@@ -1,7 +1,9 @@
 """Stage ``cache``: build the HDF5 feature cache of one feature set and domain.
 
-``run`` reads a released ``.mat`` file; ``run_extracted`` reads the output of
-the extraction stage. Both write the same format.
+``run`` reads a domain's files with the feature set's dataset reader
+(:mod:`otfs.data.readers`; the released ``.mat`` files are the ``mat``
+reader's); ``run_extracted`` reads the output of the extraction stage. Both
+write the same format.
 """
 
 from __future__ import annotations
@@ -9,51 +11,59 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 
 from ..data.acquisition import verify_file
 from ..data.cache import DomainData, read_cache, write_cache
 from ..data.manifest import git_blob_sha1, read_manifest
-from ..data.matfile import load_mat_features
+from ..data.readers import get_reader, reader_spec
 
 log = logging.getLogger(__name__)
 
 #: Root attributes every cache writes for itself; an extraction output's
 #: other attributes (extractor, transform, versions of torch...) are carried on.
-_OWN_ATTRS = {"format", "feature_set", "dataset", "preprocessing", "class_names", "versions", "created_by"}
+_OWN_ATTRS = {"format", "feature_set", "dataset", "preprocessing", "class_names", "versions", "created_by", "reader"}
 
 
-def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, mat_path, output) -> None:
-    """Read, verify and preprocess one domain's ``.mat`` file into ``output``.
+def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, raw_paths: Mapping[str, str],
+        output) -> None:
+    """Read one domain with the feature set's dataset reader, verified and preprocessed, into ``output``.
 
     Parameters
     ----------
     feature_set, domain : str
     fs_cfg : mapping
-        The feature set's configuration (``folder``, ``preprocessing``...).
-    manifest_path : path
-    mat_path : path of the acquired ``.mat`` file
+        The feature set's configuration (``dataset``, ``reader`` or ``folder``, ``preprocessing``).
+    manifest_path : path or None
+        The dataset's manifest (None for a dataset with none).
+    raw_paths : mapping of manifest path to the acquired copy
+        One entry per file the reader reads the domain from (:meth:`DatasetReader.files`).
     output : path of the HDF5 cache
     """
-    manifest = read_manifest(manifest_path)
-    class_names = manifest.meta["class_names"].split(",")
-    entry = manifest.entry(f"{fs_cfg['folder']}/{domain}.mat")
-    # The raw copy was verified when acquired; verify again in case it was
-    # replaced by hand since.
-    verify_file(mat_path, entry)
-    counts = [int(c) for c in entry.extra["class_counts"].split(",")]
-    X, y = load_mat_features(mat_path, n_classes=len(class_names), class_counts=counts)
-    expected = (int(entry.extra["n"]), int(entry.extra["d"]))
-    if X.shape != expected:
-        raise ValueError(f"{mat_path}: features have shape {X.shape}, manifest says {expected}")
-    log.info("%s/%s: %d samples x %d features", feature_set, domain, *X.shape)
+    name, params = reader_spec(fs_cfg)
+    reader = get_reader(name, params)
+    manifest = read_manifest(manifest_path) if manifest_path else None
+    wanted = reader.files(domain)
+    if sorted(wanted) != sorted(raw_paths):
+        raise ValueError(f"{feature_set}/{domain}: the {name} reader reads {wanted}, got the files {sorted(raw_paths)}")
+    blobs = []
+    for relpath in wanted:
+        # The raw copy was verified when acquired; verify again in case it was replaced by hand since.
+        entry = manifest.entry(relpath)
+        verify_file(raw_paths[relpath], entry)
+        blobs.append(entry.git_blob_sha1)
+    where = ", ".join(str(raw_paths[r]) for r in wanted) or f"the {name} reader"
+    dom = reader.read(domain, {r: Path(raw_paths[r]) for r in wanted}, manifest).check(f"{feature_set}/{domain} ({where})")
+    log.info("%s/%s: %d samples x %d features, read by %s", feature_set, domain, *dom.X.shape, name)
     write_cache(
         output,
         feature_set=feature_set,
         dataset=fs_cfg["dataset"],
-        domains={domain: DomainData(domain, X, y, str(mat_path), entry.git_blob_sha1)},
-        class_names=class_names,
+        domains={domain: DomainData(domain, dom.X, dom.y, ";".join(str(raw_paths[r]) for r in wanted),
+                                    ",".join(blobs), sample_ids=tuple(dom.sample_ids))},
+        class_names=dom.class_names,
         preprocessing=fs_cfg["preprocessing"],
-        extra_attrs={"manifest": str(manifest_path)},
+        extra_attrs={"manifest": str(manifest_path or ""), "reader": {"name": name, **params}},
     )
 
 

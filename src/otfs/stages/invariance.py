@@ -1,7 +1,7 @@
 """Stage ``invariance``: Persello & Bruzzone's selector on Office-Caltech, beside the OT ranking.
 
 The method needs labelled samples in both domains: each iteration reuses the
-source samples of the selection stage (20 per class, 8 from dslr) and draws
+source samples of the ranking stage (20 per class, 8 from dslr) and draws
 ``target_per_class`` labelled target samples per class (default 3), seeded by
 (feature set, pair, iteration). The remaining target samples are the target
 test set; the source samples not drawn are the source test set. Every subset
@@ -39,27 +39,27 @@ def labelled_target(y, per_class: int, seed: int) -> np.ndarray:
     return np.concatenate(out)
 
 
-def run(caches: Mapping[str, str], selection_path, ranking_path, cfg: Mapping, output) -> dict:
+def run(caches: Mapping[str, str], ranking_path, cfg: Mapping, output) -> dict:
     """Fronts and chosen subsets of every iteration of one pair; writes a JSON record."""
     from ..invariance import InvarianceCriteria, RelevantInvariantSelector, knee_point
 
-    sel, rank = read_json(selection_path), read_json(ranking_path)
-    cache = read_domains({d: caches[d] for d in (sel["source"], sel["target"])})
-    src, tgt = cache.domain(sel["source"]), cache.domain(sel["target"])
+    rank = read_json(ranking_path)
+    cache = read_domains({d: caches[d] for d in (rank["source"], rank["target"])})
+    src, tgt = cache.domain(rank["source"]), cache.domain(rank["target"])
     m = int(cfg["n_features"])
     records, fronts = [], []
-    for s_it, r_it in list(zip(sel["iterations"], rank["iterations"], strict=True))[: int(cfg["iterations"])]:
-        it = s_it["iteration"]
-        train = np.asarray(s_it["source_subset"])
+    for r_it in rank["iterations"][: int(cfg["iterations"])]:
+        it = r_it["iteration"]
+        train = np.asarray(r_it["source_subset"])
         src_test = np.setdiff1d(np.arange(len(src.y)), train)
-        seed = derive_seed(sel["feature_set"], sel["pair"], it, "labelled_target")
+        seed = derive_seed(rank["feature_set"], rank["pair"], it, "labelled_target")
         lab = labelled_target(tgt.y, int(cfg["target_per_class"]), seed)
         tgt_test = np.setdiff1d(np.arange(len(tgt.y)), lab)
         Xs, ys = src.X[train], src.y[train]
         selector = RelevantInvariantSelector(
             n_features_to_select=m, reg=cfg["reg"], output_kernel=cfg["output_kernel"],
             pop_size=int(cfg["pop_size"]), n_gen=int(cfg["n_gen"]), rule="target_accuracy",
-            random_state=derive_seed(sel["feature_set"], sel["pair"], it, "nsga2") % (2**31),
+            random_state=derive_seed(rank["feature_set"], rank["pair"], it, "nsga2") % (2**31),
         ).fit(Xs, ys, tgt.X[lab], tgt.y[lab])
         F, masks = selector.front_, selector.front_masks_
 
@@ -82,8 +82,8 @@ def run(caches: Mapping[str, str], selection_path, ranking_path, cfg: Mapping, o
         fronts.append({"iteration": it, "objectives": F.tolist(), "accuracy": front_acc,
                        "chosen": selector.chosen_, "labelled_target_accuracy": selector.target_accuracies_.tolist()})
         log.info("%s iteration %d: front of %d subsets; invariant %.1f%% target, relevance-only %.1f%%, OT %.1f%%",
-                 sel["pair"], it, len(F), front_acc[picks["invariant"]][1], front_acc[picks["relevance"]][1], t_acc)
-    out = {"feature_set": sel["feature_set"], "pair": sel["pair"], "source": sel["source"], "target": sel["target"],
+                 rank["pair"], it, len(F), front_acc[picks["invariant"]][1], front_acc[picks["relevance"]][1], t_acc)
+    out = {"feature_set": rank["feature_set"], "pair": rank["pair"], "source": rank["source"], "target": rank["target"],
            "n_features": m, "target_per_class": int(cfg["target_per_class"]), "records": records, "fronts": fronts}
     write_json(output, out)
     return out

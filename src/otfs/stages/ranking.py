@@ -1,50 +1,117 @@
-"""Stage ``ranking``: score and order the features of every iteration (Algorithm 2)."""
+"""Stage ``ranking``: score and order the features of every iteration of one pair, with one ranker.
+
+Every ranker sees the same source samples: each iteration's source subset is
+drawn from (feature set, pair, iteration) alone. The paper's rankers (``ot``,
+``ot-1nn``, ``ot-random``: :class:`otfs.ranking.OTFeatureRanker`) rank the
+sample pairs that the selection stage found with their strategy (Algorithm 1),
+so the exact OT problems are solved once per strategy; every other ranker is
+fitted on the source subset and the whole target, as
+``ranker.fit(Xs, ys, X_target=Xt)``.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 from ..data.cache import read_domains
 from ..io import read_json, write_json
-from ..protocol import derive_seed
-from ..ranking import feature_coupling_diagonal, feature_orders
+from ..protocol import derive_seed, draw_source_subset, parse_pair
 
-_HEADER = ("feature_set", "pair", "source", "target", "strategy")
+__all__ = ["build_ranker", "pairs_strategy", "run"]
 
 
-def run(caches: Mapping[str, str], selection_path, ranking_cfg: Mapping, output) -> dict:
-    """Rank features on the sample pairs of the selection stage; write JSON.
+def build_ranker(name: str, params: Mapping | None = None):
+    """The registered ranker ``name`` built with ``params`` (an unknown name lists the registered ones)."""
+    from ..ranking import FEATURE_RANKERS
 
-    Besides the coupling diagonal, each iteration holds the three feature
-    orders used downstream; the Random order's seed derives from (feature
-    set, pair, iteration).
+    return FEATURE_RANKERS[name](**dict(params or {}))
+
+
+def pairs_strategy(ranker) -> str | None:
+    """The sample-selection strategy whose pairs ``ranker`` ranks (the OT rankers), else None."""
+    from ..ranking import OTFeatureRanker
+
+    return ranker.selection if isinstance(ranker, OTFeatureRanker) else None
+
+
+def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, iterations, per_class: int,
+        output, ranker_params: Mapping | None = None, selection_path=None) -> dict:
+    """Rank the features of every iteration of ``pair``; write JSON.
+
+    Parameters
+    ----------
+    caches : mapping of domain to feature cache path
+    feature_set, pair : str
+    ranker : str
+        A registered feature ranker (:data:`otfs.ranking.FEATURE_RANKERS`).
+    iterations : sequence of int
+    per_class : int
+        Source samples per class of each iteration's subset.
+    output : path of the JSON file
+    ranker_params : mapping, optional
+        The ranker's parameters (config ``rankers.<name>``; for the OT rankers
+        the sections ``selection`` and ``ranking``).
+    selection_path : path, optional
+        The selection stage's file of the ranker's strategy: required for the
+        OT rankers, whose Algorithm 2 runs on its sample pairs.
+
+    Each iteration holds the scores, the three feature orders used
+    downstream (the Random order seeded by feature set, pair and iteration),
+    the source subset and the ranking's wall time.
     """
-    sel = read_json(selection_path)
-    cache = read_domains({d: caches[d] for d in (sel["source"], sel["target"])})
-    Xs_full = cache.domain(sel["source"]).X
-    Xt = cache.domain(sel["target"]).X
+    from ..ranking import feature_coupling_diagonal, feature_orders
+
+    source, target = parse_pair(pair)
+    estimator = build_ranker(ranker, ranker_params)
+    strategy = pairs_strategy(estimator)
+    cache = read_domains({d: caches[d] for d in (source, target)})
+    src, Xt = cache.domain(source), cache.domain(target).X
+    if strategy is not None:
+        if selection_path is None:
+            raise ValueError(f"ranker {ranker!r} ranks Algorithm 1's sample pairs: give selection_path")
+        solver = {k: estimator.get_params()[k] for k in ("reg", "norm", "method", "max_iter", "tol")}
+        sel = read_json(selection_path)
+        if (sel["pair"], sel["strategy"], sel["feature_set"]) != (pair, strategy, feature_set):
+            raise ValueError(f"{selection_path}: selection of {sel['feature_set']}/{sel['pair']} by "
+                             f"{sel['strategy']!r}, not of {feature_set}/{pair} by {strategy!r}")
+        selected = {it["iteration"]: it for it in sel["iterations"]}
+        missing = [i for i in iterations if i not in selected]
+        if missing:
+            raise ValueError(f"{selection_path}: no iteration {missing}")
+    classes = range(1, len(cache.class_names) + 1)
     records = []
-    for it in sel["iterations"]:
-        Xs = Xs_full[it["source_subset"]]
-        scores, n_iter = feature_coupling_diagonal(
-            Xs[it["matched_source"]],
-            Xt[it["matched_target"]],
-            reg=ranking_cfg["reg"],
-            norm=ranking_cfg["norm"],
-            method=ranking_cfg["method"],
-            max_iter=ranking_cfg["max_iter"],
-            tol=ranking_cfg["tol"],
-            return_n_iter=True,
-        )
-        order_seed = derive_seed(sel["feature_set"], sel["pair"], it["iteration"], "random_order")
-        records.append({
-            "iteration": it["iteration"],
-            "sinkhorn_iterations": n_iter,
+    for iteration in iterations:
+        record = {"iteration": int(iteration)}
+        start = time.perf_counter()
+        if strategy is not None:
+            it = selected[iteration]
+            subset = it["source_subset"]
+            Xs = src.X[subset]
+            scores, n_iter = feature_coupling_diagonal(
+                Xs[it["matched_source"]], Xt[it["matched_target"]], **solver, return_n_iter=True
+            )
+            record["sinkhorn_iterations"] = n_iter
+        else:
+            subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
+            subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes)
+            fitted = build_ranker(ranker, ranker_params)
+            if "random_state" in fitted.get_params():
+                record["seed_ranker"] = derive_seed(feature_set, pair, iteration, "ranker", ranker)
+                fitted.set_params(random_state=record["seed_ranker"])
+            fitted.fit(src.X[subset], src.y[subset], X_target=Xt)
+            scores = fitted.scores_
+        record["ranking_time_s"] = time.perf_counter() - start
+        order_seed = derive_seed(feature_set, pair, iteration, "random_order")
+        record.update({
             "seed_random_order": order_seed,
+            "source_subset": [int(i) for i in subset],
             "scores": scores,
             "orders": feature_orders(scores, random_state=order_seed),
         })
-    out = {key: sel[key] for key in _HEADER}
-    out.update({"params": dict(ranking_cfg), "iterations": records})
+        records.append(record)
+    out = {"feature_set": feature_set, "pair": pair, "source": source, "target": target, "ranker": ranker,
+           "strategy": strategy, "params": estimator.get_params(),
+           "iterations": records}
     write_json(output, out)
     return out

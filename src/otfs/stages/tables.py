@@ -25,7 +25,8 @@ from ..tables import (
     wide,
 )
 
-SELECTION_NAMES = {"ot": "OT", "1nn": "1NN", "random": "Random"}
+#: Table 5's column names: the OT rankers by their sample-selection strategy.
+RANKER_NAMES = {"ot": "OT", "ot-1nn": "1NN", "ot-random": "Random"}
 
 
 def _aggregate(prefix: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -126,7 +127,7 @@ def table5(aggregates: Mapping[str, str], counts: Sequence[int], published, outp
         frames.append(points(per_pair, summary, counts, with_pairs=False))
     tidy = pd.concat(frames, ignore_index=True)
     table = wide(tidy, lambda r: cell_label(r["order"], r["n_features"]),
-                 lambda r: SELECTION_NAMES.get(r["selection"], r["selection"]))
+                 lambda r: RANKER_NAMES.get(r["ranker"], r["ranker"]))
     return _write(tidy, table, "#features", caption, published, outputs)
 
 
