@@ -68,6 +68,7 @@ include: "workflow/rules/wda.smk"
 include: "workflow/rules/invariance.smk"
 include: "workflow/rules/boosting.smk"
 include: "workflow/rules/semfs.smk"
+include: "workflow/rules/shift_recovery.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:

@@ -497,9 +497,11 @@ def test_a_plugin_ranker_and_dataset_run_through_the_pipeline(tmp_path):
     out = snakemake(work, *args, "--dry-run", check=False)
     assert out.returncode != 0
     text = out.stdout + out.stderr
-    assert "targets.table5.rankers[1]: unknown feature ranker 'mean-gap'; registered feature rankers: ['ot'" in text
+    assert ("targets.table5.rankers[1]: unknown feature ranker 'mean-gap'; registered feature rankers: "
+            "['domain-auc', 'ks', 'mmd', 'ot', 'ot-1nn', 'ot-random', 'random', 'source-anova', 'wasserstein1d']"
+            in text)
     assert "feature_sets.blobs64.reader.name: unknown dataset reader 'shifted-blobs'; registered dataset " \
-           "readers: ['mat']" in text
+           "readers: ['mat', 'planted-shifts']" in text
     (work / "src" / "otfs" / "rankers" / "mean_gap.py").write_text(PLUGIN_RANKER)
     snakemake(work, *args, pythonpath=str(plugin))
 

@@ -30,7 +30,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["BaseFeatureRanker", "N_FEATURES_TO_SELECT", "n_features_kept"]
+__all__ = ["BaseFeatureRanker", "N_FEATURES_TO_SELECT", "TwoDomainRanker", "n_features_kept"]
 
 #: The constraint of ``n_features_to_select`` (scikit-learn's parameter validation).
 N_FEATURES_TO_SELECT = [None, Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")]
@@ -81,3 +81,51 @@ class BaseFeatureRanker(SelectorMixin, BaseEstimator):
     def _get_support_mask(self):
         check_is_fitted(self, "support_")
         return self.support_
+
+
+class TwoDomainRanker(BaseFeatureRanker):
+    """Base class of the rankers that score each feature from a source and a target sample.
+
+    ``fit(X, y=None, X_target=None, sample_domain=None)`` takes the two domains
+    either as ``X`` and ``X_target`` or stacked in ``X`` with skada's
+    ``sample_domain`` (positive: source, negative: target; without either,
+    ``X`` against itself, with a warning, as :class:`otfs.ranking.OTFeatureRanker`), checks them (finite,
+    2-D, the same features, at least ``_min_samples`` samples each) and calls
+    :meth:`_score(Xs, ys, Xt)`, which returns one score per feature (higher:
+    more similar across the domains). Inputs are never modified.
+    """
+
+    #: The fewest samples a domain may have.
+    _min_samples = 2
+
+    def fit(self, X, y=None, X_target=None, sample_domain=None):
+        """Score the features of ``X`` (source) against ``X_target`` (target); returns ``self``."""
+        from sklearn.utils.validation import validate_data
+
+        from ._checks import split_domains
+
+        self._validate_params()
+        if sample_domain is not None:
+            if X_target is not None:
+                raise ValueError("give the target either as X_target or through sample_domain, not both")
+            X, X_target, y, _, _ = split_domains(X, sample_domain, y)
+        if X_target is None:  # as OTFeatureRanker: scikit-learn's checks and a Pipeline without routing
+            import warnings
+
+            warnings.warn(f"{type(self).__name__}.fit got no X_target; scoring X against itself", UserWarning,
+                          stacklevel=2)
+            X_target = X
+        Xs = validate_data(self, X, dtype=np.float64, ensure_min_samples=self._min_samples)
+        Xt = validate_data(self, X_target, dtype=np.float64, reset=False, ensure_min_samples=self._min_samples)
+        ys = None if y is None else np.asarray(y)
+        if ys is not None and ys.shape != (Xs.shape[0],):
+            raise ValueError(f"y has shape {ys.shape}, expected ({Xs.shape[0]},): one label per source sample")
+        return self._set_scores(self._score(Xs, ys, Xt))
+
+    def _score(self, Xs, ys, Xt):
+        raise NotImplementedError
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        return tags

@@ -140,6 +140,13 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
     problems += _reducer_problems(config["wda"], source)
     problems += _adapter_problems(config.get("adapters", {}), source)
     problems += _ranker_problems(config.get("rankers", {}), source)
+    if "shift_recovery" in config:
+        from .data.readers import get_reader
+
+        try:
+            get_reader("planted-shifts", config["shift_recovery"]["data"])
+        except (TypeError, ValueError) as exc:
+            problems.append(f"{source}: shift_recovery.data: {exc}")
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
 

@@ -1,0 +1,99 @@
+"""Per-feature two-sample statistics, vectorised over the features.
+
+Every function takes a source sample ``Xs`` (n_s, d) and a target sample
+``Xt`` (n_t, d) and returns one value per feature. They share one sort of the
+pooled columns: the empirical distribution functions of both samples at every
+pooled value follow from cumulative counts along each sorted column.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ecdf_gaps", "ks_statistic", "ks_pvalue", "wasserstein1d", "domain_auc", "mmd2_unbiased"]
+
+
+def ecdf_gaps(Xs, Xt):
+    """``(F_s - F_t, widths)`` along each sorted pooled column.
+
+    ``F_s[k, j]`` and ``F_t[k, j]`` are the two empirical CDFs of feature
+    ``j`` just after its ``k``-th smallest pooled value, ``widths[k, j]`` the
+    distance to the next pooled value (shape ``(n_s + n_t - 1, d)``).
+    """
+    n_s, n_t = Xs.shape[0], Xt.shape[0]
+    pooled = np.concatenate([Xs, Xt])
+    order = np.argsort(pooled, axis=0, kind="stable")
+    values = np.take_along_axis(pooled, order, axis=0)
+    from_source = order < n_s
+    gap = np.cumsum(from_source, axis=0) / n_s - np.cumsum(~from_source, axis=0) / n_t
+    return gap[:-1], np.diff(values, axis=0)
+
+
+def wasserstein1d(Xs, Xt):
+    """The 1-Wasserstein distance between the two marginals of each feature: ``∫ |F_s - F_t|``."""
+    gap, widths = ecdf_gaps(Xs, Xt)
+    return np.sum(np.abs(gap) * widths, axis=0)
+
+
+def ks_statistic(Xs, Xt):
+    """The two-sample Kolmogorov–Smirnov statistic of each feature: ``max |F_s - F_t|``.
+
+    The CDFs are compared only where the pooled value changes (``widths > 0``),
+    so that tied values count once, as in :func:`scipy.stats.ks_2samp`.
+    """
+    gap, widths = ecdf_gaps(Xs, Xt)
+    gap = np.where(widths > 0, np.abs(gap), 0.0)
+    return gap.max(axis=0) if gap.shape[0] else np.zeros(Xs.shape[1])
+
+
+def ks_pvalue(D, n_s, n_t):
+    """The asymptotic two-sided p-value of KS statistics ``D`` (``scipy.stats.ks_2samp(method="asymp")``)."""
+    from scipy.stats import kstwo
+
+    en = n_s * n_t / (n_s + n_t)
+    return np.clip(kstwo.sf(D, np.round(en)), 0.0, 1.0)
+
+
+def domain_auc(Xs, Xt):
+    """The AUC of each feature alone at telling target (positive) from source samples (Mann–Whitney U)."""
+    from scipy.stats import rankdata
+
+    n_s, n_t = Xs.shape[0], Xt.shape[0]
+    ranks = rankdata(np.concatenate([Xs, Xt]), axis=0)  # average ranks for ties
+    u = ranks[n_s:].sum(axis=0) - n_t * (n_t + 1) / 2
+    return u / (n_s * n_t)
+
+
+def mmd2_unbiased(Xs, Xt, bandwidth="median", max_floats=2**24):
+    """The unbiased MMD² of each feature with a Gaussian kernel ``exp(-(a - b)² / (2 σ²))``.
+
+    ``bandwidth="median"``: σ of each feature is the median of the pooled
+    sample's pairwise distances (the median heuristic; 1 where it is 0); a
+    number fixes σ for all. Features are processed in chunks of at most
+    ``max_floats`` kernel entries (128 MB).
+
+    Returns ``(mmd2, sigma)``.
+    """
+    n_s, n_t = Xs.shape[0], Xt.shape[0]
+    d = Xs.shape[1]
+    mmd2, sigma = np.empty(d), np.empty(d)
+    pooled = np.concatenate([Xs, Xt])
+    iu_s, iu_t = np.triu_indices(n_s, 1), np.triu_indices(n_t, 1)
+    iu = np.triu_indices(n_s + n_t, 1)
+    chunk = max(1, max_floats // (n_s + n_t) ** 2)
+    for start in range(0, d, chunk):
+        cols = slice(start, min(start + chunk, d))
+        P = pooled[:, cols].T[:, :, None]                      # (c, n, 1)
+        D2 = (P - P.transpose(0, 2, 1)) ** 2                   # (c, n, n)
+        if bandwidth == "median":
+            s = np.sqrt(np.median(D2[:, iu[0], iu[1]], axis=1))
+            s = np.where(s > 0, s, 1.0)
+        else:
+            s = np.full(D2.shape[0], float(bandwidth))
+        K = np.exp(-D2 / (2 * s[:, None, None] ** 2))
+        Kss, Ktt, Kst = K[:, :n_s, :n_s], K[:, n_s:, n_s:], K[:, :n_s, n_s:]
+        mmd2[cols] = (2 * Kss[:, iu_s[0], iu_s[1]].sum(1) / (n_s * (n_s - 1))
+                      + 2 * Ktt[:, iu_t[0], iu_t[1]].sum(1) / (n_t * (n_t - 1))
+                      - 2 * Kst.mean(axis=(1, 2)))
+        sigma[cols] = s
+    return mmd2, sigma

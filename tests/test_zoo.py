@@ -1,0 +1,166 @@
+"""The feature-shift rankers of the zoo, each against an independent reference on small data."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.stats
+from sklearn.feature_selection import f_classif
+from sklearn.metrics import roc_auc_score
+
+from otfs._checks import DegenerateResultWarning
+from otfs.ranking import FEATURE_RANKERS
+
+from .conftest import sklearn_checks
+
+ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random"]
+
+
+def _domains(seed=0, n_s=40, n_t=55, d=7, ties=False):
+    rng = np.random.RandomState(seed)
+    Xs, Xt = rng.randn(n_s, d), rng.randn(n_t, d)
+    Xt[:, 1] += 1.5           # mean shift
+    Xt[:, 4] *= 3.0           # scale shift
+    if ties:                  # discrete features: many tied values
+        Xs, Xt = np.round(Xs), np.round(Xt)
+    ys = np.arange(n_s) % 3
+    return Xs, ys, Xt
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_wasserstein1d_equals_scipy(ties):
+    Xs, ys, Xt = _domains(ties=ties)
+    r = FEATURE_RANKERS["wasserstein1d"]().fit(Xs, ys, X_target=Xt)
+    ref = [scipy.stats.wasserstein_distance(Xs[:, j], Xt[:, j]) for j in range(Xs.shape[1])]
+    np.testing.assert_allclose(r.distances_, ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(r.scores_, -r.distances_)
+    assert set(r.order_[-2:]) == {1, 4}  # the shifted features rank last
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_ks_equals_scipy(ties):
+    Xs, ys, Xt = _domains(seed=1, ties=ties)
+    r = FEATURE_RANKERS["ks"]().fit(Xs, ys, X_target=Xt)
+    for j in range(Xs.shape[1]):
+        ref = scipy.stats.ks_2samp(Xs[:, j], Xt[:, j], method="asymp")
+        assert r.statistics_[j] == pytest.approx(ref.statistic, abs=1e-12)
+        assert r.pvalues_[j] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-15)
+    assert r.pvalues_[1] < 1e-3
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_domain_auc_equals_scikit_learn(ties):
+    Xs, ys, Xt = _domains(seed=2, ties=ties)
+    r = FEATURE_RANKERS["domain-auc"]().fit(Xs, ys, X_target=Xt)
+    labels = np.r_[np.zeros(len(Xs)), np.ones(len(Xt))]
+    ref = [roc_auc_score(labels, np.r_[Xs[:, j], Xt[:, j]]) for j in range(Xs.shape[1])]
+    np.testing.assert_allclose(r.auc_, ref, rtol=1e-12)
+    np.testing.assert_allclose(r.scores_, -np.abs(np.asarray(ref) - 0.5))
+    assert r.order_[-1] == 1  # the mean shift separates the domains; the scale shift alone barely does
+
+
+def test_mmd_equals_the_direct_formula():
+    Xs, ys, Xt = _domains(seed=3, n_s=15, n_t=12, d=5)
+    r = FEATURE_RANKERS["mmd"](max_samples=None).fit(Xs, ys, X_target=Xt)
+    for j in range(5):
+        s, t = Xs[:, j], Xt[:, j]
+        pooled = np.r_[s, t]
+        dist = np.abs(pooled[:, None] - pooled[None, :])[np.triu_indices(len(pooled), 1)]
+        sigma = np.median(dist)
+        k = lambda a, b: np.exp(-(a[:, None] - b[None, :]) ** 2 / (2 * sigma**2))  # noqa: E731
+        kss, ktt = k(s, s), k(t, t)
+        direct = ((kss.sum() - np.trace(kss)) / (15 * 14) + (ktt.sum() - np.trace(ktt)) / (12 * 11)
+                  - 2 * k(s, t).mean())
+        assert r.bandwidths_[j] == pytest.approx(sigma, rel=1e-12)
+        assert r.mmd2_[j] == pytest.approx(direct, rel=1e-10, abs=1e-14)
+    # subsampling: seeded, and at most max_samples per domain
+    Xs, ys, Xt = _domains(seed=4, n_s=80, n_t=90)
+    a = FEATURE_RANKERS["mmd"](max_samples=30, random_state=0).fit(Xs, ys, X_target=Xt)
+    b = FEATURE_RANKERS["mmd"](max_samples=30, random_state=0).fit(Xs, ys, X_target=Xt)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert set(a.order_[-2:]) == {1, 4}
+
+
+def test_source_anova_equals_f_classif_and_warns_on_constant_features():
+    Xs, ys, Xt = _domains(seed=5)
+    r = FEATURE_RANKERS["source-anova"]().fit(Xs, ys, X_target=Xt)
+    np.testing.assert_allclose(r.scores_, f_classif(Xs, ys)[0], rtol=1e-12)
+    Xs[:, 2] = 1.0
+    with pytest.warns(DegenerateResultWarning, match="1 of 7 features are constant within every class"):
+        r = FEATURE_RANKERS["source-anova"]().fit(Xs, ys, X_target=Xt)
+    assert r.scores_[2] == 0 and r.ranking_[2] == 7
+    with pytest.raises(ValueError, match="needs y"):
+        FEATURE_RANKERS["source-anova"]().fit(Xs, X_target=Xt)
+
+
+def test_random_is_a_seeded_uniform_permutation():
+    Xs, ys, Xt = _domains(seed=6, d=5)
+    orders = [tuple(FEATURE_RANKERS["random"](random_state=s).fit(Xs, ys, X_target=Xt).order_) for s in range(600)]
+    assert orders[:3] == [tuple(FEATURE_RANKERS["random"](random_state=s).fit(Xs, ys, X_target=Xt).order_)
+                          for s in range(3)]
+    first = np.bincount([o[0] for o in orders], minlength=5)
+    assert scipy.stats.chisquare(first).pvalue > 1e-3  # every feature as likely to come first
+
+
+@pytest.mark.parametrize("name", ZOO)
+def test_sample_domain_gives_the_same_ranking(name):
+    Xs, ys, Xt = _domains(seed=7)
+    params = {"random_state": 0} if "random_state" in FEATURE_RANKERS[name]().get_params() else {}
+    direct = FEATURE_RANKERS[name](**params).fit(Xs, ys, X_target=Xt)
+    X = np.r_[Xs, Xt]
+    y = np.r_[ys, np.full(len(Xt), -1)]
+    sd = np.r_[np.ones(len(Xs), int), -np.ones(len(Xt), int)]
+    stacked = FEATURE_RANKERS[name](**params).fit(X, y, sample_domain=sd)
+    np.testing.assert_array_equal(direct.scores_, stacked.scores_)
+
+
+@pytest.mark.parametrize("name", ZOO)
+def test_a_ranker_warns_without_the_target_and_refuses_nan(name):
+    Xs, ys, Xt = _domains(seed=8)
+    with pytest.warns(UserWarning, match="got no X_target; scoring X against itself"):
+        FEATURE_RANKERS[name]().fit(Xs, ys)
+    Xt[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        FEATURE_RANKERS[name]().fit(Xs, ys, X_target=Xt)
+
+
+@pytest.mark.parametrize("estimator, check", list(sklearn_checks([FEATURE_RANKERS[n]() for n in ZOO])))
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateResultWarning)
+        check(estimator)
+
+
+def test_planted_shifts_move_what_they_say_and_nothing_else():
+    from otfs.data.readers import get_reader
+
+    reader = get_reader("planted-shifts", {"n_features": 40, "per_kind": 3, "n_samples": 3000, "seed": 1})
+    src, tgt = reader.read("source", {}, None), reader.read("target", {}, None)
+    g = reader.planted()
+    assert g["mean"] == [0, 1, 2] and g["correlation"] == [12, 13, 14]
+    shared = list(range(15, 40))
+    ks = FEATURE_RANKERS["ks"]().fit(src.X, src.y, X_target=tgt.X)
+    assert ks.pvalues_[g["mean"] + g["scale"] + g["shape"]].max() < 1e-3       # the marginals move
+    assert ks.pvalues_[g["class-conditional"] + g["correlation"]].min() > 1e-4  # these marginals do not
+    assert np.median(ks.pvalues_[shared]) > 0.1
+    # class-conditional: each class's mean moves; correlation with the shared last feature flips sign
+    cc = g["class-conditional"][0]
+    assert abs(src.X[src.y == 1, cc].mean() - tgt.X[tgt.y == 1, cc].mean()) > 0.3
+    for X, sign in ((src.X, 1), (tgt.X, -1)):
+        r = np.corrcoef(X[:, 12] - X[:, 12].mean(), X[:, -1])[0, 1]
+        assert sign * r > 0.3
+    with pytest.raises(ValueError, match="n_features=10 must be an integer >= 16"):
+        get_reader("planted-shifts", {"n_features": 10, "per_kind": 3})
+
+
+def test_recovery_counts_the_planted_features_ranked_last():
+    from otfs.stages.shift_recovery import recovery
+
+    planted = {"a": [0, 1], "b": [2, 3]}
+    # the last 4 of the order hold 0, 1 and 3
+    assert recovery([2, 5, 4, 0, 1, 3], planted) == {"a": 1.0, "b": 0.5}
+    runs = __import__("otfs.stages.shift_recovery", fromlist=["run"])
+    df = runs.run(["wasserstein1d", "random"], {}, {"n_features": 32, "per_kind": 2, "n_samples": 300}, [0],
+                  output=__import__("tempfile").mktemp(suffix=".csv"))
+    w = df[df["ranker"] == "wasserstein1d"].set_index("kind")["recovered"]
+    assert w["mean"] == 1.0 and w["scale"] == 1.0  # a per-feature distance sees the marginal shifts
