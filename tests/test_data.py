@@ -246,3 +246,118 @@ def test_what_a_reader_returns_is_checked():
         DomainFeatures(np.ones((4, 3)), np.array([0, 2, 1, 2]), ["a", "b"]).check("fs/d")
     with pytest.raises(ValueError, match=r"fs/d: \(3,\) labels for 4 samples"):
         DomainFeatures(np.ones((4, 3)), np.array([1, 2, 1]), ["a", "b"]).check("fs/d")
+
+
+def _wine_frames():
+    from sklearn.datasets import load_wine
+
+    df = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    return df.iloc[0::2].reset_index(drop=True), df.iloc[1::2].reset_index(drop=True)
+
+
+def test_the_tabular_reader_reads_every_format_alike(tmp_path):
+    import h5py
+
+    from otfs.data.readers import get_reader
+
+    a, b = _wine_frames()
+    feats = [c for c in a.columns if c != "cultivar"]
+    a.to_csv(tmp_path / "a.csv", index=False)
+    a.to_csv(tmp_path / "a.tsv", index=False, sep="\t")
+    b.to_parquet(tmp_path / "b.parquet", index=False)
+    np.savez(tmp_path / "b.npz", X=b[feats].to_numpy(), y=b["cultivar"].to_numpy())
+    with h5py.File(tmp_path / "b.h5", "w") as h5:
+        h5["X"], h5["y"] = b[feats].to_numpy(), b["cultivar"].to_numpy()
+    for fa in ("a.csv", "a.tsv"):
+        reader = get_reader("tabular", {"files": {"a": str(tmp_path / fa), "b": str(tmp_path / "b.parquet")},
+                                        "label": "cultivar"})
+        assert reader.count_features(["a", "b"], None) == 13
+        for dom, frame in (("a", a), ("b", b)):
+            got = reader.read(dom, {}, None).check(dom)
+            np.testing.assert_array_equal(got.X, frame[feats].to_numpy(float))
+            np.testing.assert_array_equal(got.y, frame["cultivar"].to_numpy() + 1)  # classes 0, 1, 2 -> 1, 2, 3
+            assert got.class_names == ["0", "1", "2"]
+    # a table's label column is "label" unless named
+    unnamed = get_reader("tabular", {"files": {"a": str(tmp_path / "a.csv"), "b": str(tmp_path / "b.parquet")}})
+    with pytest.raises(ValueError, match=r"a.csv: no label column 'label' \(columns: \['alcohol'"):
+        unnamed.count_features(["a", "b"], None)
+    # arrays: X and y
+    npz = get_reader("tabular", {"files": {"a": str(tmp_path / "b.npz"), "b": str(tmp_path / "b.h5")}})
+    assert npz.count_features(["a", "b"], None) == 13
+    np.testing.assert_array_equal(npz.read("a", {}, None).X, npz.read("b", {}, None).X)
+
+
+def test_the_tabular_reader_names_the_file_and_column_of_every_problem(tmp_path):
+    from otfs.data.readers import get_reader
+    from otfs.datasets.tabular import sha256
+
+    a, b = _wine_frames()
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    files = {"a": str(tmp_path / "a.csv"), "b": str(tmp_path / "b.csv")}
+
+    def reader(**kw):
+        return get_reader("tabular", {"files": files, "label": "cultivar", **kw})
+
+    # only one class in b is renamed: the classes are the union, the same in both domains
+    b2 = b.copy()
+    b2["cultivar"] = b2["cultivar"].map({0: "x", 1: 1, 2: 2})
+    b2.to_csv(tmp_path / "b.csv", index=False)
+    assert reader().read("a", {}, None).class_names == reader().read("b", {}, None).class_names
+    b.to_csv(tmp_path / "b.csv", index=False)
+    with pytest.raises(ValueError, match=r"b.csv: SHA-256 [0-9a-f]{64}, but the configuration says 00"):
+        reader(sha256={"b": "00"}).read("b", {}, None)
+    assert reader(sha256={"b": sha256(tmp_path / "b.csv")}).read("b", {}, None).X.shape == (89, 13)
+    bad = a.copy()
+    bad["hue"] = bad["hue"].astype(object)
+    bad.loc[4, "hue"] = None
+    bad.loc[7, "hue"] = "n/a"
+    bad.to_csv(tmp_path / "a.csv", index=False)
+    with pytest.raises(ValueError, match=r"a.csv: column 'hue' has 2 empty, NaN or non-numeric cells \(first at data row 4"):
+        reader().read("a", {}, None)
+    bad = a.copy()
+    bad.loc[3, "cultivar"] = None
+    bad.to_csv(tmp_path / "a.csv", index=False)
+    with pytest.raises(ValueError, match=r"a.csv: column 'cultivar' \(the label\) has 1 empty cells \(first at data row 3\)"):
+        reader().read("a", {}, None)
+    with pytest.raises(ValueError, match=r"a.csv: no column\(s\) \['huee'\]"):
+        reader(features=["hue", "huee"]).count_features(["a", "b"], None)
+    (tmp_path / "a.csv").unlink()
+    with pytest.raises(ValueError, match=r"a.csv: no such file \(the file of domain 'a'\)"):
+        reader().count_features(["a", "b"], None)
+    with pytest.raises(ValueError, match=r"files.a: '.*a.xlsx' has none of the suffixes"):
+        get_reader("tabular", {"files": {"a": "a.xlsx", "b": "b.csv"}})
+    with pytest.raises(ValueError, match=r"sha256: no file for the domain\(s\) \['c'\]"):
+        get_reader("tabular", {"files": files, "sha256": {"c": "00"}})
+
+
+def test_area_resize_equals_block_means_of_the_upsampled_image():
+    from otfs.datasets.usps_mnist import area_resize_matrix
+
+    img = np.random.RandomState(0).rand(28, 28)
+    R = area_resize_matrix(28, 16)
+    fine = np.kron(img, np.ones((4, 4)))  # 112 x 112: each output pixel is a 7 x 7 block of it
+    direct = fine.reshape(16, 7, 16, 7).mean(axis=(1, 3))
+    np.testing.assert_allclose(R @ img @ R.T, direct, rtol=1e-12)
+
+
+def test_usps_mnist_reads_the_jda_protocols_samples():
+    from otfs.data.readers import get_reader
+
+    from .conftest import uci_mirror_dir
+
+    mirror = uci_mirror_dir()
+    reader = get_reader("usps-mnist", {})
+    assert reader.count_features(["usps", "mnist"], None) == 256
+    doms = {d: reader.read(d, {f: mirror / f for f in reader.files(d)}, None).check(d) for d in ("usps", "mnist")}
+    assert doms["usps"].X.shape == (1800, 256) and doms["mnist"].X.shape == (2000, 256)
+    for dom in doms.values():
+        assert dom.X.min() >= 0 and dom.X.max() <= 1 and set(dom.y) == set(range(1, 11))
+        assert dom.class_names == [str(k) for k in range(10)]
+    # the same images on every read; another seed draws others
+    again = reader.read("mnist", {f: mirror / f for f in reader.files("mnist")}, None)
+    np.testing.assert_array_equal(again.X, doms["mnist"].X)
+    other = get_reader("usps-mnist", {"seed": 1}).read("mnist", {f: mirror / f for f in reader.files("mnist")}, None)
+    assert other.sample_ids != doms["mnist"].sample_ids
+    with pytest.raises(ValueError, match=r"n_usps=20000 must be an integer in \[10, 9298\]"):
+        get_reader("usps-mnist", {"n_usps": 20000})

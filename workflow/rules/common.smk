@@ -152,6 +152,12 @@ def reader_files(feature_set, domain):
     return [] if reader is None else reader.files(domain)
 
 
+def reader_local_files(feature_set, domain):
+    """The files a feature set's reader reads ``domain`` from in place (a user's own tables)."""
+    reader = fs_reader(feature_set)
+    return [] if reader is None else [str(p) for p in reader.local_files(domain)]
+
+
 def fs_n_features(feature_set):
     """Number of features of a feature set, from its reader or extractor (no data needed)."""
     fs = fs_config(feature_set)
@@ -260,8 +266,12 @@ def cache_inputs(w):
     inputs = {
         "raw": [
             raw_path(w.feature_set, r) for r in reader_files(w.feature_set, w.domain)
-        ]
+        ],
+        "local": reader_local_files(w.feature_set, w.domain),
     }
+    inputs = {
+        k: v for k, v in inputs.items() if v
+    }  # Snakemake misplaces an empty named list
     if fs_dataset(w.feature_set).get("manifest"):
         inputs["manifest"] = fs_dataset(w.feature_set)["manifest"]
     return inputs
@@ -304,8 +314,10 @@ def _present(feature_set, domain):
         return Path(features_file(feature_set, domain)).is_file() or _images_present(
             fs["dataset"], domain
         )
+    if not all(Path(p).is_file() for p in reader_local_files(feature_set, domain)):
+        return False
     if not reader_files(feature_set, domain):
-        return True  # nothing to read: a generated dataset
+        return True  # nothing to acquire: generated, or read in place
     folders = _search_folders(feature_set)
     return all(
         Path(raw_path(feature_set, rel)).is_file()
@@ -335,14 +347,26 @@ def require_obtainable(feature_set):
             )
         else:
             where = ", ".join(
-                str(Path(ds["local_dir"]) / rel)
-                for d in missing
-                for rel in reader_files(feature_set, d)
+                [
+                    str(Path(ds["local_dir"]) / rel)
+                    for d in missing
+                    for rel in reader_files(feature_set, d)
+                ]
+                + [
+                    p
+                    for d in missing
+                    for p in reader_local_files(feature_set, d)
+                    if not Path(p).is_file()
+                ]
             )
+        how = (
+            f", set {ds['mirror_env']}, or enable datasets.{fs['dataset']}.download"
+            if ds.get("mirror_env")
+            else ""
+        )
         raise WorkflowError(
             f"feature set {feature_set!r}: the data of domain(s) {missing} cannot be obtained "
-            f"(not found locally and downloads are disabled). Put the files at {where}, set "
-            f"OTFS_DATA_MIRROR, or enable datasets.{fs['dataset']}.download. "
+            f"(not found locally and downloads are disabled). Put the files at {where}{how}. "
             "`snakemake available` builds every target the present data allows."
         )
 

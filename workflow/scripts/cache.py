@@ -18,5 +18,6 @@ with job(snakemake.log[0], snakemake.threads, "cache", code=snakemake.input.code
             fs_cfg=snakemake.params.feature_set,  # noqa: F821
             manifest_path=snakemake.input.get("manifest"),  # noqa: F821
             raw_paths=dict(zip(snakemake.params.raw_files, snakemake.input.get("raw", []), strict=True)),  # noqa: F821
+            local_paths=list(snakemake.input.get("local", [])),  # noqa: F821
             output=snakemake.output.h5,  # noqa: F821
         )

@@ -18,6 +18,10 @@ parameters in ``__init__`` and three methods:
     dataset that needs none, e.g. a generated one). The pipeline acquires
     each with the dataset's hash-checked sources (local folder, mirrors,
     download) into ``data/raw/<dataset>/<path>``.
+``local_files(domain)`` (optional)
+    Files read in place, such as a user's own tables (default none): the
+    pipeline makes them inputs of the cache job, so editing one reruns
+    what depends on it; the reader checks them itself.
 ``count_features(domains, manifest)``
     The number of features of those domains, known before any job runs
     (from the manifest, or the reader's parameters), so a config asking for
@@ -89,13 +93,18 @@ class DatasetReader:
         """Manifest paths that ``domain`` is read from."""
         raise NotImplementedError
 
+    def local_files(self, domain: str) -> list:
+        """Paths read in place for ``domain`` (not acquired); none by default."""
+        return []
+
     def count_features(self, domains: Sequence[str], manifest) -> int:
         """The number of features of ``domains``, without reading the data (``manifest``: the dataset's, or
         None); domains that disagree are an error."""
         raise NotImplementedError
 
     def read(self, domain: str, paths: Mapping[str, Path], manifest) -> DomainFeatures:
-        """The raw features of ``domain``; ``paths`` maps each of :meth:`files` to its verified copy."""
+        """The raw features of ``domain``; ``paths`` maps each of :meth:`files` to its verified copy (and
+        each of :meth:`local_files` to itself)."""
         raise NotImplementedError
 
 

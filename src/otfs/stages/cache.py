@@ -26,7 +26,7 @@ _OWN_ATTRS = {"format", "feature_set", "dataset", "preprocessing", "class_names"
 
 
 def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, raw_paths: Mapping[str, str],
-        output) -> None:
+        output, local_paths=()) -> None:
     """Read one domain with the feature set's dataset reader, verified and preprocessed, into ``output``.
 
     Parameters
@@ -39,6 +39,9 @@ def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, raw_paths
     raw_paths : mapping of manifest path to the acquired copy
         One entry per file the reader reads the domain from (:meth:`DatasetReader.files`).
     output : path of the HDF5 cache
+    local_paths : paths
+        The files the reader reads in place (:meth:`DatasetReader.local_files`), recorded with their git
+        blob SHA-1.
     """
     name, params = reader_spec(fs_cfg)
     reader = get_reader(name, params)
@@ -52,15 +55,22 @@ def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, raw_paths
         entry = manifest.entry(relpath)
         verify_file(raw_paths[relpath], entry)
         blobs.append(entry.git_blob_sha1)
-    where = ", ".join(str(raw_paths[r]) for r in wanted) or f"the {name} reader"
-    dom = reader.read(domain, {r: Path(raw_paths[r]) for r in wanted}, manifest).check(f"{feature_set}/{domain} ({where})")
+    local = [str(p) for p in local_paths]
+    if sorted(local) != sorted(str(p) for p in reader.local_files(domain)):
+        raise ValueError(f"{feature_set}/{domain}: the {name} reader reads {reader.local_files(domain)} in place, "
+                         f"got {local}")
+    blobs += [git_blob_sha1(p) for p in local]
+    sources = [str(raw_paths[r]) for r in wanted] + local
+    where = ", ".join(sources) or f"the {name} reader"
+    paths = {**{r: Path(raw_paths[r]) for r in wanted}, **{p: Path(p) for p in local}}
+    dom = reader.read(domain, paths, manifest).check(f"{feature_set}/{domain} ({where})")
     log.info("%s/%s: %d samples x %d features, read by %s", feature_set, domain, *dom.X.shape, name)
     write_cache(
         output,
         feature_set=feature_set,
         dataset=fs_cfg["dataset"],
-        domains={domain: DomainData(domain, dom.X, dom.y, ";".join(str(raw_paths[r]) for r in wanted),
-                                    ",".join(blobs), sample_ids=tuple(dom.sample_ids))},
+        domains={domain: DomainData(domain, dom.X, dom.y, ";".join(sources), ",".join(blobs),
+                                    sample_ids=tuple(dom.sample_ids))},
         class_names=dom.class_names,
         preprocessing=fs_cfg["preprocessing"],
         extra_attrs={"manifest": str(manifest_path or ""), "reader": {"name": name, **params}},
