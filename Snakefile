@@ -69,6 +69,7 @@ include: "workflow/rules/invariance.smk"
 include: "workflow/rules/boosting.smk"
 include: "workflow/rules/semfs.smk"
 include: "workflow/rules/shift_recovery.smk"
+include: "workflow/rules/leaderboard.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:

@@ -319,7 +319,7 @@ def test_a_yaml_syntax_error_and_an_unknown_grid_are_named(tmp_path):
     (work / "config.yaml").write_text(good)
     proc = snakemake(work, "--dry-run", "results/runs/surf/classification/ot/NA/grid8/amazon-dslr.tsv", check=False)
     assert proc.returncode != 0
-    assert "unknown grid 'grid8' (a file path names it); config grids: ['curves', 'table1', 'table3', 'wda']" in \
+    assert "unknown grid 'grid8' (a file path names it); config grids: ['curves', 'leaderboard', 'table1', 'table3', 'wda']" in \
         proc.stdout + proc.stderr
 
 
@@ -498,10 +498,10 @@ def test_a_plugin_ranker_and_dataset_run_through_the_pipeline(tmp_path):
     assert out.returncode != 0
     text = out.stdout + out.stderr
     assert ("targets.table5.rankers[1]: unknown feature ranker 'mean-gap'; registered feature rankers: "
-            "['domain-auc', 'ks', 'mmd', 'ot', 'ot-1nn', 'ot-random', 'random', 'source-anova', 'wasserstein1d']"
+            "['domain-auc', 'fmmd', 'ks', 'mmd', 'ot', 'ot-1nn', 'ot-random', 'random', 'source-anova', 'wasserstein1d']"
             in text)
     assert "feature_sets.blobs64.reader.name: unknown dataset reader 'shifted-blobs'; registered dataset " \
-           "readers: ['mat', 'planted-shifts']" in text
+           "readers: ['mat', 'planted-shifts', 'tabular', 'usps-mnist']" in text
     (work / "src" / "otfs" / "rankers" / "mean_gap.py").write_text(PLUGIN_RANKER)
     snakemake(work, *args, pythonpath=str(plugin))
 
@@ -553,3 +553,28 @@ def test_your_own_dataset_as_documented(tmp_path):
     jobs = planned_jobs(snakemake(work, "--configfile", "config/test.yaml", "mine.yaml", "--cores", "2",
                                   "--dry-run", *targets))
     assert jobs.get("build_cache") == 1 and jobs.get("rank_features") == 4
+
+
+def test_the_leaderboard_on_the_test_configuration(test_run):
+    # 3 rankers x 2 adapters on SURF's 3 test pairs, 2 iterations, 4 fractions
+    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "leaderboard")
+    out = test_run / "results" / "leaderboard"
+    long = pd.read_parquet(out / "results_long.parquet")
+    assert set(long["ranker"]) == {"ot", "ks", "random"} and set(long["adapter"]) == {"NA", "CORAL"}
+    assert len(long) == 3 * 2 * 3 * 2 * 4 and set(long["n_features"]) == {25, 100, 400, 800}
+    assert (long["ranking_seconds"] > 0).all() and long[["versions", "config_hash"]].nunique().max() == 1
+    # the same seeds as the paper's grid: its Descending curve at d/8 is the leaderboard's
+    curves = read_tsv(test_run / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
+    curves = curves[(curves["order"] == "Descending") & (curves["n_features"] == 100)].set_index(["pair", "iteration"])
+    lb = long[(long["ranker"] == "ot") & (long["adapter"] == "NA") & (long["n_features"] == 100)]
+    np.testing.assert_array_equal(lb.set_index(["pair", "iteration"])["accuracy"].sort_index(),
+                                  curves["accuracy"].sort_index())
+    ranks = pd.read_csv(out / "ranks.csv")
+    assert (ranks.groupby(["adapter", "criterion"])["average_rank"].sum() == 6).all()  # 1 + 2 + 3
+    assert ranks["friedman_p"].between(0, 1).all() and set(ranks["tasks"]) == {3}
+    post = pd.read_csv(out / "posthoc.csv")
+    assert len(post) == 2 * 2 * 9 and post["p"].between(0, 1).all()
+    for name in ("cd", "heatmap", "recovery"):
+        assert (out / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+        assert (out / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+    assert "| ot | NA |" in (out / "table.md").read_text().replace("| surf ", "")

@@ -13,7 +13,7 @@ from otfs.ranking import FEATURE_RANKERS
 
 from .conftest import sklearn_checks
 
-ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random"]
+ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random", "fmmd"]
 
 
 def _domains(seed=0, n_s=40, n_t=55, d=7, ties=False):
@@ -164,3 +164,35 @@ def test_recovery_counts_the_planted_features_ranked_last():
                   output=__import__("tempfile").mktemp(suffix=".csv"))
     w = df[df["ranker"] == "wasserstein1d"].set_index("kind")["recovered"]
     assert w["mean"] == 1.0 and w["scale"] == 1.0  # a per-feature distance sees the marginal shifts
+
+
+def test_fmmd_objective_gradient_and_projection_against_direct_computations():
+    from scipy.optimize import approx_fprime, minimize
+
+    from otfs.rankers.fmmd import mmd2_weighted, project_capped_simplex
+
+    rng = np.random.RandomState(0)
+    Xs, Xt, w = rng.randn(9, 4), rng.randn(7, 4) + 0.5, rng.rand(4)
+    value, grad = mmd2_weighted(w, Xs, Xt, sigma2=1.3)
+
+    def k(A, B):
+        return np.exp(-(((A[:, None, :] - B[None, :, :]) ** 2) * w).sum(-1) / 2.6)
+
+    assert value == pytest.approx(k(Xs, Xs).mean() + k(Xt, Xt).mean() - 2 * k(Xs, Xt).mean(), rel=1e-12)
+    numeric = approx_fprime(w, lambda v: mmd2_weighted(v, Xs, Xt, 1.3)[0], 1e-7)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-8)
+    v = rng.randn(6) * 2
+    p = project_capped_simplex(v, 2.5)
+    ref = minimize(lambda x: ((x - v) ** 2).sum(), np.full(6, 2.5 / 6), method="SLSQP", bounds=[(0, 1)] * 6,
+                   constraints=[{"type": "eq", "fun": lambda x: x.sum() - 2.5}], options={"ftol": 1e-14})
+    np.testing.assert_allclose(p, ref.x, atol=1e-6)
+
+
+def test_fmmd_weights_the_shifted_features_out():
+    rng = np.random.RandomState(1)
+    Xs, Xt = rng.randn(150, 20), rng.randn(170, 20)
+    Xt[:, [2, 7]] += 1.5
+    Xt[:, 5] *= 3
+    r = FEATURE_RANKERS["fmmd"](n_features_to_select=17, random_state=0).fit(Xs, X_target=Xt)
+    assert set(r.order_[-3:]) == {2, 5, 7} and (r.weights_[[2, 5, 7]] < 0.05).all()
+    assert r.weights_.sum() == pytest.approx(17) and r.objective_ < 0.01

@@ -140,6 +140,8 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
     problems += _reducer_problems(config["wda"], source)
     problems += _adapter_problems(config.get("adapters", {}), source)
     problems += _ranker_problems(config.get("rankers", {}), source)
+    if "leaderboard" in config:
+        problems += _leaderboard_problems(config, source)
     if "shift_recovery" in config:
         from .data.readers import get_reader
 
@@ -171,6 +173,24 @@ def _adapter_problems(adapters: Mapping, source: str) -> list[str]:
             problems.append(f"{source}: adapters.{name}: {ADAPTERS.unknown_message(name)}")
         else:
             problems += _param_problems(f"adapters.{name}", ADAPTERS[name], params or {}, source)
+    return problems
+
+
+def _leaderboard_problems(config: Mapping, source: str) -> list[str]:
+    """The leaderboard's grid exists, has the Descending order and at least two feature counts, among them
+    the fixed fraction; its feature sets exist."""
+    cfg = config["leaderboard"]
+    problems = [f"{source}: leaderboard.feature_sets: unknown feature set {fs!r} (known: "
+                f"{sorted(config['feature_sets'])})" for fs in cfg["feature_sets"] if fs not in config["feature_sets"]]
+    grid = config["grids"].get(cfg["grid"])
+    if grid is None:
+        return problems + [f"{source}: leaderboard.grid: unknown grid {cfg['grid']!r}; grids: {sorted(config['grids'])}"]
+    counts = grid["feature_counts"]
+    if "Descending" not in grid["orders"]:
+        problems.append(f"{source}: grids.{cfg['grid']}.orders: the leaderboard needs the Descending order")
+    if counts == "paper" or len(counts) < 2 or cfg["fraction"] not in counts:
+        problems.append(f"{source}: leaderboard.fraction: {cfg['fraction']!r} must be one of the feature counts "
+                        f"of grids.{cfg['grid']} (a list of at least two: {counts})")
     return problems
 
 

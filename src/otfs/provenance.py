@@ -9,7 +9,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["PACKAGES", "file_sha256", "package_versions", "provenance_record"]
+__all__ = ["PACKAGES", "file_sha256", "git_commit", "package_versions", "provenance_record"]
 
 #: Distributions whose versions can change a result.
 PACKAGES = ("otfs", "numpy", "scipy", "POT", "scikit-learn", "pandas", "h5py", "matplotlib")
@@ -35,6 +35,22 @@ def file_sha256(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
+def git_commit(repo: str | os.PathLike | None = None) -> str:
+    """The commit of the checkout holding this library (``<sha>-dirty`` with uncommitted changes to tracked
+    files; ``"unknown"`` outside a git checkout or without git)."""
+    import subprocess
+
+    repo = Path(repo) if repo is not None else Path(__file__).resolve().parents[2]
+    try:
+        sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{sha}-dirty" if dirty else sha
+
+
 def provenance_record(inputs=(), params=None, config=None) -> dict:
     """A JSON-serialisable provenance record.
 
@@ -49,6 +65,7 @@ def provenance_record(inputs=(), params=None, config=None) -> dict:
     """
     return {
         "versions": package_versions(),
+        "git_commit": git_commit(),
         "platform": platform.platform(),
         "executable": sys.executable,
         "inputs": {str(p): file_sha256(p) for p in inputs if Path(p).is_file()},

@@ -25,6 +25,7 @@ rule classify:
     params:
         orders=lambda w: grid_config(w.grid)["orders"],
         feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
+        iterations=lambda w: grid_config(w.grid).get("iterations"),
         adapter_params=lambda w: adapter_params(w.adapter),
     script:
         "../scripts/classification.py"

@@ -11,5 +11,6 @@ with job(snakemake.log[0], snakemake.threads, "classification", code=snakemake.i
         grid=snakemake.wildcards.grid,  # noqa: F821
         orders=snakemake.params.orders,  # noqa: F821
         counts=snakemake.params.feature_counts,  # noqa: F821
+        iterations=snakemake.params.iterations,  # noqa: F821
         output=snakemake.output.tsv,  # noqa: F821
     )

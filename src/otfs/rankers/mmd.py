@@ -35,7 +35,7 @@ class MMDRanker(TwoDomainRanker):
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
-    max_samples : int or None, default=500
+    max_samples : int or None, default=200
     random_state : int, RandomState instance or None, default=None
         Seeds the subsampling.
 
@@ -59,7 +59,7 @@ class MMDRanker(TwoDomainRanker):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_features_to_select=None, max_samples=500, random_state=None):
+    def __init__(self, n_features_to_select=None, max_samples=200, random_state=None):
         self.n_features_to_select = n_features_to_select
         self.max_samples = max_samples
         self.random_state = random_state

@@ -14,10 +14,12 @@ from ..protocol import resolve_feature_counts
 
 def run(caches: Mapping[str, str], ranking_path, adapter: str, grid: str,
         orders: Sequence[str],
-        counts, output, adapter_params: Mapping | None = None) -> pd.DataFrame:
+        counts, output, adapter_params: Mapping | None = None, iterations: int | None = None) -> pd.DataFrame:
     """Write one TSV row per (iteration, order, number of features) of one pair.
 
     ``adapter_params`` are the adapter's hyper-parameters (config ``adapters``; its defaults where absent).
+    ``iterations``: only the first so many iterations of the ranking (the grid's ``iterations``; all by
+    default).
     """
     # imported here: POT and scikit-learn only where a job adapts or classifies
     from ..adaptation import get_adapter
@@ -28,7 +30,7 @@ def run(caches: Mapping[str, str], ranking_path, adapter: str, grid: str,
     src, tgt = cache.domain(rank["source"]), cache.domain(rank["target"])
     counts = resolve_feature_counts(counts, cache.n_features)
     frames = []
-    for r_it in rank["iterations"]:
+    for r_it in rank["iterations"][:iterations]:
         subset = r_it["source_subset"]  # the iteration's source samples, drawn by the ranking stage
         rows = accuracy_curve(
             src.X[subset], src.y[subset], tgt.X, tgt.y,

@@ -1,0 +1,102 @@
+# The feature-shift benchmark, part 2: every ranker x adapter on every feature
+# set with data (config `leaderboard`), on the grid `grids.leaderboard`. The
+# classification, aggregation and ranking rules are the grid's own; one job
+# compares them: tables, average ranks with Friedman's and Nemenyi's tests, a
+# critical-difference diagram, a heatmap, the planted-shift recovery figure and
+# the tidy Parquet results.
+
+LEADERBOARD_CONFIG = config["leaderboard"]
+LEADERBOARD_OUT = "results/leaderboard"
+
+
+def leaderboard_feature_sets():
+    """The leaderboard's feature sets that have data for a pair (the `available` scope)."""
+    return target_feature_sets("available", LEADERBOARD_CONFIG["feature_sets"])
+
+
+def leaderboard_aggregates(w=None):
+    return [
+        f"{agg('available', fs, ranker=r, adapter=a, grid=LEADERBOARD_CONFIG['grid'])}/long.tsv"
+        for fs in leaderboard_feature_sets()
+        for r in LEADERBOARD_CONFIG["rankers"]
+        for a in LEADERBOARD_CONFIG["adapters"]
+    ]
+
+
+def leaderboard_rankings(w=None):
+    return [
+        f"results/runs/{fs}/ranking/{r}/{p}.json"
+        for fs in leaderboard_feature_sets()
+        for r in LEADERBOARD_CONFIG["rankers"]
+        for p in scope_pairs(fs, scope_for("available", fs))
+    ]
+
+
+def leaderboard_report(name, ext, caption):
+    return report(
+        f"{LEADERBOARD_OUT}/{name}.{ext}",
+        caption=f"../report/leaderboard_{caption}.rst",
+        category="Feature-shift benchmark",
+    )
+
+
+rule make_leaderboard:
+    input:
+        aggregates=leaderboard_aggregates,
+        rankings=leaderboard_rankings,
+        recovery="results/shift_recovery/runs.csv",
+        code=script_code("leaderboard.py"),
+    output:
+        parquet=f"{LEADERBOARD_OUT}/results_long.parquet",
+        table_csv=leaderboard_report("table", "csv", "table"),
+        table_md=f"{LEADERBOARD_OUT}/table.md",
+        table_tex=f"{LEADERBOARD_OUT}/table.tex",
+        ranks_csv=leaderboard_report("ranks", "csv", "ranks"),
+        ranks_md=f"{LEADERBOARD_OUT}/ranks.md",
+        ranks_tex=f"{LEADERBOARD_OUT}/ranks.tex",
+        posthoc=f"{LEADERBOARD_OUT}/posthoc.csv",
+        cd_pdf=f"{LEADERBOARD_OUT}/cd.pdf",
+        cd_png=leaderboard_report("cd", "png", "cd"),
+        heatmap_pdf=f"{LEADERBOARD_OUT}/heatmap.pdf",
+        heatmap_png=leaderboard_report("heatmap", "png", "heatmap"),
+        recovery_pdf=f"{LEADERBOARD_OUT}/recovery.pdf",
+        recovery_png=leaderboard_report("recovery", "png", "recovery"),
+        provenance=f"{LEADERBOARD_OUT}/provenance.json",
+    log:
+        "logs/leaderboard/leaderboard.log",
+    benchmark:
+        "logs/benchmarks/make_leaderboard/leaderboard.tsv"
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    params:
+        n_features=lambda w: {
+            fs: fs_n_features(fs) for fs in leaderboard_feature_sets()
+        },
+        fraction=lambda w: {
+            fs: counts(fs, [LEADERBOARD_CONFIG["fraction"]])[0]
+            for fs in leaderboard_feature_sets()
+        },
+        alpha=LEADERBOARD_CONFIG["alpha"],
+        leaderboard=LEADERBOARD_CONFIG,
+        grid=lambda w: grid_config(LEADERBOARD_CONFIG["grid"]),
+        iterations=ITERATIONS,
+    script:
+        "../scripts/leaderboard.py"
+
+
+# --- targets -------------------------------------------------------------------
+localrules:
+    make_leaderboard,
+
+
+rule leaderboard:
+    input:
+        rules.make_leaderboard.output,
+
+
+# `related` and `all` build this experiment (Snakefile).
+RELATED_TARGETS.extend(rules.leaderboard.input)

@@ -1,0 +1,23 @@
+"""Snakemake wrapper of otfs.stages.leaderboard (rule make_leaderboard)."""
+
+from otfs.provenance import provenance_record
+from otfs.stages import job, leaderboard
+
+sm = snakemake  # noqa: F821
+with job(sm.log[0], sm.threads, "leaderboard", code=sm.input.code):
+    cfg, grid = sm.params.leaderboard, sm.params.grid
+    n_its = min(grid.get("iterations") or len(sm.params.iterations), len(sm.params.iterations))
+    leaderboard.run(
+        long_tables=list(sm.input.aggregates),
+        rankings=list(sm.input.rankings),
+        recovery=sm.input.recovery,
+        n_features=sm.params.n_features,
+        fraction=sm.params.fraction,
+        alpha=sm.params.alpha,
+        provenance=provenance_record(inputs=[*sm.input.aggregates, sm.input.recovery],
+                                     params={"leaderboard": cfg, "grid": grid}, config=sm.config),
+        outputs=dict(sm.output.items()),
+        caption=(f"Feature-shift leaderboard: {len(cfg['rankers'])} rankers x {len(cfg['adapters'])} adapters on "
+                 f"{', '.join(sm.params.n_features)}; Descending order, {n_its} iterations per pair; "
+                 f"average ranks over tasks (dataset, pair)."),
+    )
