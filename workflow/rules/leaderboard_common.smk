@@ -1,0 +1,35 @@
+# The leaderboard's configuration handle and input functions (its rules: leaderboard.smk).
+
+LEADERBOARD_CONFIG = config["leaderboard"]
+LEADERBOARD_OUT = "results/leaderboard"
+
+
+def leaderboard_feature_sets():
+    """The leaderboard's feature sets that have data for a pair (the `available` scope)."""
+    return target_feature_sets("available", LEADERBOARD_CONFIG["feature_sets"])
+
+
+def leaderboard_aggregates(w=None):
+    return [
+        f"{agg('available', fs, ranker=r, adapter=a, grid=LEADERBOARD_CONFIG['grid'])}/long.tsv"
+        for fs in leaderboard_feature_sets()
+        for r in LEADERBOARD_CONFIG["rankers"]
+        for a in LEADERBOARD_CONFIG["adapters"]
+    ]
+
+
+def leaderboard_rankings(w=None):
+    return [
+        f"results/runs/{fs}/ranking/{r}/{p}.json"
+        for fs in leaderboard_feature_sets()
+        for r in LEADERBOARD_CONFIG["rankers"]
+        for p in scope_pairs(fs, scope_for("available", fs))
+    ]
+
+
+def leaderboard_report(name, ext, caption):
+    return report(
+        f"{LEADERBOARD_OUT}/{name}.{ext}",
+        caption=f"../report/leaderboard_{caption}.rst",
+        category="Feature-shift benchmark",
+    )
