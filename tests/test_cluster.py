@@ -203,10 +203,14 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
 def test_stage_fetches_every_input_and_nothing_else(tmp_path):
     work = copy_workflow(tmp_path)
     jobs = planned_jobs(snakemake(work, "--dry-run", "--cores", "1", "stage"))
+    from otfs.data.readers import get_reader, reader_spec
+
     config = yaml.safe_load((REPO / "config.yaml").read_text())
-    released = sum(len(fs.get("domains") or config["datasets"][fs["dataset"]]["domains"])
-                   for fs in config["feature_sets"].values() if "extractor" not in fs)
-    assert jobs == {"acquire": released, "acquire_images": 4, "stage": 1}
+    released = {(fs["dataset"], rel) for fs in config["feature_sets"].values() if "extractor" not in fs
+                for d in fs.get("domains") or config["datasets"][fs["dataset"]]["domains"]
+                for rel in get_reader(*reader_spec(fs)).files(d)}  # every file each dataset reader reads
+    assert len(released) == 12 + 4  # Office-Caltech's three released sets, and USPS's and MNIST's two files each
+    assert jobs == {"acquire": len(released), "acquire_images": 4, "stage": 1}
     # with downloads off and files missing, only `stage` itself fails at once, naming them
     (work / "config" / "offline.yaml").write_text("datasets:\n  office-caltech:\n    download: false\n")
     snakemake(work, "--configfile", "config/offline.yaml", "--dry-run", "--cores", "1", "available")

@@ -37,18 +37,22 @@ pytestmark = pytest.mark.pipeline
 def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     work = copy_workflow(tmp_path)
     jobs = planned_jobs(snakemake(work, "--dry-run", "--cores", "16", "all"))
-    # 3 released feature sets x 4 domains, each acquired and cached once; the
-    # images of 4 domains acquired, extracted and cached once
-    assert jobs["acquire"] == 12 and jobs["acquire_images"] == jobs["extract_features"] == 4
-    assert jobs["build_cache"] == 16
-    # selection and ranking: one job per pair; OT for 4 feature sets, plus
-    # Random and 1NN for Table 5's CaffeNet
-    assert jobs["select_samples"] == jobs["rank_features"] == 12 * 4 + 12 * 2
+    # 3 released feature sets x 4 domains, and USPS's and MNIST's 2 files each (the leaderboard's USPSMNIST),
+    # each acquired once; the images of 4 domains acquired, extracted and cached once
+    assert jobs["acquire"] == 12 + 4 and jobs["acquire_images"] == jobs["extract_features"] == 4
+    assert jobs["build_cache"] == 16 + 2
+    # selection: one job per pair and strategy: OT for 4 feature sets and USPSMNIST's 2 pairs, plus Random and
+    # 1NN for Table 5's CaffeNet
+    assert jobs["select_samples"] == 12 * 4 + 2 + 12 * 2
+    # ranking: the same, plus the leaderboard's 6 other rankers on SURF, EfficientNet-Lite0 and USPSMNIST
+    assert jobs["rank_features"] == 12 * 4 + 2 + 12 * 2 + 6 * (12 + 12 + 2)
     # classification: NA curves (4 feature sets), OT3 curves (GoogleNet),
     # Table 1's NA and OT3 (CaffeNet, EfficientNet), Table 3's 5 adapters
     # (CaffeNet), Table 5's two other strategies; and, since `all` includes the
     # related methods, WDA's Office-Caltech table (5 adapters on SURF, grid `wda`)
-    assert jobs["classify"] == 12 * (4 + 1 + 4 + 5 + 2) + 12 * 5
+    # and the leaderboard (7 rankers x 5 adapters on 26 pairs, its own grid)
+    assert jobs["classify"] == 12 * (4 + 1 + 4 + 5 + 2) + 12 * 5 + 7 * 5 * 26
+    assert jobs["make_leaderboard"] == jobs["shift_recovery_run"] == 1
     # the related methods' experiments are part of `all`
     for rule in ("make_wda_table1", "make_wda_ablation", "plot_wda_figure2", "make_wda_office",
                  "make_invariance_table", "make_boosting_table", "make_semfs_table"):
