@@ -228,8 +228,10 @@ def _heatmap(table: pd.DataFrame, outputs) -> None:
         im = ax.imshow(m.to_numpy(), cmap="viridis", aspect="auto")
         ax.set_xticks(range(m.shape[1]), m.columns, rotation=45, ha="right", fontsize=7)
         ax.set_yticks(range(m.shape[0]), m.index, fontsize=7)
-        for (i, j), v in np.ndenumerate(m.to_numpy()):
-            ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=6, color="white")
+        lo, hi = np.nanmin(m.to_numpy()), np.nanmax(m.to_numpy())
+        for (i, j), v in np.ndenumerate(m.to_numpy()):  # dark text on the light end of viridis
+            light = hi > lo and (v - lo) / (hi - lo) > 0.6
+            ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=6, color="black" if light else "white")
         ax.set_title(f"{ds}: nAUC (%)", fontsize=8)
         fig.colorbar(im, ax=ax, fraction=0.046)
     _save(fig, outputs, "heatmap", "nAUC of every ranker x adapter, per dataset")
