@@ -196,3 +196,7 @@ def test_fmmd_weights_the_shifted_features_out():
     r = FEATURE_RANKERS["fmmd"](n_features_to_select=17, random_state=0).fit(Xs, X_target=Xt)
     assert set(r.order_[-3:]) == {2, 5, 7} and (r.weights_[[2, 5, 7]] < 0.05).all()
     assert r.weights_.sum() == pytest.approx(17) and r.objective_ < 0.01
+    from sklearn.exceptions import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match="max_iter=1; the weights may not be final"):
+        FEATURE_RANKERS["fmmd"](n_features_to_select=17, max_iter=1, random_state=0).fit(Xs, X_target=Xt)

@@ -74,6 +74,9 @@ class FMMDRanker(TwoDomainRanker):
     n_features_to_select : int, float or None, default=None
         ``m``, the total weight; also the features kept by ``transform``.
     max_iter : int, default=100
+        Projected-gradient steps at most; stopping there before the relative decrease of the MMD² falls
+        below ``tol`` is a ``ConvergenceWarning``.
+    tol : float, default=1e-7
     max_samples : int or None, default=200
     random_state : int, RandomState instance or None, default=None
 
@@ -124,10 +127,11 @@ class FMMDRanker(TwoDomainRanker):
         if not sigma2 > 0:
             sigma2 = 1.0
         f, g = mmd2_weighted(w, Xs, Xt, sigma2)
-        step, n_iter = 1.0, 0
+        step, n_iter, converged = 1.0, 0, False
         for n_iter in range(1, self.max_iter + 1):  # noqa: B007
             scale = np.abs(g).max()
             if scale == 0:
+                converged = True
                 break
             while True:
                 w_new = project_capped_simplex(w - step * g / scale, m)
@@ -139,7 +143,16 @@ class FMMDRanker(TwoDomainRanker):
             w, f, g = w_new, f_new, g_new
             step = min(1.0, step * 2)
             if done:
+                converged = True
                 break
+        if not converged:
+            import warnings
+
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(f"fmmd: the MMD² still fell by more than tol={self.tol} (relative) at max_iter="
+                          f"{self.max_iter}; the weights may not be final (raise max_iter)", ConvergenceWarning,
+                          stacklevel=3)
         self.weights_, self.objective_, self.n_iter_ = w, f, n_iter
         span = g.max() - g.min()
         tie = (g - g.min()) / span if span > 0 else np.zeros(d)
