@@ -10,7 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ecdf_gaps", "ks_statistic", "ks_pvalue", "wasserstein1d", "domain_auc", "mmd2_unbiased"]
+__all__ = ["subsample_domains", "ecdf_gaps", "ks_statistic", "ks_pvalue", "wasserstein1d", "domain_auc", "mmd2_unbiased"]
+
+
+def subsample_domains(Xs, Xt, max_samples, random_state=None):
+    """Each domain reduced to at most ``max_samples`` rows drawn without replacement (kept in their order);
+    both whole when ``max_samples`` is None. One generator draws the source's rows, then the target's."""
+    from sklearn.utils import check_random_state
+
+    if max_samples is None:
+        return Xs, Xt
+    rng = check_random_state(random_state)
+    return tuple(X[np.sort(rng.choice(len(X), max_samples, replace=False))] if len(X) > max_samples else X
+                 for X in (Xs, Xt))
 
 
 def ecdf_gaps(Xs, Xt):

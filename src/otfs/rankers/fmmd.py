@@ -8,11 +8,11 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from ..base import N_FEATURES_TO_SELECT, TwoDomainRanker, n_features_kept
 from ..ranking import FEATURE_RANKERS
+from ._per_feature import subsample_domains
 
 __all__ = ["FMMDRanker", "mmd2_weighted", "project_capped_simplex"]
 
@@ -113,10 +113,7 @@ class FMMDRanker(TwoDomainRanker):
         self.random_state = random_state
 
     def _score(self, Xs, ys, Xt):
-        rng = check_random_state(self.random_state)
-        if self.max_samples is not None:
-            Xs, Xt = (X[np.sort(rng.choice(len(X), self.max_samples, replace=False))]
-                      if len(X) > self.max_samples else X for X in (Xs, Xt))
+        Xs, Xt = subsample_domains(Xs, Xt, self.max_samples, self.random_state)
         d = Xs.shape[1]
         m = n_features_kept(self.n_features_to_select, d)
         w = np.full(d, m / d)

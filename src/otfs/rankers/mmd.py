@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from numbers import Integral
 
-import numpy as np
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from ..base import N_FEATURES_TO_SELECT, TwoDomainRanker
 from ..ranking import FEATURE_RANKERS
-from ._per_feature import mmd2_unbiased
+from ._per_feature import mmd2_unbiased, subsample_domains
 
 
 @FEATURE_RANKERS.register("mmd")
@@ -65,9 +63,6 @@ class MMDRanker(TwoDomainRanker):
         self.random_state = random_state
 
     def _score(self, Xs, ys, Xt):
-        rng = check_random_state(self.random_state)
-        if self.max_samples is not None:
-            Xs, Xt = (X[np.sort(rng.choice(len(X), self.max_samples, replace=False))]
-                      if len(X) > self.max_samples else X for X in (Xs, Xt))
+        Xs, Xt = subsample_domains(Xs, Xt, self.max_samples, self.random_state)
         self.mmd2_, self.bandwidths_ = mmd2_unbiased(Xs, Xt)
         return -self.mmd2_

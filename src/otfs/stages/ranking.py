@@ -60,6 +60,8 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
     downstream (the Random order seeded by feature set, pair and iteration),
     the source subset and the ranking's wall time.
     """
+    from sklearn.base import clone
+
     from ..ranking import feature_coupling_diagonal, feature_orders
 
     source, target = parse_pair(pair)
@@ -95,7 +97,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
         else:
             subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
             subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes)
-            fitted = build_ranker(ranker, ranker_params)
+            fitted = clone(estimator)
             if "random_state" in fitted.get_params():
                 record["seed_ranker"] = derive_seed(feature_set, pair, iteration, "ranker", ranker)
                 fitted.set_params(random_state=record["seed_ranker"])
