@@ -224,3 +224,27 @@ def test_every_job_of_the_run_checked_its_code_inputs(test_run):
     assert len(logs) > 50
     for log in logs:
         assert "otfs modules this job ran are among its" in log.read_text(), log
+
+
+def test_stage_jobs_keep_pot_from_importing_torch_and_the_library_does_not():
+    """The pipeline's jobs turn POT's optional backends off; ``import otfs`` alone leaves them as they are."""
+    import subprocess
+    import sys
+
+    probe = ("import os, sys; import {mod}; import ot; "
+             "print(int('torch' in sys.modules), os.environ.get('POT_BACKEND_DISABLE_PYTORCH'))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POT_BACKEND_DISABLE")}
+
+    def run(mod):
+        out = subprocess.run([sys.executable, "-c", probe.format(mod=mod)], env=env, cwd=REPO,
+                             capture_output=True, text=True, check=True)
+        return out.stdout.split()
+
+    assert run("otfs.stages") == ["0", "1"]
+    library = run("otfs")
+    assert library[1] == "None"
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return  # without torch there is no import to spare; the library's environment is checked above
+    assert library[0] == "1", "POT imports torch when it is installed: the pipeline's switch is what spares it"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from otfs.stages.leaderboard import average_ranks, collect, nauc, per_dataset_table, rank_tests
+from otfs.stages.leaderboard import average_ranks, collect, nauc, per_dataset_table, rank_tests, versus_reference
 
 
 def test_nauc_is_the_trapezoidal_mean_level():
@@ -70,3 +70,30 @@ def test_the_table_averages_iterations_then_pairs(tmp_path):
     assert table.loc["good", "ranking_seconds"] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="no ranking time for 6 rows"):
         collect([long_path], rankings[:3])
+
+
+def test_the_reference_against_each_ranker_against_scipy_and_holm():
+    rng = np.random.RandomState(1)
+    scores = pd.DataFrame(rng.rand(10, 3) + np.array([0.4, 0.0, 0.35]), columns=["ot", "a", "b"])
+    scores.loc[0, "b"] = scores.loc[0, "ot"]  # a tie
+    runs = pd.DataFrame(rng.rand(30, 3), columns=scores.columns)
+    out = versus_reference(scores, "ot", runs).set_index("ranker")
+    assert list(out.index) == ["a", "b"]
+    for other in ("a", "b"):
+        diff = scores["ot"] - scores[other]
+        assert out.loc[other, "mean_difference"] == pytest.approx(diff.mean())
+        assert out.loc[other, "p"] == pytest.approx(scipy.stats.wilcoxon(diff[diff != 0]).pvalue)
+        assert (out.loc[other, ["wins", "ties", "losses"]].to_list()
+                == [(diff > 0).sum(), (diff == 0).sum(), (diff < 0).sum()])
+        rd = runs["ot"] - runs[other]
+        assert out.loc[other, "run_wins"] == (rd > 0).sum() and out.loc[other, "run_losses"] == (rd < 0).sum()
+    assert out.loc["b", "ties"] == 1
+    # Holm over the two comparisons: the smaller p doubled, the larger kept (both capped at 1, monotone)
+    p_sorted = np.sort(out["p"].to_numpy())
+    expected = np.maximum.accumulate([min(1, 2 * p_sorted[0]), min(1, p_sorted[1])])
+    np.testing.assert_allclose(np.sort(out["p_holm"].to_numpy()), expected)
+    assert out.loc["a", "p_holm"] < 0.05 < out.loc["b", "p_holm"]
+    same = versus_reference(scores.assign(a=scores["ot"]), "ot")
+    assert same.set_index("ranker").loc["a", "p"] == 1.0 and "run_wins" not in same
+    with pytest.raises(ValueError, match="reference ranker 'fmmd' is not among"):
+        versus_reference(scores, "fmmd")

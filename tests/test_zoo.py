@@ -73,6 +73,10 @@ def test_mmd_equals_the_direct_formula():
                   - 2 * k(s, t).mean())
         assert r.bandwidths_[j] == pytest.approx(sigma, rel=1e-12)
         assert r.mmd2_[j] == pytest.approx(direct, rel=1e-10, abs=1e-14)
+    # one feature per chunk gives the same numbers
+    from otfs.rankers._per_feature import mmd2_unbiased
+
+    np.testing.assert_allclose(mmd2_unbiased(Xs, Xt, max_floats=1)[0], r.mmd2_, rtol=1e-12, atol=1e-15)
     # subsampling: seeded, and at most max_samples per domain
     Xs, ys, Xt = _domains(seed=4, n_s=80, n_t=90)
     a = FEATURE_RANKERS["mmd"](max_samples=30, random_state=0).fit(Xs, ys, X_target=Xt)

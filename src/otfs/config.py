@@ -178,10 +178,13 @@ def _adapter_problems(adapters: Mapping, source: str) -> list[str]:
 
 def _leaderboard_problems(config: Mapping, source: str) -> list[str]:
     """The leaderboard's grid exists, has the Descending order and at least two feature counts, among them
-    the fixed fraction; its feature sets exist."""
+    the fixed fraction; its feature sets exist; its reference is one of its rankers."""
     cfg = config["leaderboard"]
     problems = [f"{source}: leaderboard.feature_sets: unknown feature set {fs!r} (known: "
                 f"{sorted(config['feature_sets'])})" for fs in cfg["feature_sets"] if fs not in config["feature_sets"]]
+    if cfg["reference"] not in cfg["rankers"]:
+        problems.append(f"{source}: leaderboard.reference: {cfg['reference']!r} is not one of leaderboard.rankers "
+                        f"{cfg['rankers']}")
     grid = config["grids"].get(cfg["grid"])
     if grid is None:
         return problems + [f"{source}: leaderboard.grid: unknown grid {cfg['grid']!r}; grids: {sorted(config['grids'])}"]

@@ -24,6 +24,9 @@ rule make_leaderboard:
         ranks_md=f"{LEADERBOARD_OUT}/ranks.md",
         ranks_tex=f"{LEADERBOARD_OUT}/ranks.tex",
         posthoc=f"{LEADERBOARD_OUT}/posthoc.csv",
+        versus_csv=leaderboard_report("versus", "csv", "versus"),
+        versus_md=f"{LEADERBOARD_OUT}/versus.md",
+        versus_tex=f"{LEADERBOARD_OUT}/versus.tex",
         cd_pdf=f"{LEADERBOARD_OUT}/cd.pdf",
         cd_png=leaderboard_report("cd", "png", "cd"),
         heatmap_pdf=f"{LEADERBOARD_OUT}/heatmap.pdf",
@@ -50,6 +53,7 @@ rule make_leaderboard:
             for fs in leaderboard_feature_sets()
         },
         alpha=LEADERBOARD_CONFIG["alpha"],
+        reference=LEADERBOARD_CONFIG["reference"],
         leaderboard=LEADERBOARD_CONFIG,
         grid=lambda w: grid_config(LEADERBOARD_CONFIG["grid"]),
         iterations=ITERATIONS,

@@ -19,6 +19,12 @@ the Descending order at each number of features (the grid's fractions of
   (scikit-posthocs), whose p-values are adjusted for the number of
   comparisons by the studentised range distribution, and a
   critical-difference diagram (scikit-posthocs);
+- the same ranks and tests within each dataset that has at least two pairs;
+- the reference ranker (the paper's ``ot`` by default) against each other
+  ranker, per dataset and over all of them: the mean difference, its wins,
+  ties and losses over the tasks and over the (pair, iteration) runs, and
+  Wilcoxon's signed-rank test over the tasks (SciPy), Holm-corrected over
+  the other rankers (statsmodels);
 - a ranker x adapter heatmap of nAUC per dataset.
 """
 
@@ -33,7 +39,10 @@ import pandas as pd
 
 from ..io import atomic_path, read_json, read_tsv, write_csv, write_json, write_text
 
-__all__ = ["average_ranks", "collect", "nauc", "per_dataset_table", "rank_tests", "run"]
+__all__ = ["average_ranks", "collect", "nauc", "per_dataset_table", "rank_tests", "run", "versus_reference"]
+
+#: The scope of the ranks and tests over every dataset's tasks together.
+ALL = "all"
 
 
 def collect(long_tables: Sequence[str], rankings: Sequence[str]) -> pd.DataFrame:
@@ -118,13 +127,47 @@ def rank_tests(scores: pd.DataFrame) -> dict:
             "average_ranks": average_ranks(scores), "tasks": int(scores.shape[0])}
 
 
+def versus_reference(scores: pd.DataFrame, reference: str, runs: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The ``reference`` ranker (a column of ``scores``) against each other column, over the tasks (rows).
+
+    For each other ranker: the mean of each, the mean difference (reference
+    minus other), the tasks where the reference is more accurate, equal or
+    less accurate, and the two-sided Wilcoxon signed-rank p-value over the
+    tasks (SciPy; zero differences dropped; 1 where every difference is 0),
+    Holm-corrected over the other rankers (``p_holm``, statsmodels).
+    ``runs``, with the same columns, gives the wins, ties and losses over
+    the individual runs too (one row per (pair, iteration)); their tests are
+    not done, as the runs of one pair share its target samples.
+    """
+    from scipy.stats import wilcoxon
+    from statsmodels.stats.multitest import multipletests
+
+    if reference not in scores.columns:
+        raise ValueError(f"reference ranker {reference!r} is not among the rankers {list(scores.columns)}")
+    rows = []
+    for other in (c for c in scores.columns if c != reference):
+        diff = scores[reference] - scores[other]
+        row = {"ranker": other, "tasks": int(diff.size), "reference_mean": float(scores[reference].mean()),
+               "ranker_mean": float(scores[other].mean()), "mean_difference": float(diff.mean()),
+               "wins": int((diff > 0).sum()), "ties": int((diff == 0).sum()), "losses": int((diff < 0).sum())}
+        if runs is not None:
+            rd = runs[reference] - runs[other]
+            row.update(run_wins=int((rd > 0).sum()), run_ties=int((rd == 0).sum()), run_losses=int((rd < 0).sum()))
+        row["p"] = 1.0 if (diff == 0).all() else float(wilcoxon(diff.to_numpy(), zero_method="wilcox").pvalue)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["p_holm"] = multipletests(out["p"].to_numpy(), method="holm")[1]
+    return out
+
+
 def _config_hash(config: Mapping) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_features: Mapping[str, int],
         fraction: int | Mapping[str, int], alpha: float, provenance: Mapping, outputs: Mapping[str, str],
-        caption: str) -> dict:
+        caption: str, reference: str = "ot") -> dict:
     """Write every output of the leaderboard (module docstring).
 
     Parameters
@@ -138,6 +181,7 @@ def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_fe
     provenance : the record written beside the tables
     outputs : paths by key (see the rule)
     caption : the first line of every Markdown table
+    reference : the ranker compared with each other one (the ``versus`` table)
     """
     from ..plotting import save_outputs  # noqa: F401  (matplotlib's non-interactive backend, before pyplot)
 
@@ -155,29 +199,53 @@ def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_fe
     pts = _task_points(long, n_features)
     naucs = _task_naucs(pts)
     fixed = pts[pts["n_features"] == pts["dataset"].map(fraction)]
-    rows, tests = [], {}
+    run_points = long.groupby(["dataset", "pair", "iteration", "ranker", "adapter", "n_features"],
+                              as_index=False)["accuracy"].mean()
+    run_points["fraction"] = run_points["n_features"] / run_points["dataset"].map(n_features)
+    run_naucs = (run_points.groupby(["dataset", "pair", "iteration", "ranker", "adapter"])
+                 .apply(lambda g: nauc(g["fraction"], g["accuracy"]), include_groups=False)
+                 .rename("nauc").reset_index())
+    run_fixed = run_points[run_points["n_features"] == run_points["dataset"].map(fraction)]
+    datasets = list(dict.fromkeys(long["dataset"]))
+    rows, tests, versus = [], {}, []
     for adapter in list(dict.fromkeys(long["adapter"])):
-        for criterion, frame, value in (("fraction", fixed, "accuracy"), ("nauc", naucs, "nauc")):
-            scores = frame[frame["adapter"] == adapter].pivot_table(index=["dataset", "pair"], columns="ranker",
-                                                                      values=value)
-            scores = scores.dropna(axis=0)
-            res = rank_tests(scores)
-            tests[(adapter, criterion)] = res
-            for ranker, r in res["average_ranks"].items():
-                rows.append({"adapter": adapter, "criterion": criterion, "ranker": ranker, "average_rank": r,
-                             "tasks": res["tasks"], "friedman_statistic": res["friedman_statistic"],
-                             "friedman_p": res["friedman_p"]})
+        for criterion, frame, runs, value in (("fraction", fixed, run_fixed, "accuracy"),
+                                              ("nauc", naucs, run_naucs, "nauc")):
+            all_scores = frame[frame["adapter"] == adapter].pivot_table(
+                index=["dataset", "pair"], columns="ranker", values=value).dropna(axis=0)
+            all_runs = runs[runs["adapter"] == adapter].pivot_table(
+                index=["dataset", "pair", "iteration"], columns="ranker", values=value).dropna(axis=0)
+            for scope in [ALL, *(datasets if len(datasets) > 1 else [])]:  # one dataset: "all" is it
+                scores, scope_runs = (t if scope == ALL else t[t.index.get_level_values("dataset") == scope]
+                                      for t in (all_scores, all_runs))
+                if reference in scores.columns and len(scores):
+                    versus.append(versus_reference(scores, reference, scope_runs)
+                                  .assign(dataset=scope, adapter=adapter, criterion=criterion))
+                if len(scores) < 2:
+                    continue  # a dataset of one pair: no test
+                res = rank_tests(scores)
+                tests[(scope, adapter, criterion)] = res
+                for ranker, r in res["average_ranks"].items():
+                    rows.append({"dataset": scope, "adapter": adapter, "criterion": criterion, "ranker": ranker,
+                                 "average_rank": r, "tasks": res["tasks"],
+                                 "friedman_statistic": res["friedman_statistic"], "friedman_p": res["friedman_p"]})
     ranks = pd.DataFrame(rows)
     _write_table(ranks, outputs, "ranks", caption)
     post = pd.concat([res["nemenyi"].stack().rename("p").rename_axis(["ranker", "versus"]).reset_index()
-                      .assign(adapter=a, criterion=c) for (a, c), res in tests.items()], ignore_index=True)
-    write_csv(post[["adapter", "criterion", "ranker", "versus", "p"]], outputs["posthoc"], float_format="%.4g")
+                      .assign(dataset=ds, adapter=a, criterion=c) for (ds, a, c), res in tests.items()],
+                     ignore_index=True)
+    write_csv(post[["dataset", "adapter", "criterion", "ranker", "versus", "p"]], outputs["posthoc"],
+              float_format="%.4g")
+    columns = ["dataset", "adapter", "criterion", "ranker", "tasks", "reference_mean", "ranker_mean",
+               "mean_difference", "wins", "ties", "losses", "run_wins", "run_ties", "run_losses", "p", "p_holm"]
+    versus = pd.concat(versus, ignore_index=True)[columns] if versus else pd.DataFrame(columns=columns)
+    _write_table(versus, outputs, "versus", f"{caption} The reference ranker {reference!r} against each other.")
 
     _cd_figure(tests, alpha, outputs)
     _heatmap(table, outputs)
     _recovery_figure(pd.read_csv(recovery), outputs)
     write_json(outputs["provenance"], dict(provenance))
-    return {"table": table, "ranks": ranks, "tests": tests}
+    return {"table": table, "ranks": ranks, "tests": tests, "versus": versus}
 
 
 def _write_table(df: pd.DataFrame, outputs, key: str, caption: str) -> None:
@@ -207,10 +275,10 @@ def _cd_figure(tests, alpha, outputs) -> None:
     import matplotlib.pyplot as plt
     import scikit_posthocs as sp
 
-    adapters = [a for (a, c) in tests if c == "nauc"]
+    adapters = [a for (ds, a, c) in tests if ds == ALL and c == "nauc"]
     fig, axes = plt.subplots(len(adapters), 1, figsize=(8, 1.6 * len(adapters) + 0.4), squeeze=False)
     for ax, adapter in zip(axes[:, 0], adapters, strict=True):
-        res = tests[(adapter, "nauc")]
+        res = tests[(ALL, adapter, "nauc")]
         sp.critical_difference_diagram(res["average_ranks"], res["nemenyi"], ax=ax, alpha=alpha)
         ax.set_title(f"{adapter}: average rank by nAUC over {res['tasks']} tasks "
                      f"(Friedman p = {res['friedman_p']:.2g}; bars join rankers not different at {alpha})",

@@ -58,7 +58,9 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
 
     Each iteration holds the scores, the three feature orders used
     downstream (the Random order seeded by feature set, pair and iteration),
-    the source subset and the ranking's wall time.
+    the source subset and the ranking's wall time (for the OT rankers,
+    Algorithm 1's time in the selection job, ``selection_time_s``, plus
+    Algorithm 2's).
     """
     from sklearn.base import clone
 
@@ -94,6 +96,11 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
                 Xs[it["matched_source"]], Xt[it["matched_target"]], **solver, return_n_iter=True
             )
             record["sinkhorn_iterations"] = n_iter
+            # Algorithm 1 ran in the selection job: its time is part of this ranker's
+            if "selection_time_s" not in it:
+                raise ValueError(f"{selection_path}: iteration {iteration} has no selection_time_s "
+                                 "(written by an older version: rerun its selection job)")
+            record["selection_time_s"] = float(it["selection_time_s"])
         else:
             subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
             subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes)
@@ -103,7 +110,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
                 fitted.set_params(random_state=record["seed_ranker"])
             fitted.fit(src.X[subset], src.y[subset], X_target=Xt)
             scores = fitted.scores_
-        record["ranking_time_s"] = time.perf_counter() - start
+        record["ranking_time_s"] = time.perf_counter() - start + record.get("selection_time_s", 0.0)
         order_seed = derive_seed(feature_set, pair, iteration, "random_order")
         record.update({
             "seed_random_order": order_seed,

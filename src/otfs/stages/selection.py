@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 
 from ..data.cache import read_domains
@@ -17,7 +18,9 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, iterations: Sequ
     Each iteration is seeded from (feature set, pair, iteration) alone, so
     its result does not depend on which other iterations share the job. The
     source subset does not depend on the strategy either, so strategies are
-    compared on the same source samples.
+    compared on the same source samples. ``selection_time_s`` is each
+    iteration's wall time (the ranking stage adds it to the OT rankers'
+    ranking time).
     """
     source, target = parse_pair(pair)
     cache = read_domains({d: caches[d] for d in (source, target)})
@@ -25,6 +28,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, iterations: Sequ
     classes = range(1, len(cache.class_names) + 1)
     records = []
     for iteration in iterations:
+        start = time.perf_counter()
         subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
         subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes)
         selection_seed = derive_seed(feature_set, pair, iteration, "selection", strategy)
@@ -40,6 +44,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, iterations: Sequ
             "matched_source": matching.source_index,
             "matched_target": matching.target_index,
             "flipped": matching.flipped,
+            "selection_time_s": time.perf_counter() - start,
         })
     out = {
         "feature_set": feature_set,
