@@ -34,6 +34,15 @@ def test_shipped_configs_are_valid(config):
     assert merged["feature_sets"]["EfficientNetLite0"]["extractor"] == "efficientnet-lite0"
     assert len(pairs_for(config, "office-caltech")) == 12
     assert pairs_for(merged, "office-caltech") == test["protocol"]["pairs"]
+    # every other shipped configuration file, merged on config.yaml as --configfile merges it
+    for extra in sorted((REPO / "config").glob("*.yaml")):
+        merged = copy.deepcopy(config)
+        update_config(merged, load_yaml(extra))
+        validate_config(merged, SCHEMA, source=str(extra))
+    full = load_yaml(REPO / "config" / "leaderboard-full.yaml")
+    assert set(config["leaderboard"]["rankers"]) < set(full["leaderboard"]["rankers"])
+    assert set(config["leaderboard"]["feature_sets"]) < set(full["leaderboard"]["feature_sets"])
+    assert full["grids"]["leaderboard"]["iterations"] == config["protocol"]["iterations"]
 
 
 def test_misspelt_key_is_named_with_a_suggestion(config):
@@ -155,6 +164,8 @@ def test_clinical_counts_are_checked_against_the_tables_width():
      r"wda.ablation.variants.pot-default.params: The 'init' parameter of WassersteinDiscriminantAnalysis"),
     (lambda c: c["wda"]["ablation"]["variants"].update(bad={"method": "PCA", "params": {"n_component": 3}}),
      r"wda.ablation.variants.bad.params: .*unexpected keyword argument 'n_component'"),
+    (lambda c: c["leaderboard"].update(reference="fmmd"),
+     r"leaderboard.reference: 'fmmd' is not one of leaderboard.rankers \['ot', 'wasserstein1d'"),
 ])
 def test_cross_references_are_named(config, mutate, message):
     mutate(config)
