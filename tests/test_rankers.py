@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from otfs._checks import DegenerateResultWarning
@@ -148,3 +149,32 @@ def test_the_ranking_stage_gives_the_estimators_scores(tmp_path, name, strategy)
         seed = derive_seed("toy", "src-tgt", it["iteration"], "selection", strategy)
         est = FEATURE_RANKERS[name](random_state=seed).fit(Xs[it["source_subset"]], X_target=Xt)
         np.testing.assert_allclose(it["scores"], est.scores_, rtol=1e-12)
+
+
+def test_one_job_for_several_adapters_writes_what_one_job_per_adapter_writes(tmp_path):
+    # the leaderboard's classification job (run_adapters) against the per-adapter job (run)
+    from otfs.data.cache import DomainData, write_cache
+    from otfs.io import read_tsv
+    from otfs.stages import classification, ranking
+
+    Xs, ys, Xt, yt, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=3)
+    caches = {}
+    for dom, X, y in (("src", Xs, ys + 1), ("tgt", Xt, yt + 1)):
+        caches[dom] = str(tmp_path / f"{dom}.h5")
+        write_cache(caches[dom], feature_set="toy", dataset="toy", domains={dom: DomainData(dom, X, y)},
+                    class_names=["a", "b", "c"], preprocessing=[])
+    rank = tmp_path / "rank.json"
+    ranking.run(caches, "toy", "src-tgt", "ks", iterations=[0, 1, 2], per_class=10, output=rank)
+    adapters = {"NA": None, "CORAL": None, "SA": {"n_components": 3}}
+    kw = dict(grid="g", orders=["Descending"], counts=[2, 6, "d"], iterations=2)
+    together = classification.run_adapters(caches, rank, adapters, outputs={a: tmp_path / f"{a}.tsv" for a in adapters},
+                                           **kw)
+    for adapter, params in adapters.items():
+        alone = classification.run(caches, rank, adapter, output=tmp_path / f"{adapter}-alone.tsv",
+                                   adapter_params=params, **kw)
+        a, b = (read_tsv(tmp_path / f) for f in (f"{adapter}.tsv", f"{adapter}-alone.tsv"))
+        # the same rows but for the measured times
+        pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
+        assert len(a) == 2 * 3 and set(a["adapter"]) == {adapter} and len(together[adapter]) == len(alone)
+    with pytest.raises(ValueError, match=r"adapters \['CORAL', 'NA', 'SA'\] and outputs \['NA'\] name different"):
+        classification.run_adapters(caches, rank, adapters, outputs={"NA": tmp_path / "x.tsv"}, **kw)

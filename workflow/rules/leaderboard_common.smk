@@ -1,5 +1,7 @@
 # The leaderboard's configuration handle and input functions (its rules: leaderboard.smk).
 
+import re
+
 LEADERBOARD_CONFIG = config["leaderboard"]
 LEADERBOARD_OUT = "results/leaderboard"
 

@@ -1,0 +1,16 @@
+"""Snakemake wrapper of otfs.stages.classification.run_adapters (rule classify_leaderboard_adapters)."""
+
+from otfs.stages import classification, domain_caches, job
+
+sm = snakemake  # noqa: F821
+with job(sm.log[0], sm.threads, "classification", code=sm.input.code):
+    classification.run_adapters(
+        caches=domain_caches(sm.input.caches),
+        ranking_path=sm.input.ranking,
+        adapters=dict(zip(sm.params.adapters, sm.params.adapter_params, strict=True)),
+        grid=sm.wildcards.grid,
+        orders=sm.params.orders,
+        counts=sm.params.feature_counts,
+        iterations=sm.params.iterations,
+        outputs=dict(zip(sm.params.adapters, sm.output.tsv, strict=True)),
+    )
