@@ -118,6 +118,14 @@ def test_compute_jobs_do_not_depend_on_tables_or_plots():
         assert not closure & {"plotting.py", "tables.py"}, script
 
 
+def test_data_jobs_do_not_depend_on_the_methods():
+    # editing a ranker, an adapter or the configuration checks re-acquires, re-extracts and re-caches nothing
+    for script in ("acquisition.py", "acquisition_images.py", "extraction.py", "cache.py"):
+        closure = _names(import_closure(REPO / "workflow" / "scripts" / script, SRC), SRC)
+        methods = {n for n in closure if n.startswith(("rankers/", "adapters/", "reducers/", "selection_strategies/"))}
+        assert not methods and not closure & {"config.py", "ranking.py", "adaptation.py"}, (script, methods)
+
+
 def test_a_job_that_ran_an_undeclared_module_fails():
     import otfs.ranking  # noqa: F401 - loaded in this process
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from .data.acquisition import mirror_dirs  # noqa: F401  (its home: jobs import it without the registries)
 from .protocol import make_pairs, parse_pair
 
 __all__ = ["ConfigError", "check_feature_counts", "load_yaml", "mirror_dirs", "pairs_for", "validate_config"]
@@ -467,12 +468,3 @@ def pairs_for(config: Mapping, dataset: str) -> list[str]:
     if pairs == "all":
         return make_pairs(domains)
     return [p for p in pairs if all(d in domains for d in parse_pair(p))]
-
-
-def mirror_dirs(dataset_cfg: Mapping, environ: Mapping[str, str] = os.environ) -> list[Path]:
-    """Mirror folders of a dataset: those of the config, then the environment's."""
-    dirs = [Path(p) for p in dataset_cfg.get("mirror_dirs", [])]
-    env = dataset_cfg.get("mirror_env")
-    if env and environ.get(env):
-        dirs.extend(Path(p) for p in environ[env].split(os.pathsep) if p)
-    return dirs

@@ -23,7 +23,7 @@ import shutil
 import urllib.parse
 import urllib.request
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +41,7 @@ __all__ = [
     "acquire",
     "acquire_tree",
     "check_url",
+    "mirror_dirs",
     "verify_file",
 ]
 
@@ -277,3 +278,12 @@ def acquire_tree(
         dest_dir.rmdir()
     os.replace(partial, dest_dir)
     return Counter(results)
+
+
+def mirror_dirs(dataset_cfg: Mapping, environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """Mirror folders of a dataset: those of the config, then the environment's."""
+    dirs = [Path(p) for p in dataset_cfg.get("mirror_dirs", [])]
+    env = dataset_cfg.get("mirror_env")
+    if env and environ.get(env):
+        dirs.extend(Path(p) for p in environ[env].split(os.pathsep) if p)
+    return dirs

@@ -10,8 +10,7 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..config import mirror_dirs
-from ..data.acquisition import Sources, acquire, acquire_tree
+from ..data.acquisition import Sources, acquire, acquire_tree, mirror_dirs
 from ..data.images import domain_images
 from ..data.manifest import read_manifest
 
