@@ -588,7 +588,8 @@ def test_the_leaderboard_on_the_test_configuration(test_run):
     assert ((versus["run_wins"] + versus["run_ties"] + versus["run_losses"]) == 3 * 2).all()
     at_fraction = long[long["n_features"] == 100].groupby(["adapter", "pair", "ranker"])["accuracy"].mean().unstack()
     row = versus.set_index(["adapter", "criterion", "ranker"]).loc[("NA", "fraction", "ks")]
-    assert row["mean_difference"] == pytest.approx((at_fraction.loc["NA", "ot"] - at_fraction.loc["NA", "ks"]).mean())
+    # the CSV keeps 4 significant digits
+    assert row["mean_difference"] == pytest.approx((at_fraction.loc["NA", "ot"] - at_fraction.loc["NA", "ks"]).mean(), rel=1e-3)
     assert 0 < row["p"] <= row["p_holm"] <= 1
     for name in ("cd", "heatmap", "recovery"):
         assert (out / f"{name}.pdf").read_bytes().startswith(b"%PDF")
