@@ -32,8 +32,8 @@ rule classify_leaderboard_adapters:
     conda:
         "../../envs/otfs.yaml"
     threads: 1
-    # Measured: 10-35 s for the 5 default adapters at 5 iterations (TCA and OT3
-    # on USPS <-> MNIST the longest), about 300 MB.
+    # Measured: 3.5-41 s for the 5 default adapters at 5 iterations (TCA and OT3
+    # on USPS <-> MNIST the longest), at most 419 MB.
     resources:
         mem_mb=1024,
         runtime=30,

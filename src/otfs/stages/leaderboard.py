@@ -73,15 +73,16 @@ def nauc(fractions, accuracies) -> float:
     return float(np.sum((y[1:] + y[:-1]) / 2 * np.diff(x)) / (x[-1] - x[0]))
 
 
-def _task_points(long: pd.DataFrame, d: Mapping[str, int]) -> pd.DataFrame:
-    """Mean accuracy over iterations per (dataset, pair, ranker, adapter, n_features), with its fraction."""
-    pts = long.groupby(["dataset", "pair", "ranker", "adapter", "n_features"], as_index=False)["accuracy"].mean()
+def _task_points(long: pd.DataFrame, d: Mapping[str, int], by: Sequence[str] = ()) -> pd.DataFrame:
+    """Mean accuracy per (dataset, pair, *by, ranker, adapter, n_features), with its fraction: over the
+    iterations by default, per run with ``by=["iteration"]``."""
+    pts = long.groupby(["dataset", "pair", *by, "ranker", "adapter", "n_features"], as_index=False)["accuracy"].mean()
     pts["fraction"] = pts["n_features"] / pts["dataset"].map(d)
     return pts
 
 
-def _task_naucs(points: pd.DataFrame) -> pd.DataFrame:
-    return (points.groupby(["dataset", "pair", "ranker", "adapter"])
+def _task_naucs(points: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    return (points.groupby(["dataset", "pair", *by, "ranker", "adapter"])
             .apply(lambda g: nauc(g["fraction"], g["accuracy"]), include_groups=False)
             .rename("nauc").reset_index())
 
@@ -199,12 +200,8 @@ def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_fe
     pts = _task_points(long, n_features)
     naucs = _task_naucs(pts)
     fixed = pts[pts["n_features"] == pts["dataset"].map(fraction)]
-    run_points = long.groupby(["dataset", "pair", "iteration", "ranker", "adapter", "n_features"],
-                              as_index=False)["accuracy"].mean()
-    run_points["fraction"] = run_points["n_features"] / run_points["dataset"].map(n_features)
-    run_naucs = (run_points.groupby(["dataset", "pair", "iteration", "ranker", "adapter"])
-                 .apply(lambda g: nauc(g["fraction"], g["accuracy"]), include_groups=False)
-                 .rename("nauc").reset_index())
+    run_points = _task_points(long, n_features, by=["iteration"])
+    run_naucs = _task_naucs(run_points, by=["iteration"])
     run_fixed = run_points[run_points["n_features"] == run_points["dataset"].map(fraction)]
     datasets = list(dict.fromkeys(long["dataset"]))
     rows, tests, versus = [], {}, []
