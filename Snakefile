@@ -70,6 +70,7 @@ include: "workflow/rules/boosting.smk"
 include: "workflow/rules/semfs.smk"
 include: "workflow/rules/shift_recovery.smk"
 include: "workflow/rules/leaderboard.smk"
+include: "workflow/rules/model_selection.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:

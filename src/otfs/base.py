@@ -98,6 +98,10 @@ class TwoDomainRanker(BaseFeatureRanker):
     #: The fewest samples a domain may have.
     _min_samples = 2
 
+    # With scikit-learn's metadata routing on (skada turns it on), ``fit`` asks for skada's
+    # ``sample_domain``: in ``skada.make_da_pipeline`` the ranker then sees which rows are the target.
+    __metadata_request__fit = {"sample_domain": True}
+
     def fit(self, X, y=None, X_target=None, sample_domain=None):
         """Score the features of ``X`` (source) against ``X_target`` (target); returns ``self``."""
         from sklearn.utils.validation import validate_data

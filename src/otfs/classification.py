@@ -22,8 +22,49 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from ._checks import as_float_matrix, as_label_vector, check_same_features
 from .adaptation import BaseAdapter, NoAdaptation
+from .registry import Registry
 
-__all__ = ["accuracy_curve", "nested_one_nn_accuracies", "one_nn_accuracy"]
+__all__ = ["CLASSIFIERS", "accuracy_curve", "make_classifier", "nested_one_nn_accuracies", "one_nn_accuracy"]
+
+#: Classifiers by name, for the places where one is configurable (skada adapters, the label-free scorers):
+#: each entry builds a scikit-learn classifier from keyword parameters. ``1nn`` is the paper's.
+CLASSIFIERS = Registry("classifier", "classifiers")
+
+
+def _knn(n_neighbors=5, **params):
+    return KNeighborsClassifier(n_neighbors=n_neighbors, algorithm=params.pop("algorithm", "brute"), **params)
+
+
+def _logistic_regression(**params):
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(**{"max_iter": 1000, **params})
+
+
+CLASSIFIERS.register("1nn", lambda: KNeighborsClassifier(n_neighbors=1, algorithm="brute", metric="euclidean"))
+CLASSIFIERS.register("knn", _knn)
+CLASSIFIERS.register("logistic-regression", _logistic_regression)
+
+
+def make_classifier(spec):
+    """A classifier from its name (``"1nn"``) or ``{"name": NAME, **params}`` (:data:`CLASSIFIERS`).
+
+    >>> make_classifier({"name": "knn", "n_neighbors": 5})
+    KNeighborsClassifier(algorithm='brute')
+    """
+    if isinstance(spec, str):
+        name, params = spec, {}
+    elif isinstance(spec, Mapping) and "name" in spec:
+        name, params = spec["name"], {k: v for k, v in spec.items() if k != "name"}
+    else:
+        raise ValueError(f"a classifier is a name of {sorted(CLASSIFIERS)} or a mapping with the key 'name'; got {spec!r}")
+    try:
+        clf = CLASSIFIERS[name](**params)
+    except TypeError as exc:
+        raise ValueError(f"classifier {name!r}: {exc}") from None
+    if hasattr(clf, "_validate_params"):
+        clf._validate_params()
+    return clf
 
 
 def one_nn_accuracy(Xs, ys, Xt, yt) -> float:
@@ -74,7 +115,9 @@ def accuracy_curve(
     -------
     list of dict
         One record per (order, n) with keys ``order``, ``n_features``,
-        ``accuracy`` (percent) and ``seconds`` (adaptation wall time).
+        ``accuracy`` (percent) and ``seconds`` (adaptation wall time; for an
+        adapter that predicts the labels itself, ``predicts_labels``, the time
+        of its ``fit_predict``, classifier included).
 
     Notes
     -----
@@ -108,19 +151,19 @@ def accuracy_curve(
                 for n, acc in zip(n_features, accuracies, strict=True)
             ]
             continue
+        predicts = getattr(adapter, "predicts_labels", False)
         for n in n_features:
             cols = order[:n]
             start = time.perf_counter()
-            Xs_a, Xt_a = adapter.fit_transform(Xs[:, cols], ys, Xt[:, cols])
-            seconds = time.perf_counter() - start
-            rows.append(
-                {
-                    "order": order_name,
-                    "n_features": n,
-                    "accuracy": one_nn_accuracy(Xs_a, ys, Xt_a, yt),
-                    "seconds": seconds,
-                }
-            )
+            if predicts:  # the adapter predicts the target labels itself (a skada estimator with its classifier)
+                y_pred = adapter.fit_predict(Xs[:, cols], ys, Xt[:, cols])
+                seconds = time.perf_counter() - start
+                accuracy = 100.0 * float(np.mean(np.asarray(y_pred) == yt))
+            else:
+                Xs_a, Xt_a = adapter.fit_transform(Xs[:, cols], ys, Xt[:, cols])
+                seconds = time.perf_counter() - start
+                accuracy = one_nn_accuracy(Xs_a, ys, Xt_a, yt)
+            rows.append({"order": order_name, "n_features": n, "accuracy": accuracy, "seconds": seconds})
     return rows
 
 

@@ -143,6 +143,8 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
     problems += _ranker_problems(config.get("rankers", {}), source)
     if "leaderboard" in config:
         problems += _leaderboard_problems(config, source)
+    if "model_selection" in config:
+        problems += _model_selection_problems(config, source)
     if "shift_recovery" in config:
         from .data.readers import get_reader
 
@@ -170,10 +172,59 @@ def _adapter_problems(adapters: Mapping, source: str) -> list[str]:
 
     problems = []
     for name, params in adapters.items():
-        if name not in ADAPTERS:
+        try:
+            known = name in ADAPTERS
+        except ImportError as exc:  # a skada: name without skada
+            problems.append(f"{source}: adapters.{name}: {exc}")
+            continue
+        if not known:
             problems.append(f"{source}: adapters.{name}: {ADAPTERS.unknown_message(name)}")
         else:
             problems += _param_problems(f"adapters.{name}", ADAPTERS[name], params or {}, source)
+    return problems
+
+
+def _model_selection_problems(config: Mapping, source: str) -> list[str]:
+    """`model_selection`: its feature sets and grid exist, the grid has the Descending order and d; its rules
+    are registered, with valid parameters, and include the references; its classifier is probabilistic; its
+    adapters give adapted samples."""
+    from .classification import make_classifier
+    from .model_selection import SELECTION_RULES
+
+    cfg, where = config["model_selection"], f"{source}: model_selection"
+    problems = [f"{where}.feature_sets: unknown feature set {fs!r} (known: {sorted(config['feature_sets'])})"
+                for fs in cfg["feature_sets"] if fs not in config["feature_sets"]]
+    grid = config["grids"].get(cfg["grid"])
+    if grid is None:
+        problems.append(f"{where}.grid: unknown grid {cfg['grid']!r}; grids: {sorted(config['grids'])}")
+    elif "Descending" not in grid["orders"] or grid["feature_counts"] == "paper" or "d" not in grid["feature_counts"]:
+        problems.append(f"{where}.grid: grids.{cfg['grid']} needs the Descending order and \"d\" among its feature "
+                        f"counts (the rules are compared with all features); it has {grid['orders']}, "
+                        f"{grid['feature_counts']}")
+    for name, params in cfg["rules"].items():
+        if name not in SELECTION_RULES:
+            problems.append(f"{where}.rules.{name}: {SELECTION_RULES.unknown_message(name)}")
+        else:
+            problems += _param_problems(f"model_selection.rules.{name}", SELECTION_RULES[name], params or {}, source)
+    for ref in ("oracle", "all-features"):
+        if ref not in cfg["rules"]:
+            problems.append(f"{where}.rules: the reference {ref!r} is missing (regret and gain are measured against it)")
+    try:
+        clf = make_classifier(cfg["classifier"])
+        if not hasattr(clf, "predict_proba"):
+            problems.append(f"{where}.classifier: {cfg['classifier']!r} has no predict_proba; the scorers need one")
+    except (TypeError, ValueError, KeyError) as exc:
+        problems.append(f"{where}.classifier: {exc}")
+    from .adaptation import ADAPTERS
+
+    for name in cfg["adapters"]:
+        try:
+            adapter = ADAPTERS[name](**dict(config.get("adapters", {}).get(name) or {}))
+            if getattr(adapter, "predicts_labels", False):
+                problems.append(f"{where}.adapters: {name!r} predicts labels without adapted samples; the scorers "
+                                "need an adapter with adapted samples")
+        except (KeyError, TypeError, ValueError, ImportError):
+            pass  # reported by the registry check and `adapters`
     return problems
 
 

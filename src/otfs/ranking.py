@@ -415,6 +415,10 @@ class OTFeatureRanker(BaseFeatureRanker):
         "random_state": ["random_state"],
     }
 
+    # With scikit-learn's metadata routing on (skada turns it on), ``fit`` asks for skada's
+    # ``sample_domain``: in ``skada.make_da_pipeline`` the ranker then sees which rows are the target.
+    __metadata_request__fit = {"sample_domain": True}
+
     def __init__(
         self,
         n_features_to_select=None,

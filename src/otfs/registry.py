@@ -13,6 +13,10 @@ read-only mapping from names to implementations, filled three ways:
       [project.entry-points."otfs.adapters"]
       MYDA = "mypackage.adapters:MyAdapter"
 
+A registry may also resolve a *namespace* of names it does not list,
+``PREFIX:NAME``, through a function (:meth:`Registry.add_namespace`): the
+adapters resolve ``skada:NAME`` to any estimator of skada this way.
+
 Every registry answers an unknown name with the same message, listing the
 registered names: ``unknown adapter 'OT4'; registered adapters: ['CORAL',
 ...] (did you mean 'OT3'?)``, raised as :class:`UnknownNameError` (both a
@@ -42,6 +46,8 @@ REGISTRY_MODULES = {
     "otfs.zero_shot_selectors": "otfs.semfs",
     "otfs.feature_extractors": "otfs.extraction",
     "otfs.dataset_readers": "otfs.data.readers",
+    "otfs.classifiers": "otfs.classification",
+    "otfs.selection_rules": "otfs.model_selection",
 }
 
 
@@ -81,6 +87,7 @@ class Registry(Mapping):
         self.package = package
         self.group = "otfs." + plural.replace(" ", "_").replace("-", "_")
         self._table: dict[str, Any] = {}
+        self._namespaces: dict[str, tuple[Callable[[str], Any], str]] = {}
         self._loaded = False
         if self.group in REGISTRIES:
             raise ValueError(f"a registry for {plural} already exists")
@@ -104,6 +111,23 @@ class Registry(Mapping):
             return target
 
         return add if obj is None else add(obj)
+
+    def add_namespace(self, prefix: str, resolve: Callable[[str], Any], description: str) -> None:
+        """Resolve every name ``PREFIX:NAME`` to ``resolve(NAME)``, which raises :class:`UnknownNameError`
+        (its message listing what the namespace has) for a name it does not know. ``description`` says
+        what the namespace holds, in messages (``"skada:<name> for any skada estimator"``)."""
+        if not prefix or ":" in prefix:
+            raise ValueError(f"a namespace prefix must be a non-empty string without ':', got {prefix!r}")
+        self._namespaces[prefix] = (resolve, description)
+
+    def _resolve(self, name: object):
+        """The object of a namespaced name, or None where ``name`` is not one."""
+        if not isinstance(name, str) or ":" not in name:
+            return None
+        prefix, rest = name.split(":", 1)
+        if prefix not in self._namespaces:
+            return None
+        return self._namespaces[prefix][0](rest)
 
     def unregister(self, name: str) -> None:
         """Remove ``name`` (tests and interactive use)."""
@@ -137,7 +161,8 @@ class Registry(Mapping):
         names = sorted(self)
         close = difflib.get_close_matches(str(name), names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"unknown {self.kind} {name!r}; registered {self.plural}: {names}{hint}"
+        spaces = "".join(f"; and {description}" for _, description in self._namespaces.values())
+        return f"unknown {self.kind} {name!r}; registered {self.plural}: {names}{spaces}{hint}"
 
     def __getitem__(self, name: str) -> Any:
         if name not in self._table:
@@ -145,7 +170,10 @@ class Registry(Mapping):
         try:
             return self._table[name]
         except (KeyError, TypeError):
-            raise UnknownNameError(self.unknown_message(name)) from None
+            resolved = self._resolve(name)
+            if resolved is None:
+                raise UnknownNameError(self.unknown_message(name)) from None
+            return resolved
 
     def check(self, names, where: str = "") -> None:
         """Raise one :class:`UnknownNameError` for the first unknown of ``names``, prefixed by ``where``."""
@@ -155,7 +183,12 @@ class Registry(Mapping):
 
     def __contains__(self, name: object) -> bool:
         self.load()
-        return name in self._table
+        if name in self._table:
+            return True
+        try:
+            return self._resolve(name) is not None
+        except UnknownNameError:
+            return False
 
     def __iter__(self) -> Iterator[str]:
         self.load()

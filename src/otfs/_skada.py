@@ -1,0 +1,52 @@
+"""skada, imported and used without changing the rest of the process.
+
+``import skada`` calls ``sklearn.set_config(enable_metadata_routing=True)``
+for the whole process. With routing on, scikit-learn behaves differently
+elsewhere: for example ``Pipeline.fit(X, y, ranker__X_target=Xt)``, the
+documented way to give :class:`otfs.ranking.OTFeatureRanker` its target in
+a plain scikit-learn pipeline, raises instead of fitting. So otfs imports
+skada only through :func:`import_skada`, which puts the setting back, and
+runs skada's estimators and scorers inside :func:`routing`, which turns it
+on for that block only. Nothing else in otfs imports skada.
+
+skada is an optional dependency (``pip install 'otfs[skada]'``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Iterator
+
+__all__ = ["SKADA_EXTRA", "import_skada", "routing"]
+
+#: How to install skada, for error messages.
+SKADA_EXTRA = "pip install 'otfs[skada]' (or make setup)"
+
+
+def import_skada(module: str = "skada"):
+    """Import ``skada`` (or one of its modules) and restore scikit-learn's metadata-routing setting.
+
+    Raises
+    ------
+    ImportError
+        skada is not installed; the message says how to install it.
+    """
+    import sklearn
+
+    before = sklearn.get_config()["enable_metadata_routing"]
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"{module} is needed here but cannot be imported ({exc}); {SKADA_EXTRA}") from exc
+    finally:
+        sklearn.set_config(enable_metadata_routing=before)
+
+
+@contextlib.contextmanager
+def routing() -> Iterator[None]:
+    """scikit-learn's metadata routing on inside the block (skada needs it), as it was after."""
+    import sklearn
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        yield

@@ -1,0 +1,105 @@
+# Label-free choice of the number of features (config `model_selection`): for
+# every (ranker, adapter, pair, iteration) each selection rule picks k* from the
+# grid's numbers of features without the target labels (skada's scorers, a
+# shift test with a false-discovery guard), against the oracle's k and all
+# features. One job per (feature set, ranker, pair) scores every adapter,
+# iteration and k; one job compares the rules.
+
+MODEL_SELECTION_CONFIG = config["model_selection"]
+MODEL_SELECTION_OUT = "results/model_selection"
+
+
+def model_selection_feature_sets():
+    """The feature sets of `model_selection` that have data for a pair (the `available` scope)."""
+    return target_feature_sets("available", MODEL_SELECTION_CONFIG["feature_sets"])
+
+
+def model_selection_pair_tables(w=None):
+    return [
+        f"results/runs/{fs}/model_selection/{r}/{MODEL_SELECTION_CONFIG['grid']}/{p}.tsv"
+        for fs in model_selection_feature_sets()
+        for r in MODEL_SELECTION_CONFIG["rankers"]
+        for p in scope_pairs(fs, scope_for("available", fs))
+    ]
+
+
+def model_selection_report(name, ext, caption):
+    return report(
+        f"{MODEL_SELECTION_OUT}/{name}.{ext}",
+        caption=f"../report/model_selection_{caption}.rst",
+        category="Number of features without target labels",
+    )
+
+
+rule score_model_selection:
+    input:
+        caches=pair_caches,
+        ranking="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
+        code=script_code("model_selection_pair.py"),
+    output:
+        tsv="results/runs/{feature_set}/model_selection/{ranker}/{grid}/{pair}.tsv",
+    log:
+        "logs/model_selection/{feature_set}/{ranker}/{grid}/{pair}.log",
+    benchmark:
+        "logs/benchmarks/score_model_selection/{feature_set}/{ranker}/{grid}/{pair}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    # Measured (2 adapters, 5 iterations, 6 numbers of features, 2 splits): see docs/model-selection.md.
+    resources:
+        mem_mb=1024,
+        runtime=30,
+    params:
+        adapters=MODEL_SELECTION_CONFIG["adapters"],
+        adapter_params=[adapter_params(a) for a in MODEL_SELECTION_CONFIG["adapters"]],
+        rules=MODEL_SELECTION_CONFIG["rules"],
+        classifier=MODEL_SELECTION_CONFIG["classifier"],
+        cv=MODEL_SELECTION_CONFIG["cv"],
+        feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
+        iterations=lambda w: grid_config(w.grid).get("iterations"),
+    script:
+        "../scripts/model_selection_pair.py"
+
+
+rule make_model_selection:
+    input:
+        tables=model_selection_pair_tables,
+        code=script_code("model_selection.py"),
+    output:
+        choices=f"{MODEL_SELECTION_OUT}/choices.parquet",
+        summary_csv=model_selection_report("summary", "csv", "summary"),
+        summary_md=f"{MODEL_SELECTION_OUT}/summary.md",
+        table_csv=model_selection_report("table", "csv", "table"),
+        table_md=f"{MODEL_SELECTION_OUT}/table.md",
+        regret_pdf=f"{MODEL_SELECTION_OUT}/regret.pdf",
+        regret_png=model_selection_report("regret", "png", "regret"),
+        provenance=f"{MODEL_SELECTION_OUT}/provenance.json",
+    log:
+        "logs/model_selection/report.log",
+    benchmark:
+        "logs/benchmarks/make_model_selection/report.tsv"
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    params:
+        model_selection=MODEL_SELECTION_CONFIG,
+        grid=lambda w: grid_config(MODEL_SELECTION_CONFIG["grid"]),
+    script:
+        "../scripts/model_selection.py"
+
+
+# --- targets -------------------------------------------------------------------
+localrules:
+    make_model_selection,
+
+
+rule model_selection:
+    input:
+        rules.make_model_selection.output,
+
+
+# `related` and `all` build this experiment (Snakefile).
+RELATED_TARGETS.extend(rules.model_selection.input)
