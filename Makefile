@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml envs/requirements.txt
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# The CPU build of PyTorch, for feature extraction (a bare `torch` would pull a CUDA build).
 	$(BIN)/python -m pip install --quiet torch==$(TORCH)
-	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test,extraction,related]'
+	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test,extraction,related,skada]'
 	touch $@
 
 setup: $(STAMP)

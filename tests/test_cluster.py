@@ -105,7 +105,7 @@ def test_profiles_name_only_rules_of_the_workflow(workflow_rules):
         assert set(prof["groups"].values()) == set(prof["group-components"])
         # every computing rule of the grid has a measured request
         for rule in ("select_samples", "rank_features", "classify", "classify_leaderboard_adapters", "build_cache",
-                     "extract_features", "clinical_rank", "clinical_classify"):
+                     "extract_features", "clinical_rank", "clinical_classify", "score_model_selection"):
             assert {"runtime", "mem_mb"} <= set(prof["set-resources"][rule]), rule
 
 
@@ -176,7 +176,8 @@ def test_local_rules_fetch_data_or_summarise(workflow_rules):
             "plot_figure4"} <= local <= workflow_rules
     # nothing that computes the grid runs locally, and no local rule is grouped (groups override localrules)
     assert not local & {"select_samples", "rank_features", "classify", "classify_leaderboard_adapters", "build_cache",
-                        "extract_features", "clinical_rank", "clinical_classify", "clinical_data"}
+                        "extract_features", "clinical_rank", "clinical_classify", "clinical_data",
+                        "score_model_selection"}
     assert not local & set(_profile("slurm")["groups"])
 
 

@@ -54,6 +54,8 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     # and the leaderboard's own grid: 7 rankers on 26 pairs, each job running the 5 adapters
     assert jobs["classify_leaderboard_adapters"] == 7 * 26
     assert jobs["make_leaderboard"] == jobs["shift_recovery_run"] == 1
+    # the label-free choice of k: one job per (ranker, pair) of the leaderboard's grid, on its rankings
+    assert jobs["score_model_selection"] == 7 * 26 and jobs["make_model_selection"] == 1
     # the related methods' experiments are part of `all`
     for rule in ("make_wda_table1", "make_wda_ablation", "plot_wda_figure2", "make_wda_office",
                  "make_invariance_table", "make_boosting_table", "make_semfs_table"):
@@ -563,12 +565,13 @@ def test_your_own_dataset_as_documented(tmp_path):
 
 
 def test_the_leaderboard_on_the_test_configuration(test_run):
-    # 3 rankers x 2 adapters on SURF's 3 test pairs, 2 iterations, 4 fractions
+    # 3 rankers x 3 adapters (one of skada's, by name) on SURF's 3 test pairs, 2 iterations, 4 fractions
     snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "leaderboard")
     out = test_run / "results" / "leaderboard"
     long = pd.read_parquet(out / "results_long.parquet")
-    assert set(long["ranker"]) == {"ot", "ks", "random"} and set(long["adapter"]) == {"NA", "CORAL"}
-    assert len(long) == 3 * 2 * 3 * 2 * 4 and set(long["n_features"]) == {25, 100, 400, 800}
+    assert set(long["ranker"]) == {"ot", "ks", "random"}
+    assert set(long["adapter"]) == {"NA", "CORAL", "skada:LinearOTMapping"}
+    assert len(long) == 3 * 3 * 3 * 2 * 4 and set(long["n_features"]) == {25, 100, 400, 800}
     assert (long["ranking_seconds"] > 0).all() and long[["versions", "config_hash"]].nunique().max() == 1
     # the same seeds as the paper's grid: its Descending curve at d/8 is the leaderboard's
     curves = read_tsv(test_run / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
@@ -580,10 +583,11 @@ def test_the_leaderboard_on_the_test_configuration(test_run):
     assert (ranks.groupby(["adapter", "criterion"])["average_rank"].sum() == 6).all()  # 1 + 2 + 3
     assert ranks["friedman_p"].between(0, 1).all() and set(ranks["tasks"]) == {3} and set(ranks["dataset"]) == {"all"}
     post = pd.read_csv(out / "posthoc.csv", keep_default_na=False)
-    assert len(post) == 2 * 2 * 9 and post["p"].between(0, 1).all() and set(post["adapter"]) == {"NA", "CORAL"}
+    assert len(post) == 3 * 2 * 9 and post["p"].between(0, 1).all()
+    assert set(post["adapter"]) == {"NA", "CORAL", "skada:LinearOTMapping"}
     # the paper's ranker against the two others, from the same per-pair means as the ranks
     versus = pd.read_csv(out / "versus.csv", keep_default_na=False)
-    assert len(versus) == 2 * 2 * 2 and set(versus["ranker"]) == {"ks", "random"} and set(versus["dataset"]) == {"all"}
+    assert len(versus) == 3 * 2 * 2 and set(versus["ranker"]) == {"ks", "random"} and set(versus["dataset"]) == {"all"}
     assert ((versus["wins"] + versus["ties"] + versus["losses"]) == 3).all()
     assert ((versus["run_wins"] + versus["run_ties"] + versus["run_losses"]) == 3 * 2).all()
     at_fraction = long[long["n_features"] == 100].groupby(["adapter", "pair", "ranker"])["accuracy"].mean().unstack()
@@ -595,3 +599,35 @@ def test_the_leaderboard_on_the_test_configuration(test_run):
         assert (out / f"{name}.pdf").read_bytes().startswith(b"%PDF")
         assert (out / f"{name}.png").read_bytes().startswith(b"\x89PNG")
     assert "| ot | NA |" in (out / "table.md").read_text().replace("| surf ", "")
+
+
+def test_model_selection_on_the_test_configuration(test_run):
+    # 2 rankers x 2 adapters on SURF's 3 test pairs, 2 iterations, 4 numbers of features, every rule
+    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "model_selection")
+    out = test_run / "results" / "model_selection"
+    chosen = pd.read_parquet(out / "choices.parquet")
+    rules = {"IW", "DEV", "circular", "entropy", "SND", "shift-test", "oracle", "all-features"}
+    assert set(chosen["rule"]) == rules and len(chosen) == 2 * 2 * 3 * 2 * len(rules)
+    assert set(chosen["k"]) <= {25, 100, 400, 800} and (chosen["regret"] >= 0).all()
+    assert (chosen.loc[chosen["rule"] == "oracle", "regret"] == 0).all()
+    assert (chosen.loc[chosen["rule"] == "all-features", ["k", "gain"]].to_numpy() == [800, 0]).all()
+    assert chosen.loc[chosen["rule"] == "oracle", "reads_target_labels"].all()
+    assert not chosen.loc[chosen["rule"] != "oracle", "reads_target_labels"].any()
+    # its 1-NN accuracies are the leaderboard's, for the same (ranker, adapter, pair, iteration, k)
+    for ranker in ("ot", "ks"):
+        for adapter in ("NA", "CORAL"):
+            lb = read_tsv(test_run / "results" / "aggregate" / "surf" / "all" / ranker / adapter / "leaderboard"
+                          / "long.tsv").set_index(["pair", "iteration", "n_features"])["accuracy"]
+            for pair in ("dslr-webcam", "webcam-dslr", "amazon-dslr"):
+                ms = read_tsv(test_run / "results" / "runs" / "surf" / "model_selection" / ranker / "leaderboard"
+                              / f"{pair}.tsv")
+                ms = ms[ms["adapter"] == adapter].set_index(["iteration", "n_features"])["accuracy"]
+                np.testing.assert_array_equal(ms.sort_index().to_numpy(), lb.loc[pair].sort_index().to_numpy())
+    table = pd.read_csv(out / "table.csv", keep_default_na=False)
+    assert set(table["dataset"]) == {"surf", "all"} and set(table["adapter"]) == {"NA", "CORAL"}
+    assert (table["beats_all"] + table["ties_all"] + table["loses_all"]).round(9).eq(1).all()
+    prov = json.loads((out / "provenance.json").read_text())
+    assert prov["versions"]["skada"] == "0.6.0" and prov["params"]["model_selection"]["cv"]["n_splits"] == 1
+    for name in ("regret",):
+        assert (out / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+        assert (out / f"{name}.png").read_bytes().startswith(b"\x89PNG")

@@ -24,6 +24,8 @@ def test_every_registry_gives_the_same_error_for_an_unknown_name(group):
     with pytest.raises(UnknownNameError) as info:
         registry["no-such-method"]
     expected = f"unknown {registry.kind} 'no-such-method'; registered {registry.plural}: {sorted(registry)}"
+    # a registry with a namespace (the adapters' skada:NAME) says so after its list
+    expected += "".join(f"; and {description}" for _, description in registry._namespaces.values())
     assert str(info.value) == expected
     assert isinstance(info.value, KeyError) and isinstance(info.value, ValueError)
     assert registry.get("no-such-method") is None  # Mapping.get still works

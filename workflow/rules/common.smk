@@ -54,7 +54,7 @@ wildcard_constraints:
     pair=r"[A-Za-z0-9_]+-[A-Za-z0-9_]+",
     selection=r"[A-Za-z0-9_]+",  # a name of otfs.selection.STRATEGIES, plug-ins included
     ranker=r"[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",  # a name of otfs.ranking.FEATURE_RANKERS, plug-ins included
-    adapter=r"[A-Za-z0-9_]+",
+    adapter=r"(skada:)?[A-Za-z0-9_]+",  # a name of otfs.adaptation.ADAPTERS, or skada:NAME
     grid=r"[A-Za-z0-9_]+",
     scope=r"all|[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)+",
     target_set=r"paper|available",

@@ -238,7 +238,8 @@ def _resolve(name: str):
     if name not in kinds:
         import difflib
 
-        close = difflib.get_close_matches(name, sorted(kinds), n=1)
+        close = (difflib.get_close_matches(name, sorted(kinds), n=1)
+                 or [k for k in sorted(kinds, key=len) if name and k.lower().startswith(name.lower())][:1])
         hint = f" (did you mean 'skada:{close[0]}'?)" if close else ""
         raise UnknownNameError(f"unknown adapter 'skada:{name}'; skada's estimators: {sorted(kinds)}{hint}")
     return _adapter_class(name, kinds[name])

@@ -1,0 +1,141 @@
+"""The label-free choice of the number of features: the rules against direct formulas, SciPy and
+statsmodels; the stage's choices, regret and gain; the configuration's checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from .conftest import REPO, require_module, shifted_domains
+
+require_module("skada", "skada", module_level=True)
+
+from otfs.classification import make_classifier  # noqa: E402
+from otfs.model_selection import SELECTION_RULES, choose_k, get_rule, score_adapted  # noqa: E402
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def test_the_rules_are_registered_one_file_each():
+    assert set(SELECTION_RULES) >= {"IW", "DEV", "circular", "entropy", "SND", "shift-test", "oracle", "all-features"}
+    assert {n for n in SELECTION_RULES if SELECTION_RULES[n].reads_target_labels} == {"oracle"}
+    with pytest.raises(KeyError, match=r"unknown selection rule 'entropie'; registered selection rules: .*"
+                                       r"\(did you mean 'entropy'\?\)"):
+        get_rule("entropie")
+    with pytest.raises(ValueError, match="'q' parameter of ShiftTest must be a float in the range \\(0.0, 1.0\\)"):
+        get_rule("shift-test", q=1.5)
+
+
+def test_choose_k_takes_the_best_score_and_breaks_ties_towards_more_features():
+    assert choose_k([10, 20, 40], [0.1, 0.3, 0.2]) == 20
+    assert choose_k([10, 20, 40], [0.3, 0.1, 0.3]) == 40
+    assert choose_k([10, 20, 40], [np.nan, 0.5, np.nan]) == 20
+    assert choose_k([10, 20, 40], [np.nan] * 3) == 40
+    with pytest.raises(ValueError, match="one score per number of features"):
+        choose_k([10, 20], [1.0])
+
+
+def test_the_shift_test_counts_the_features_benjamini_hochberg_keeps():
+    # against SciPy's KS test feature by feature and statsmodels' Benjamini-Hochberg
+    from scipy.stats import ks_2samp
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.RandomState(0)
+    Xs, Xt = rng.randn(150, 30), rng.randn(170, 30)
+    Xt[:, :9] += np.linspace(0.2, 2.0, 9)  # 9 shifted features, some weakly
+    rule = get_rule("shift-test", q=0.05)
+    p = np.array([ks_2samp(Xs[:, j], Xt[:, j], method="asymp").pvalue for j in range(30)])
+    np.testing.assert_allclose(rule.pvalues(Xs, Xt), p, rtol=1e-6, atol=1e-12)
+    m = int(np.sum(~multipletests(p, alpha=0.05, method="fdr_bh")[0]))
+    assert 21 <= m < 30
+    k, info = rule.choose_count(Xs, Xt, [4, 8, 16, 24, 30])
+    assert info["unshifted"] == m and k == max(c for c in [4, 8, 16, 24, 30] if c <= m)
+    # nothing shifted: every feature is kept; everything shifted: the smallest count
+    assert rule.choose_count(Xs, rng.randn(170, 30), [4, 8, 16, 30])[0] == 30
+    assert rule.choose_count(Xs, Xt + 5, [4, 8, 16, 30]) == (4, {"unshifted": 0})
+
+
+def test_skadas_scorers_score_the_validation_split():
+    from skada.model_selection import StratifiedDomainShuffleSplit
+    from sklearn.neighbors import KNeighborsClassifier
+
+    Xs, ys, Xt, yt, _ = shifted_domains(n_s=120, n_t=150, d=10, k=2)
+    rules = {name: get_rule(name) for name in ("IW", "DEV", "circular", "entropy", "SND")}
+    out = score_adapted(Xs, ys, Xt, rules, make_classifier({"name": "knn", "n_neighbors": 5}), n_splits=2,
+                        test_size=0.5, random_state=3)
+    assert set(out) == set(rules) and all(np.isfinite(rec["score"]) for rec in out.values())
+    assert 1.0 <= out["IW"]["ess"] <= 60
+    # prediction entropy by its formula: minus the mean of -p log p over the validation target's probabilities,
+    # from a 5-NN fitted on the training source of the same splits, averaged over the splits
+    X = np.vstack([Xs, Xt])
+    y = np.concatenate([ys, -np.ones(len(Xt), int)])
+    sd = np.concatenate([np.ones(len(Xs), int), -2 * np.ones(len(Xt), int)])
+    import sklearn
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        splits = list(StratifiedDomainShuffleSplit(n_splits=2, test_size=0.5, random_state=3).split(X, y, sd))
+    values = []
+    for train, val in splits:
+        src_train = train[sd[train] > 0]
+        knn = KNeighborsClassifier(5, algorithm="brute").fit(X[src_train], y[src_train])
+        p = knn.predict_proba(X[val][sd[val] < 0])
+        ent = -p * np.log(p + 1e-7)  # skada's formula where the estimator has no predict_log_proba
+        values.append(-ent.mean())
+    assert out["entropy"]["score"] == pytest.approx(np.mean(values), rel=1e-12)
+    # circular validation's score is a balanced accuracy on the source
+    assert 0 <= out["circular"]["score"] <= 1
+    # the same seed gives the same scores
+    again = score_adapted(Xs, ys, Xt, rules, make_classifier({"name": "knn", "n_neighbors": 5}), 2, 0.5, 3)
+    assert again == out
+
+
+def _long(accuracy, scores):
+    counts = [10, 20, 40]
+    rows = []
+    for it, (acc, sc) in enumerate(zip(accuracy, scores)):
+        for n, a, s in zip(counts, acc, sc):
+            rows.append({"d": 40, "feature_set": "toy", "pair": "a-b", "source": "a", "target": "b", "ranker": "ks",
+                         "adapter": "NA", "iteration": it, "n_features": n, "accuracy": a, "entropy:score": s,
+                         "shift-test:k": 20})
+    return pd.DataFrame(rows)
+
+
+def test_choices_measure_regret_against_the_oracle_and_gain_over_all_features():
+    from otfs.stages.model_selection import choices, summarise
+
+    long = _long(accuracy=[[50, 70, 60], [40, 30, 45]], scores=[[0.1, 0.2, 0.3], [0.9, 0.1, 0.1]])
+    rules = {"entropy": {}, "shift-test": {}, "oracle": {}, "all-features": {}}
+    chosen = choices(long, rules).set_index(["iteration", "rule"])
+    assert chosen.loc[(0, "entropy"), ["k", "accuracy", "regret", "gain"]].tolist() == [40, 60, 10, 0]
+    assert chosen.loc[(1, "entropy"), ["k", "accuracy", "regret", "gain"]].tolist() == [10, 40, 5, -5]
+    assert chosen.loc[(0, "shift-test"), ["k", "accuracy", "regret", "gain"]].tolist() == [20, 70, 0, 10]
+    assert chosen.loc[(0, "oracle"), "k"] == 20 and chosen.loc[(1, "oracle"), "k"] == 40
+    assert (chosen.xs("all-features", level="rule")["k"] == 40).all()
+    summary = summarise(chosen.reset_index(), ["dataset", "adapter"]).set_index("rule")
+    assert summary.loc["shift-test", ["accuracy", "regret", "beats_all", "loses_all"]].tolist() == [50, 7.5, 0.5, 0.5]
+    assert summary.loc["entropy", ["beats_all", "ties_all", "loses_all"]].tolist() == [0, 0.5, 0.5]
+    with pytest.raises(ValueError, match=r"the references \['oracle'\]"):
+        choices(long, {"entropy": {}, "all-features": {}})
+    with pytest.raises(ValueError, match="no scores of the rule 'SND'"):
+        choices(long, {"SND": {}, "oracle": {}, "all-features": {}})
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"rules": {"oracle": {}, "all-features": {}, "entropie": {}}}, "model_selection.rules.entropie: unknown selection "
+                                                                    "rule 'entropie'"),
+    ({"rules": {"entropy": {}, "all-features": {}}}, "the reference 'oracle' is missing"),
+    ({"rules": {"oracle": {}, "all-features": {}, "shift-test": {"q": 2}}}, "model_selection.rules.shift-test: The 'q'"),
+    ({"classifier": {"name": "svm"}}, "model_selection.classifier: unknown classifier 'svm'"),
+    ({"grid": "table1"}, "grids.table1 needs the Descending order and \"d\""),
+    ({"adapters": ["NA", "skada:KMMReweight"]}, "'skada:KMMReweight' predicts labels without adapted samples"),
+])
+def test_the_configuration_of_model_selection_is_checked(change, message):
+    from otfs.config import ConfigError, load_yaml, validate_config
+
+    cfg = load_yaml(REPO / "config.yaml")
+    cfg["model_selection"].update(change)
+    if change.get("grid") == "table1":
+        cfg["grids"]["table1"]["feature_counts"] = ["d/8"]
+    with pytest.raises(ConfigError, match=".*".join(map(__import__("re").escape, message.split("'")))):
+        validate_config(cfg, SCHEMA)
