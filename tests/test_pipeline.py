@@ -625,7 +625,7 @@ def test_model_selection_on_the_test_configuration(test_run):
                 np.testing.assert_array_equal(ms.sort_index().to_numpy(), lb.loc[pair].sort_index().to_numpy())
     table = pd.read_csv(out / "table.csv", keep_default_na=False)
     assert set(table["dataset"]) == {"surf", "all"} and set(table["adapter"]) == {"NA", "CORAL"}
-    assert (table["beats_all"] + table["ties_all"] + table["loses_all"]).round(9).eq(1).all()
+    assert np.allclose(table["beats_all"] + table["ties_all"] + table["loses_all"], 1, atol=1e-3)  # 4 digits
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["versions"]["skada"] == "0.6.0" and prov["params"]["model_selection"]["cv"]["n_splits"] == 1
     for name in ("regret",):
