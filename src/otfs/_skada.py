@@ -18,7 +18,11 @@ import contextlib
 import importlib
 from collections.abc import Iterator
 
-__all__ = ["SKADA_EXTRA", "import_skada", "routing"]
+__all__ = ["MASKED_LABEL", "SKADA_EXTRA", "TARGET_DOMAIN", "import_skada", "routing", "stack_domains"]
+
+#: The target rows' domain label and masked class label, as skada writes them.
+TARGET_DOMAIN = -2
+MASKED_LABEL = -1
 
 #: How to install skada, for error messages.
 SKADA_EXTRA = "pip install 'otfs[skada]' (or make setup)"
@@ -50,3 +54,16 @@ def routing() -> Iterator[None]:
 
     with sklearn.config_context(enable_metadata_routing=True):
         yield
+
+
+def stack_domains(Xs, ys, Xt):
+    """The two domains in skada's convention: stacked samples, the source labels encoded as 0..C-1 with the
+    target's masked, and ``sample_domain`` (1: source, -2: target); and the label encoder, to decode."""
+    import numpy as np
+    from sklearn.preprocessing import LabelEncoder
+
+    encoder = LabelEncoder().fit(ys)
+    X = np.vstack([Xs, Xt])
+    y = np.concatenate([encoder.transform(ys), np.full(len(Xt), MASKED_LABEL)])
+    sample_domain = np.concatenate([np.ones(len(Xs), dtype=int), np.full(len(Xt), TARGET_DOMAIN)])
+    return X, y, sample_domain, encoder

@@ -44,13 +44,7 @@ ADAPTERS = Registry("adapter", "adapters", package="otfs.adapters")
 
 def register_adapter(name: str):
     """Class decorator adding an adapter to :data:`ADAPTERS` under ``name`` (and setting its ``name``)."""
-
-    def decorator(cls):
-        ADAPTERS.register(name, cls)
-        cls.name = name
-        return cls
-
-    return decorator
+    return ADAPTERS.register_class(name)
 
 
 def get_adapter(name: str, **params) -> BaseAdapter:

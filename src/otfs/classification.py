@@ -31,6 +31,11 @@ __all__ = ["CLASSIFIERS", "accuracy_curve", "make_classifier", "nested_one_nn_ac
 CLASSIFIERS = Registry("classifier", "classifiers")
 
 
+def _one_nn():
+    """The paper's classifier: 1-NN, Euclidean, brute force (ties to the lowest source index)."""
+    return KNeighborsClassifier(n_neighbors=1, algorithm="brute", metric="euclidean")
+
+
 def _knn(n_neighbors=5, **params):
     return KNeighborsClassifier(n_neighbors=n_neighbors, algorithm=params.pop("algorithm", "brute"), **params)
 
@@ -41,7 +46,7 @@ def _logistic_regression(**params):
     return LogisticRegression(**{"max_iter": 1000, **params})
 
 
-CLASSIFIERS.register("1nn", lambda: KNeighborsClassifier(n_neighbors=1, algorithm="brute", metric="euclidean"))
+CLASSIFIERS.register("1nn", _one_nn)
 CLASSIFIERS.register("knn", _knn)
 CLASSIFIERS.register("logistic-regression", _logistic_regression)
 
@@ -87,8 +92,7 @@ def one_nn_accuracy(Xs, ys, Xt, yt) -> float:
     check_same_features(Xs, Xt)
     ys = as_label_vector(ys, Xs.shape[0], "ys")
     yt = as_label_vector(yt, Xt.shape[0], "yt")
-    knn = KNeighborsClassifier(n_neighbors=1, algorithm="brute", metric="euclidean")
-    knn.fit(Xs, ys)
+    knn = _one_nn().fit(Xs, ys)
     return 100.0 * float(np.mean(knn.predict(Xt) == yt))
 
 

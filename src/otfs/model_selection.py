@@ -71,13 +71,7 @@ SELECTION_RULES = Registry("selection rule", "selection rules", package="otfs.se
 
 def register_rule(name: str):
     """Class decorator adding a selection rule to :data:`SELECTION_RULES` under ``name`` (and setting its ``name``)."""
-
-    def decorator(cls):
-        SELECTION_RULES.register(name, cls)
-        cls.name = name
-        return cls
-
-    return decorator
+    return SELECTION_RULES.register_class(name)
 
 
 def get_rule(name: str, **params) -> SelectionRule:
@@ -180,16 +174,12 @@ def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_spl
         skada's scorers are collected under ``"warnings"`` (their count).
     """
     from sklearn.base import clone
-    from sklearn.preprocessing import LabelEncoder
 
-    from ._skada import import_skada, routing
+    from ._skada import import_skada, routing, stack_domains
 
     skada = import_skada()
     split = import_skada("skada.model_selection").StratifiedDomainShuffleSplit
-    y_enc = LabelEncoder().fit_transform(ys)  # DEV's loss indexes the probabilities by label
-    X = np.vstack([Zs, Zt])
-    y = np.concatenate([y_enc, np.full(Zt.shape[0], -1)])
-    sample_domain = np.concatenate([np.ones(Zs.shape[0], dtype=int), np.full(Zt.shape[0], -2, dtype=int)])
+    X, y, sample_domain, _ = stack_domains(Zs, ys, Zt)  # labels 0..C-1: DEV's loss indexes probabilities by label
     out = {name: {"score": [], "warnings": 0} for name in rules}
     with routing():
         scorers = {name: rule.make_scorer(random_state) for name, rule in rules.items()}

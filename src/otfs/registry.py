@@ -112,6 +112,16 @@ class Registry(Mapping):
 
         return add if obj is None else add(obj)
 
+    def register_class(self, name: str) -> Callable:
+        """Class decorator: :meth:`register` the class under ``name`` and set its ``name`` attribute."""
+
+        def decorator(cls):
+            self.register(name, cls)
+            cls.name = name
+            return cls
+
+        return decorator
+
     def add_namespace(self, prefix: str, resolve: Callable[[str], Any], description: str) -> None:
         """Resolve every name ``PREFIX:NAME`` to ``resolve(NAME)``, which raises :class:`UnknownNameError`
         (its message listing what the namespace has) for a name it does not know. ``description`` says

@@ -36,11 +36,6 @@ from ..registry import UnknownNameError
 
 __all__ = ["SkadaAdapter", "skada_estimators"]
 
-#: The target rows' domain label and masked class label, as skada writes them.
-_TARGET_DOMAIN = -2
-_MASKED = -1
-
-
 @cache
 def skada_estimators() -> dict[str, str]:
     """skada's estimators that can be adapters, by name: ``"adapter"``, ``"factory"`` or ``"classifier"``."""
@@ -160,27 +155,16 @@ class SkadaAdapter(BaseAdapter):
         reweight = getattr(import_skada("skada._reweight"), "BaseReweightAdapter", ())
         return issubclass(cls, reweight) or bool(getattr(cls, "predicts_target_labels", False))
 
-    @staticmethod
-    def _stack(Xs, ys, Xt):
-        """Stacked samples, encoded labels (target masked) and skada's ``sample_domain``; and the encoder."""
-        from sklearn.preprocessing import LabelEncoder
-
-        encoder = LabelEncoder().fit(ys)
-        X = np.vstack([Xs, Xt])
-        y = np.concatenate([encoder.transform(ys), np.full(Xt.shape[0], _MASKED)])
-        sample_domain = np.concatenate([np.ones(Xs.shape[0], dtype=int), np.full(Xt.shape[0], _TARGET_DOMAIN)])
-        return X, y, sample_domain, encoder
-
     # -- the adapter interface -------------------------------------------------------
     def fit_transform(self, Xs, ys, Xt):
         """The skada adapter's output on the stacked domains, split back into ``(Xs_adapted, Xt_adapted)``."""
-        from .._skada import routing
+        from .._skada import routing, stack_domains
 
         Xs, ys, Xt = self._check(Xs, ys, Xt)
         if self.skada_kind != "adapter":
             raise TypeError(f"skada:{self.skada_name} is a {self.skada_kind}, not an adapter: it has no adapted "
                             "samples, only predictions (fit_predict)")
-        X, y, sample_domain, _ = self._stack(Xs, ys, Xt)
+        X, y, sample_domain, _ = stack_domains(Xs, ys, Xt)
         with routing():
             out = self._build_estimator().fit_transform(X, y, sample_domain=sample_domain)
         if not isinstance(out, np.ndarray):
@@ -191,11 +175,11 @@ class SkadaAdapter(BaseAdapter):
 
     def fit_predict(self, Xs, ys, Xt):
         """Fit on the labelled source and the unlabelled target; return the predicted target labels."""
-        from .._skada import import_skada, routing
+        from .._skada import TARGET_DOMAIN, import_skada, routing, stack_domains
         from ..classification import make_classifier
 
         Xs, ys, Xt = self._check(Xs, ys, Xt)
-        X, y, sample_domain, encoder = self._stack(Xs, ys, Xt)
+        X, y, sample_domain, encoder = stack_domains(Xs, ys, Xt)
         skada = import_skada()
         with routing():
             classifier = make_classifier(self.classifier)
@@ -210,17 +194,16 @@ class SkadaAdapter(BaseAdapter):
                 estimator = self._build_estimator()
             self._check_weights_reach(estimator, classifier)
             estimator.fit(X, y, sample_domain=sample_domain)
-            pred = estimator.predict(Xt, sample_domain=np.full(Xt.shape[0], _TARGET_DOMAIN))
+            pred = estimator.predict(Xt, sample_domain=np.full(Xt.shape[0], TARGET_DOMAIN))
         return encoder.inverse_transform(np.asarray(pred).astype(int))
-
 
     def _check_weights_reach(self, estimator, classifier) -> None:
         """A reweighting adapter's weights must reach the classifier: ask for them, or refuse one that has
         no ``sample_weight`` (skada would drop the weights in silence: the result would be no adaptation)."""
-        steps = [getattr(step, "base_estimator", step) for step in getattr(estimator, "steps", [(None, estimator)])
-                 for step in [step[1]]]
         from .._skada import import_skada
 
+        # a skada pipeline's steps are selectors around their base estimators
+        steps = [getattr(step, "base_estimator", step) for _, step in getattr(estimator, "steps", [(None, estimator)])]
         reweight = import_skada("skada._reweight").BaseReweightAdapter
         if not any(isinstance(step, reweight) for step in steps):
             return

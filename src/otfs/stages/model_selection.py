@@ -64,6 +64,11 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
     scorers = {n: r for n, r in built.items() if r.kind == "scorer"}
     data_rules = {n: r for n, r in built.items() if r.kind == "data"}
     clf = make_classifier(classifier)
+    built_adapters = {name: get_adapter(name, **(params or {})) for name, params in adapters.items()}
+    for adapter, ad in built_adapters.items():
+        if getattr(ad, "predicts_labels", False):
+            raise ValueError(f"model_selection.adapters: {adapter!r} predicts labels without adapted samples;"
+                             " the label-free scorers need adapted samples (an adapter with fit_transform)")
     rows = []
     for r_it in rank["iterations"][:iterations]:
         it = r_it["iteration"]
@@ -76,13 +81,9 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
             k, info = rule.choose_count(Xs, tgt.X, counts)
             data_choice[f"{name}:k"] = k
             data_choice.update({f"{name}:{key}": v for key, v in info.items()})
-        for adapter, params in adapters.items():
+        for adapter, ad in built_adapters.items():
             for n in counts:
                 cols = order[:n]
-                ad = get_adapter(adapter, **(params or {}))
-                if getattr(ad, "predicts_labels", False):
-                    raise ValueError(f"model_selection.adapters: {adapter!r} predicts labels without adapted samples;"
-                                     " the label-free scorers need adapted samples (an adapter with fit_transform)")
                 start = time.perf_counter()
                 Zs, Zt = ad.fit_transform(Xs[:, cols], ys, tgt.X[:, cols])
                 seconds = time.perf_counter() - start
