@@ -65,3 +65,31 @@ def test_adapter_registry():
     assert Xs[0, 0] == 1  # returns copies
     with pytest.raises(ValueError, match="unknown adapter 'XX'"):
         get_adapter("XX")
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "transposed"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_zscore_is_scikit_learns_scale_bit_for_bit(layout, axis):
+    """The z-score is written out (no scikit-learn import in the ranking jobs): it must stay sklearn's."""
+    import warnings
+
+    from sklearn.preprocessing import scale
+
+    rng = np.random.default_rng(axis)
+    cases = [rng.normal(size=(37, 23)), rng.exponential(size=(40, 9)) * 1e3,
+             np.hstack([rng.normal(size=(30, 4)), np.full((30, 1), 5.0)]),  # a constant column
+             rng.normal(size=(25, 6)) * 1e-9 + 1e8]  # large offsets: scikit-learn's second centring
+    for X in cases:
+        X = np.asfortranarray(X) if layout == "F" else np.ascontiguousarray(X.T).T if layout == "transposed" else X
+        before = X.copy()
+        with warnings.catch_warnings(record=True) as ours_w:
+            warnings.simplefilter("always")
+            ours = zscore(X, axis=axis)
+        with warnings.catch_warnings(record=True) as theirs_w:
+            warnings.simplefilter("always")
+            theirs = scale(X, axis=axis)
+        assert np.array_equal(ours, theirs)
+        assert [str(w.message) for w in ours_w] == [str(w.message) for w in theirs_w]
+        assert np.array_equal(X, before)
+    with pytest.raises(ValueError, match="axis must be 0 or 1"):
+        zscore(cases[0], axis=2)

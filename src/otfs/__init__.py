@@ -14,12 +14,6 @@ Main entry points
 """
 
 from importlib import import_module as _import_module
-from importlib import metadata as _metadata
-
-try:
-    __version__ = _metadata.version("otfs")
-except _metadata.PackageNotFoundError:  # running from a source checkout
-    __version__ = "0+unknown"
 
 # The entry points are imported on first use (PEP 562), so that a pipeline job
 # that needs neither POT nor scikit-learn (acquisition, caching, tables,
@@ -39,11 +33,22 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
+def _version() -> str:
+    from importlib import metadata  # on use: 80 ms, at the start of every pipeline job otherwise
+
+    try:
+        return metadata.version("otfs")
+    except metadata.PackageNotFoundError:  # running from a source checkout
+        return "0+unknown"
+
+
 def __getattr__(name):
+    if name == "__version__":
+        return _version()
     if name in _LAZY:
         return getattr(_import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'otfs' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_LAZY])
+    return sorted([*globals(), *_LAZY, "__version__"])

@@ -14,6 +14,7 @@ would drop their imaginary part when casting to float.
 
 from __future__ import annotations
 
+import numbers
 import sys
 
 import numpy as np
@@ -21,6 +22,22 @@ import numpy as np
 
 class DegenerateResultWarning(UserWarning):
     """A result that is computed but says nothing (for example, every feature with the same score)."""
+
+
+def check_random_state(seed) -> np.random.RandomState:
+    """scikit-learn's ``check_random_state``, without importing scikit-learn (a second or two per job).
+
+    ``None`` (or ``np.random``) is NumPy's global RandomState, an integer
+    seeds a new one, a RandomState is returned as it is; the same seed gives
+    the same stream as scikit-learn's (``tests/test_checks.py``).
+    """
+    if seed is None or seed is np.random:
+        return np.random.mtrand._rand
+    if isinstance(seed, numbers.Integral):
+        return np.random.RandomState(seed)
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")
 
 
 def _refuse_sparse_or_complex(X, name: str):

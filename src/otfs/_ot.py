@@ -12,10 +12,9 @@ never returned in silence.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import ot
+
+from ._emd import emd
 
 __all__ = [
     "NumericalFallbackWarning",
@@ -50,7 +49,9 @@ def normalise_cost(C: np.ndarray, norm: str | None) -> np.ndarray:
         return C
     if norm in ("median", "max"):
         _check_normaliser(C, norm)
-    return ot.utils.cost_normalization(C, norm)
+    from ot.utils import cost_normalization  # imported on use: POT costs seconds to import (otfs._emd)
+
+    return cost_normalization(C, norm)
 
 
 def check_coupling(G: np.ndarray, what: str, reg: float | None = None) -> np.ndarray:
@@ -71,14 +72,11 @@ def check_coupling(G: np.ndarray, what: str, reg: float | None = None) -> np.nda
 
 
 def exact_coupling(a: np.ndarray, b: np.ndarray, M: np.ndarray, max_iter: int) -> np.ndarray:
-    """Exact OT coupling (network simplex); reaching ``max_iter`` is an error, not a warning."""
-    with warnings.catch_warnings():
-        # reported below as an error naming the limit to raise
-        warnings.filterwarnings("ignore", message="numItermax reached")
-        G, log = ot.emd(a, b, M, numItermax=max_iter, log=True)
-    if log["result_code"] != 1:
+    """Exact OT coupling (POT's network simplex, :func:`otfs._emd.emd`); reaching ``max_iter`` is an error."""
+    G, result_code, message = emd(a, b, M, max_iter)
+    if result_code != 1:
         raise RuntimeError(
-            f"exact OT did not reach optimality ({log['warning']}); "
+            f"exact OT did not reach optimality ({message}); "
             f"increase the EMD iteration limit (currently {max_iter})"
         )
     return G

@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["COLUMNS", "KEYS", "mean_over_pairs", "per_pair_summary"]
+from .protocol import COLUMNS
 
-#: Columns of the tidy results table, in order.
-COLUMNS = [
-    "feature_set", "pair", "source", "target", "iteration", "ranker", "adapter",
-    "grid", "order", "n_features", "accuracy", "seconds",
-]
+__all__ = ["COLUMNS", "KEYS", "mean_over_pairs", "per_pair_summary"]
 
 #: Columns identifying one curve point of one configuration.
 KEYS = ["feature_set", "ranker", "adapter", "grid", "order", "n_features"]

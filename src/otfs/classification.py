@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.neighbors import KNeighborsClassifier
 
 from ._checks import as_float_matrix, as_label_vector, check_same_features
-from .adaptation import BaseAdapter, NoAdaptation
 from .registry import Registry
+
+if TYPE_CHECKING:
+    from .adaptation import BaseAdapter
 
 __all__ = ["CLASSIFIERS", "accuracy_curve", "make_classifier", "nested_one_nn_accuracies", "one_nn_accuracy"]
 
@@ -33,10 +35,15 @@ CLASSIFIERS = Registry("classifier", "classifiers")
 
 def _one_nn():
     """The paper's classifier: 1-NN, Euclidean, brute force (ties to the lowest source index)."""
+    # scikit-learn is imported where a classifier is built: the curves without adaptation never build one
+    from sklearn.neighbors import KNeighborsClassifier
+
     return KNeighborsClassifier(n_neighbors=1, algorithm="brute", metric="euclidean")
 
 
 def _knn(n_neighbors=5, **params):
+    from sklearn.neighbors import KNeighborsClassifier
+
     return KNeighborsClassifier(n_neighbors=n_neighbors, algorithm=params.pop("algorithm", "brute"), **params)
 
 
@@ -113,7 +120,8 @@ def accuracy_curve(
     Xt, yt : target samples and labels (labels only for scoring)
     orders : mapping of order name to feature indices
     n_features : sequence of int
-    adapter : BaseAdapter, default=NoAdaptation()
+    adapter : BaseAdapter, default=None
+        None (or :class:`otfs.adaptation.NoAdaptation`) adapts nothing.
 
     Returns
     -------
@@ -132,7 +140,12 @@ def accuracy_curve(
     Xs = as_float_matrix(Xs, "Xs")
     Xt = as_float_matrix(Xt, "Xt")
     check_same_features(Xs, Xt)
-    adapter = NoAdaptation() if adapter is None else adapter
+    if adapter is None:
+        nested = True  # no adaptation: nothing to build (and POT and scikit-learn are not imported)
+    else:
+        from .adaptation import NoAdaptation
+
+        nested = type(adapter) is NoAdaptation
     ys = as_label_vector(ys, Xs.shape[0], "ys")
     yt = as_label_vector(yt, Xt.shape[0], "yt")
     d = Xs.shape[1]
@@ -141,7 +154,6 @@ def accuracy_curve(
         if not 1 <= n <= d:
             raise ValueError(f"number of features {n} outside [1, {d}]")
     rows = []
-    nested = type(adapter) is NoAdaptation
     if nested:
         XsT, XtT = Xs.T.copy(), Xt.T.copy()
     for order_name, order in orders.items():

@@ -20,7 +20,16 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ._checks import check_random_state
+
+#: Columns of the tidy results table (a classification job's TSV), in order.
+COLUMNS = [
+    "feature_set", "pair", "source", "target", "iteration", "ranker", "adapter",
+    "grid", "order", "n_features", "accuracy", "seconds",
+]
+
 __all__ = [
+    "COLUMNS",
     "PAIR_SEPARATOR",
     "derive_seed",
     "draw_source_subset",
@@ -148,8 +157,6 @@ def draw_source_subset(y, per_class: int, random_state=None, classes: Iterable |
         Indices grouped by class, in class order.
     """
     y = np.asarray(y).ravel()
-    from sklearn.utils import check_random_state  # imported on use: it costs a second per job
-
     rng = check_random_state(random_state)
     classes = np.unique(y) if classes is None else list(classes)
     out = []

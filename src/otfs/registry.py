@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -89,6 +90,7 @@ class Registry(Mapping):
         self._table: dict[str, Any] = {}
         self._namespaces: dict[str, tuple[Callable[[str], Any], str]] = {}
         self._loaded = False
+        self._loading_file = False
         if self.group in REGISTRIES:
             raise ValueError(f"a registry for {plural} already exists")
         REGISTRIES[self.group] = self
@@ -102,7 +104,8 @@ class Registry(Mapping):
         """
         if not isinstance(name, str) or not name:
             raise ValueError(f"a {self.kind} name must be a non-empty string, got {name!r}")
-        self.load()  # the folder and the entry points first, so that a taken name is always seen
+        if not self._loading_file:
+            self.load()  # the folder and the entry points first, so that a taken name is always seen
 
         def add(target):
             if name in self._table and self._table[name] is not target and not replace:
@@ -174,7 +177,33 @@ class Registry(Mapping):
         spaces = "".join(f"; and {description}" for _, description in self._namespaces.values())
         return f"unknown {self.kind} {name!r}; registered {self.plural}: {names}{spaces}{hint}"
 
+    def _load_file_of(self, name: object) -> None:
+        """Import only the folder's file named like ``name`` (``-`` as ``_``), if there is one.
+
+        A job that needs one method then imports that method's file, not every
+        file of the folder and every entry point (whose imports cost seconds
+        per job: scikit-learn, POT). The full :meth:`load`, which also detects
+        a name registered twice, runs wherever the set of names is read:
+        ``in``, iteration, an unknown name; the pipeline's configuration
+        checks read it before any job runs.
+        """
+        if self._loaded or self.package is None or not isinstance(name, str):
+            return
+        module = name.replace("-", "_")
+        if not module.isidentifier() or module.startswith("_"):
+            return
+        full = f"{self.package}.{module}"
+        if importlib.util.find_spec(full) is None:
+            return
+        self._loading_file = True
+        try:
+            importlib.import_module(full)
+        finally:
+            self._loading_file = False
+
     def __getitem__(self, name: str) -> Any:
+        if name not in self._table:
+            self._load_file_of(name)
         if name not in self._table:
             self.load()
         try:

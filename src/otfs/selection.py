@@ -45,10 +45,9 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-import ot
-from sklearn.utils import check_random_state
 
-from ._checks import as_float_matrix, check_same_features
+from ._checks import as_float_matrix, check_random_state, check_same_features
+from ._emd import sqeuclidean, uniform
 from ._ot import exact_coupling
 from .registry import Registry
 
@@ -127,8 +126,8 @@ def argmax_rows(P, tie_break: str = "lowest", random_state=None, tie_rtol: float
 
 def _emd_coupling(A: np.ndarray, B: np.ndarray, max_iter: int):
     """Exact OT coupling between uniform measures on A and B, and its cost matrix."""
-    M = ot.dist(A, B, metric="sqeuclidean")
-    return exact_coupling(ot.unif(A.shape[0]), ot.unif(B.shape[0]), M, max_iter), M
+    M = sqeuclidean(A, B)  # ot.dist(A, B, metric="sqeuclidean")
+    return exact_coupling(uniform(A.shape[0]), uniform(B.shape[0]), M, max_iter), M
 
 
 def select_samples(

@@ -196,6 +196,23 @@ def ranker_params(name):
     return params
 
 
+@functools.cache
+def _ot_ranker_estimator_params(name):
+    if not ranker_strategy(name):
+        return None
+    return build_ranker(name, ranker_params(name)).get_params()
+
+
+def ot_ranker_estimator_params(name):
+    """Every parameter of OT ranker ``name`` (``get_params()``), None for another ranker.
+
+    Given to the ranking jobs, which then rank Algorithm 1's pairs without
+    building the scikit-learn estimator (otfs.stages.ranking.run).
+    """
+    params = _ot_ranker_estimator_params(name)
+    return None if params is None else dict(params)
+
+
 def ranking_selection(w):
     """The selection stage's file that an OT ranker ranks the pairs of (no input for other rankers)."""
     strategy = ranker_strategy(w.ranker)

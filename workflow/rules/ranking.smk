@@ -26,6 +26,7 @@ rule rank_features:
         runtime=10,
     params:
         ranker_params=lambda w: ranker_params(w.ranker),
+        estimator_params=lambda w: ot_ranker_estimator_params(w.ranker),
         per_class=lambda w: pair_source_per_class(w.pair),
         iterations=ITERATIONS,
     script:

@@ -13,4 +13,5 @@ with job(snakemake.log[0], snakemake.threads, "classification", code=snakemake.i
         counts=snakemake.params.feature_counts,  # noqa: F821
         iterations=snakemake.params.iterations,  # noqa: F821
         output=snakemake.output.tsv,  # noqa: F821
+        as_frame=False,
     )

@@ -13,4 +13,5 @@ with job(sm.log[0], sm.threads, "classification", code=sm.input.code):
         counts=sm.params.feature_counts,
         iterations=sm.params.iterations,
         outputs=dict(zip(sm.params.adapters, sm.output.tsv, strict=True)),
+        as_frame=False,
     )

@@ -3,12 +3,12 @@
 One file of the strategies' folder (:data:`otfs.selection.STRATEGIES`).
 """
 
-from sklearn.metrics import pairwise_distances_argmin
-
 from ..selection import STRATEGIES
 
 
 @STRATEGIES.register("1nn")
 def _nn_strategy(small, large, *, tie_break, emd_max_iter, rng):
     """The nearest neighbour in squared Euclidean distance (ties: the lowest index)."""
+    from sklearn.metrics import pairwise_distances_argmin  # on use: the registry imports every strategy's file
+
     return pairwise_distances_argmin(small, large, metric="sqeuclidean")

@@ -4,37 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import pandas as pd
-
-from ..aggregation import COLUMNS
 from ..data.cache import read_domains
-from ..io import read_json, write_tsv
-from ..protocol import resolve_feature_counts
+from ..io import read_json, write_rows_tsv
+from ..protocol import COLUMNS, resolve_feature_counts
+
+#: The adapter that adapts nothing: its curves are the nested 1-NN's, without building an adapter.
+NO_ADAPTATION = "NA"
 
 
 def run(caches: Mapping[str, str], ranking_path, adapter: str, grid: str,
         orders: Sequence[str],
-        counts, output, adapter_params: Mapping | None = None, iterations: int | None = None) -> pd.DataFrame:
+        counts, output, adapter_params: Mapping | None = None, iterations: int | None = None, *,
+        as_frame: bool = True):
     """Write one TSV row per (iteration, order, number of features) of one pair.
 
     ``adapter_params`` are the adapter's hyper-parameters (config ``adapters``; its defaults where absent).
     ``iterations``: only the first so many iterations of the ranking (the grid's ``iterations``; all by
-    default).
+    default). Returns the rows as a DataFrame, or as a list of dicts with ``as_frame=False`` (the
+    pipeline's jobs, which then never import pandas).
     """
     return run_adapters(caches, ranking_path, {adapter: adapter_params}, grid, orders, counts, {adapter: output},
-                        iterations=iterations)[adapter]
+                        iterations=iterations, as_frame=as_frame)[adapter]
 
 
 def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None], grid: str,
                  orders: Sequence[str], counts, outputs: Mapping[str, str],
-                 iterations: int | None = None) -> dict[str, pd.DataFrame]:
+                 iterations: int | None = None, *, as_frame: bool = True) -> dict:
     """:func:`run` for several adapters of one pair at once: the caches and the ranking are read once.
 
     ``adapters`` maps each adapter to its hyper-parameters, ``outputs`` each
     adapter to its TSV; each file is the one :func:`run` writes for it.
+    Without adaptation (``NA`` without parameters) no adapter is built: the
+    job imports neither POT nor scikit-learn, whose imports take longer than
+    the nested 1-NN curves of a pair.
     """
-    # imported here: POT and scikit-learn only where a job adapts or classifies
-    from ..adaptation import get_adapter
     from ..classification import accuracy_curve
 
     if set(adapters) != set(outputs):
@@ -45,25 +48,32 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
     counts = resolve_feature_counts(counts, cache.n_features)
     results = {}
     for adapter, params in adapters.items():
-        frames = []
+        constant = {"feature_set": rank["feature_set"], "pair": rank["pair"], "source": rank["source"],
+                    "target": rank["target"], "ranker": rank["ranker"], "adapter": adapter, "grid": grid}
+        rows = []
         for r_it in rank["iterations"][:iterations]:
             subset = r_it["source_subset"]  # the iteration's source samples, drawn by the ranking stage
-            rows = accuracy_curve(
+            curve = accuracy_curve(
                 src.X[subset], src.y[subset], tgt.X, tgt.y,
                 orders={name: r_it["orders"][name] for name in orders},
                 n_features=counts,
-                adapter=get_adapter(adapter, **(params or {})),
+                adapter=_build_adapter(adapter, params),
             )
-            df = pd.DataFrame(rows)
-            df["iteration"] = r_it["iteration"]
-            frames.append(df)
-        df = pd.concat(frames, ignore_index=True)
-        for key, value in (
-            ("feature_set", rank["feature_set"]), ("pair", rank["pair"]), ("source", rank["source"]),
-            ("target", rank["target"]), ("ranker", rank["ranker"]), ("adapter", adapter), ("grid", grid),
-        ):
-            df[key] = value
-        df = df[COLUMNS]
-        write_tsv(df, outputs[adapter])
-        results[adapter] = df
+            rows += [{**constant, "iteration": r_it["iteration"], **point} for point in curve]
+        rows = [{c: row[c] for c in COLUMNS} for row in rows]
+        write_rows_tsv(outputs[adapter], COLUMNS, rows)
+        if as_frame:
+            import pandas as pd
+
+            rows = pd.DataFrame(rows, columns=COLUMNS)
+        results[adapter] = rows
     return results
+
+
+def _build_adapter(name: str, params: Mapping | None):
+    """The adapter ``name``; None (no adaptation: :func:`otfs.classification.accuracy_curve`'s default) for NA."""
+    if name == NO_ADAPTATION and not params:
+        return None
+    from ..adaptation import get_adapter  # POT and scikit-learn only where a job adapts
+
+    return get_adapter(name, **(params or {}))

@@ -36,7 +36,8 @@ def pairs_strategy(ranker) -> str | None:
 
 
 def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, iterations, per_class: int,
-        output, ranker_params: Mapping | None = None, selection_path=None) -> dict:
+        output, ranker_params: Mapping | None = None, selection_path=None,
+        estimator_params: Mapping | None = None) -> dict:
     """Rank the features of every iteration of ``pair``; write JSON.
 
     Parameters
@@ -55,6 +56,14 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
     selection_path : path, optional
         The selection stage's file of the ranker's strategy: required for the
         OT rankers, whose Algorithm 2 runs on its sample pairs.
+    estimator_params : mapping, optional
+        Every parameter of an OT ranker (its ``get_params()``), where the
+        caller has built it already: the pipeline does, when it reads the
+        configuration. The ranking then runs
+        :func:`otfs.feature_coupling.feature_coupling_diagonal` with them and
+        never builds the estimator, so the job does not import scikit-learn
+        (seconds, against tenths for the ranking itself). The output is the
+        same. Ignored for the other rankers.
 
     Each iteration holds the scores, the three feature orders used
     downstream (the Random order seeded by feature set, pair and iteration),
@@ -62,19 +71,28 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
     Algorithm 1's time in the selection job, ``selection_time_s``, plus
     Algorithm 2's).
     """
-    from sklearn.base import clone
-
-    from ..ranking import feature_coupling_diagonal, feature_orders
+    from ..feature_coupling import feature_coupling_diagonal, feature_orders
 
     source, target = parse_pair(pair)
-    estimator = build_ranker(ranker, ranker_params)
-    strategy = pairs_strategy(estimator)
+    if estimator_params is not None and selection_path is not None:
+        params = dict(estimator_params)  # an OT ranker, built by the caller
+        strategy = params.get("selection")
+        if not isinstance(strategy, str):
+            raise ValueError(f"estimator_params of ranker {ranker!r}: no 'selection' (the strategy whose sample "
+                             f"pairs it ranks); got {sorted(params)}")
+    else:
+        estimator = build_ranker(ranker, ranker_params)
+        strategy = pairs_strategy(estimator)
+        params = estimator.get_params()
     cache = read_domains({d: caches[d] for d in (source, target)})
     src, Xt = cache.domain(source), cache.domain(target).X
     if strategy is not None:
         if selection_path is None:
             raise ValueError(f"ranker {ranker!r} ranks Algorithm 1's sample pairs: give selection_path")
-        solver = {k: estimator.get_params()[k] for k in ("reg", "norm", "method", "max_iter", "tol")}
+        missing = [k for k in ("reg", "norm", "method", "max_iter", "tol") if k not in params]
+        if missing:
+            raise ValueError(f"ranker {ranker!r}: no solver parameter {missing} among {sorted(params)}")
+        solver = {k: params[k] for k in ("reg", "norm", "method", "max_iter", "tol")}
         sel = read_json(selection_path)
         if (sel["pair"], sel["strategy"], sel["feature_set"]) != (pair, strategy, feature_set):
             raise ValueError(f"{selection_path}: selection of {sel['feature_set']}/{sel['pair']} by "
@@ -104,6 +122,8 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
         else:
             subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
             subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes)
+            from sklearn.base import clone
+
             fitted = clone(estimator)
             if "random_state" in fitted.get_params():
                 record["seed_ranker"] = derive_seed(feature_set, pair, iteration, "ranker", ranker)
@@ -120,7 +140,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
         })
         records.append(record)
     out = {"feature_set": feature_set, "pair": pair, "source": source, "target": target, "ranker": ranker,
-           "strategy": strategy, "params": estimator.get_params(),
+           "strategy": strategy, "params": params,
            "iterations": records}
-    write_json(output, out)
+    write_json(output, out, compact=True)
     return out

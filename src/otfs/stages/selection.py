@@ -56,5 +56,5 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, iterations: Sequ
                    "emd_max_iter": emd_max_iter},
         "iterations": records,
     }
-    write_json(output, out)
+    write_json(output, out, compact=True)
     return out

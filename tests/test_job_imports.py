@@ -1,0 +1,169 @@
+"""The light path of the pipeline's commonest jobs: POT's solver without ``import ot``, no scikit-learn,
+pandas or SciPy where a job does not need them, and results equal to the library's heavy path."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import ot
+import pandas as pd
+import pytest
+from sklearn.utils import check_random_state as sklearn_check_random_state
+
+from otfs._checks import check_random_state
+from otfs._emd import emd, sqeuclidean, uniform
+from otfs.io import write_rows_tsv, write_tsv
+
+from .conftest import shifted_domains
+
+HEAVY = ("ot", "sklearn", "scipy", "pandas")
+
+
+def _run(code: str) -> str:
+    """Run ``code`` in a fresh interpreter (imports counted from nothing); return its stdout."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_emd_is_pots_coupling_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    n, m = rng.integers(5, 60, size=2)
+    if seed % 2:  # integer costs on a grid: many tied optimal couplings, where round-off and order decide
+        A = rng.integers(0, 3, size=(n, 4)).astype(float)
+        B = rng.integers(0, 3, size=(m, 4)).astype(float)
+    else:
+        A, B = rng.normal(size=(n, 7)), rng.normal(size=(m, 7))
+    M = sqeuclidean(A, B)
+    assert np.array_equal(M, ot.dist(A, B, metric="sqeuclidean"))
+    assert np.array_equal(uniform(n), ot.unif(n))
+    G, code, message = emd(uniform(n), uniform(m), M, 100_000)
+    G_pot, log = ot.emd(ot.unif(n), ot.unif(m), M, numItermax=100_000, log=True)
+    assert np.array_equal(G, G_pot)
+    assert (code, message) == (log["result_code"], log["warning"]) == (1, None)
+
+
+def test_emd_reports_the_iteration_limit_and_refuses_bad_weights():
+    rng = np.random.default_rng(0)
+    M = rng.random((40, 50))
+    G, code, message = emd(uniform(40), uniform(50), M, 3)
+    assert code != 1 and "numItermax" in message
+    with pytest.raises(ValueError, match="every weight must be positive"):
+        emd(np.array([1.0, 0.0]), uniform(2), M[:2, :2], 10)
+    with pytest.raises(ValueError, match="same sum"):
+        emd(np.array([0.5, 0.6]), uniform(2), M[:2, :2], 10)
+    with pytest.raises(ValueError, match="do not match the cost"):
+        emd(uniform(3), uniform(2), M[:2, :2], 10)
+
+
+def test_the_solver_loads_without_pot_and_pot_still_imports_after_it():
+    out = _run("""
+        import sys
+        import numpy as np
+        from otfs._emd import emd, emd_module, uniform
+        rng = np.random.default_rng(1)
+        M = rng.random((20, 30))
+        G, code, _ = emd(uniform(20), uniform(30), M, 100000)
+        print(sorted({k.split(".")[0] for k in sys.modules} & {"ot", "sklearn", "scipy", "pandas"}))
+        print(emd_module().__name__)
+        import ot  # POT's own package afterwards: the same solver, the same coupling
+        assert np.array_equal(G, ot.emd(ot.unif(20), ot.unif(30), M)), "different couplings"
+        assert callable(ot.lp.emd_wrap.emd_c)
+        print("ok")
+    """).splitlines()
+    assert out[0] == "[]", f"importing the solver imported {out[0]}"
+    assert out[1] == "_otfs_pot_emd.lp.emd_wrap"  # the standalone load, not a fallback to `import ot`
+    assert out[2] == "ok"
+
+
+def test_pot_imported_first_is_used_as_it_is():
+    out = _run("""
+        import ot
+        from otfs._emd import emd_module
+        print(emd_module() is ot.lp.emd_wrap)
+    """)
+    assert out.strip() == "True"
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**31 - 1, np.int64(12)])
+def test_check_random_state_is_scikit_learns(seed):
+    ours, theirs = check_random_state(seed), sklearn_check_random_state(seed)
+    assert np.array_equal(ours.permutation(50), theirs.permutation(50))
+    rs = np.random.RandomState(3)
+    assert check_random_state(rs) is rs
+    assert check_random_state(None) is np.random.mtrand._rand
+    with pytest.raises(ValueError, match="cannot be used to seed"):
+        check_random_state("seven")
+
+
+def test_rows_tsv_is_pandas_tsv_byte_for_byte(tmp_path):
+    columns = ["name", "iteration", "accuracy", "seconds", "note"]
+    rows = [
+        {"name": "NA", "iteration": 0, "accuracy": 100 / 3, "seconds": 0.0, "note": "plain"},
+        {"name": "OT3", "iteration": 18, "accuracy": 45.0, "seconds": 1.234567890123e-5, "note": 'has "quotes"'},
+        {"name": "skada:CORALAdapter", "iteration": 3, "accuracy": float("nan"), "seconds": 12345678901.5,
+         "note": "tab\there"},
+        {"name": "x", "iteration": np.int64(4), "accuracy": np.float64(2 / 7), "seconds": 1e-300, "note": ""},
+    ]
+    write_rows_tsv(tmp_path / "ours.tsv", columns, rows)
+    write_tsv(pd.DataFrame(rows, columns=columns), tmp_path / "pandas.tsv")
+    assert (tmp_path / "ours.tsv").read_bytes() == (tmp_path / "pandas.tsv").read_bytes()
+    with pytest.raises(ValueError, match="row 0 has no column 'missing'"):
+        write_rows_tsv(tmp_path / "bad.tsv", [*columns, "missing"], rows)
+    assert not (tmp_path / "bad.tsv").exists()
+
+
+def test_selection_ranking_and_na_curves_run_without_the_heavy_imports(tmp_path):
+    """The three commonest jobs of the pipeline, run as its scripts run them, import none of HEAVY,
+    and give what the library's estimator path gives."""
+    from otfs.data.cache import DomainData, write_cache
+
+    Xs, ys, Xt, yt, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=3)
+    caches = {}
+    for dom, X, y in (("src", Xs, ys + 1), ("tgt", Xt, yt + 1)):
+        caches[dom] = str(tmp_path / f"{dom}.h5")
+        write_cache(caches[dom], feature_set="toy", dataset="toy", domains={dom: DomainData(dom, X, y)},
+                    class_names=["a", "b", "c"], preprocessing=[])
+    from otfs.stages.ranking import build_ranker
+
+    params = build_ranker("ot").get_params()
+    out = _run(f"""
+        import sys
+        from otfs.stages import classification, ranking, selection
+        caches = {caches!r}
+        selection.run(caches, "toy", "src-tgt", [0, 1], "ot", per_class=10, tie_break="lowest",
+                      emd_max_iter=100000, output={str(tmp_path / "sel.json")!r})
+        ranking.run(caches, "toy", "src-tgt", "ot", iterations=[0, 1], per_class=10,
+                    output={str(tmp_path / "light.json")!r}, selection_path={str(tmp_path / "sel.json")!r},
+                    estimator_params={params!r})
+        classification.run(caches, {str(tmp_path / "light.json")!r}, "NA", "g", ["Descending", "Random"],
+                           [2, 6, "d"], {str(tmp_path / "light.tsv")!r}, as_frame=False)
+        print(sorted({{k.split(".")[0] for k in sys.modules}} & {set(HEAVY)!r}))
+    """)
+    assert out.strip() == "[]", f"the light jobs imported {out.strip()}"
+    # the estimator path, in this process: the same rankings (but their wall times) and the same curves
+    from otfs.stages import classification, ranking
+
+    ranking.run(caches, "toy", "src-tgt", "ot", iterations=[0, 1], per_class=10, output=tmp_path / "heavy.json",
+                selection_path=tmp_path / "sel.json")
+    light, heavy = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("light", "heavy"))
+    for doc in (light, heavy):
+        for it in doc["iterations"]:
+            it.pop("ranking_time_s")
+    assert light == heavy
+    from otfs.adaptation import NoAdaptation
+
+    df = classification.run(caches, tmp_path / "heavy.json", "NA", "g", ["Descending", "Random"], [2, 6, "d"],
+                            tmp_path / "heavy.tsv")
+    assert (tmp_path / "light.tsv").read_bytes() == (tmp_path / "heavy.tsv").read_bytes()
+    assert isinstance(df, pd.DataFrame) and len(df) == 2 * 2 * 3
+    from otfs.classification import accuracy_curve
+
+    it = heavy["iterations"][0]
+    sub = it["source_subset"]
+    with_adapter = accuracy_curve(Xs[sub], ys[sub] + 1, Xt, yt + 1, {"Descending": it["orders"]["Descending"]},
+                                  [2, 6, 12], adapter=NoAdaptation())
+    assert [r["accuracy"] for r in with_adapter] == list(df["accuracy"][:3])
