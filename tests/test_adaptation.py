@@ -148,6 +148,27 @@ def test_ot3_matches_pot_sinkhorn_lpl1_transport(domains):
     np.testing.assert_allclose(Sa, ref, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:Sinkhorn did not converge")
+@pytest.mark.parametrize("seed", range(4))
+def test_ot3_solver_is_pots_coupling_bit_for_bit(seed):
+    """otfs._ot.sinkhorn_lpl1_mm (the class update per class, POT's layout) is ot.da.sinkhorn_lpl1_mm exactly,
+    with string labels, 2 to 10 classes, unequal sizes and inner solves that stop at their limit."""
+    from otfs._ot import sinkhorn_lpl1_mm
+
+    rng = np.random.default_rng(seed)
+    ns, nt = rng.integers(40, 300, size=2)
+    n_classes = [2, 3, 10, 4][seed]
+    ys = np.array(["c%d" % c for c in rng.integers(0, n_classes, ns)]) if seed == 3 else rng.integers(0, n_classes, ns)
+    M = ot.dist(rng.normal(size=(ns, 6)), rng.normal(size=(nt, 6)) + 0.5)
+    M /= np.median(M)
+    a, b = ot.unif(ns), ot.unif(nt)
+    inner = 5 if seed == 2 else 200
+    ref = ot.da.sinkhorn_lpl1_mm(a, ys, b, M, 2.0, eta=1.0, numItermax=10, numInnerItermax=inner, stopInnerThr=1e-8)
+    before = M.copy()
+    ours = sinkhorn_lpl1_mm(a, ys, b, M, 2.0, 1.0, 10, inner, 1e-8)
+    assert np.array_equal(ours, ref) and np.array_equal(M, before)
+
+
 def test_ot3_keeps_classes_apart_more_than_ot2():
     # The class regulariser stops a target sample from receiving mass from
     # several source classes: fewer mixed columns than plain entropic OT.

@@ -11,7 +11,7 @@ from otfs.benchmark import reference
 from otfs.benchmark.cases import office_like
 from otfs.benchmark.harness import aligned_relative_difference, relative_difference
 from otfs.benchmark.suite import main, run_suite
-from otfs.classification import accuracy_curve, nested_one_nn_accuracies
+from otfs.classification import accuracy_curve, nested_one_nn_accuracies, one_nn_accuracy
 from otfs.preprocessing import zscore
 from otfs.ranking import descending_order, feature_coupling_diagonal, rank_features
 
@@ -193,3 +193,44 @@ def test_plain_protocol_equals_the_library_on_real_surf(mirror):
     lib = {(r["order"], r["n_features"]): r["accuracy"] for r in rows}
     ref = {(r.order, r.n_features): r.accuracy for r in plain.itertuples()}
     assert lib == ref and len(lib) == 3 * 17
+
+
+def test_authors_protocol_on_two_real_surf_domains(mirror):
+    """The end-to-end reference (the authors' protocol, step for step): its curves have the script's points,
+    and with every feature its 1-NN accuracy is the library's on the same source subset."""
+    from otfs.benchmark.authors import ORDER_NAMES, run
+    from otfs.data.matfile import load_mat_features
+    from otfs.preprocessing import apply_steps
+
+    out = run(mirror / "surf", iterations=1, domains=("webcam", "dslr"), keep=True)
+    assert out["accuracies"] == 2 * 3 * 17 and out["pairs"] == 2 and out["sinkhorn_method"]
+    data = {d: load_mat_features(mirror / "surf" / f"{d}.mat") for d in ("webcam", "dslr")}
+    data = {d: (apply_steps(X, ["row_sum_normalize", "zscore"]), y) for d, (X, y) in data.items()}
+    full = [r for r in out["records"] if r[4] == 800]
+    assert sorted({r[3] for r in full}) == sorted(ORDER_NAMES)
+    for source, target, _, _, _, accuracy, subset in full:
+        (Xs, ys), (Xt, yt) = data[source], data[target]
+        assert len(subset) == (80 if source == "dslr" else 200)
+        assert accuracy == pytest.approx(one_nn_accuracy(Xs[subset], ys[subset], Xt, yt), abs=1e-9)
+
+
+def test_main_job_stage_table_and_figure(tmp_path):
+    """Benchmark records grouped by stage (rules outside STAGES are "other"), drawn beside a reference."""
+    from otfs.benchmark.main_job import _jobs, plot_stages, stage_table
+
+    records = {"select_samples/surf/ot/a-b.tsv": (0.4, 60), "select_samples/surf/ot/b-a.tsv": (0.6, 70),
+               "rank_features/surf/ot/a-b.tsv": (0.5, 80), "classify/surf/ot/NA/paper/a-b.tsv": (1.0, 90),
+               "clinical_classify/3.tsv": (30.0, 900), "plot_figure7/surf.tsv": (4.0, 200)}
+    for rel, (seconds, rss) in records.items():
+        path = tmp_path / "logs" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{seconds}\t0:00:01\t{rss}\t{seconds}\n")
+    table = stage_table(_jobs(tmp_path / "logs")).set_index("stage")
+    assert table.loc["selection", "jobs"] == 2 and table.loc["selection", "job_s"] == pytest.approx(1.0)
+    assert table.loc["selection", "median_s"] == pytest.approx(0.5)
+    assert table.loc["clinical", "max_rss_mb"] == 900 and table.loc["other", "job_s"] == pytest.approx(4.0)
+    assert list(table.index[:1]) == ["clinical"]  # sorted by summed time
+    before = pd.DataFrame({"target": "available", "stage": ["selection", "clinical", "other"], "jobs": [2, 1, 9],
+                           "job_s": [5.0, 60.0, 9.0]})
+    plot_stages(table.reset_index().assign(target="available"), before, tmp_path / "stages.pdf")
+    assert (tmp_path / "stages.pdf").stat().st_size > 0 and (tmp_path / "stages.png").stat().st_size > 0

@@ -386,13 +386,16 @@ def test_bench_targets_on_the_test_configuration(test_run):
     profile = pd.read_csv(out / "pipeline_profile.csv")
     assert {"select_samples", "rank_features", "classify NA"} <= set(profile["group"])
     assert (out / "benchmarks.png").is_file() and (out / "pipeline_profile.png").is_file()
+    assert (out / "main_job_stages.png").is_file() and pd.read_csv(out / "main_job.csv").empty
     # the end-to-end run (a nested pipeline from a cold cache, 1 iteration) gives the plain script's accuracies
     e2e = pd.read_csv(out / "end_to_end.csv").iloc[0]
     assert e2e["accuracies"] == 12 * 3 * 17 and e2e["max_accuracy_difference"] <= 1e-6
     t3 = pd.read_csv(out / "table3_4096.csv")
     assert (t3["job"] == "classify").sum() == 60 and (t3["job"] == "rank").sum() == 12
     goals = pd.read_csv(out / "goals.csv")
-    assert len(goals) == len(bench) + 4 and goals["goal"].str.contains("end to end").any()
+    assert len(goals) == len(bench) + 10 and goals["goal"].str.contains("end to end").any()
+    assert goals["goal"].str.contains("median wall time of a ranking job").any()
+    assert (out / "end_to_end_jobs.csv").is_file() and not pd.isna(e2e["median_classify_s"])
     assert "goals met" in (out / "goals.md").read_text()
 
 

@@ -107,6 +107,7 @@ rule end_to_end:
         code=script_code("bench_end_to_end.py"),
     output:
         csv="results/benchmarks/end_to_end.csv",
+        jobs="results/benchmarks/end_to_end_jobs.csv",
     log:
         "logs/bench/end_to_end.log",
     conda:
@@ -117,10 +118,39 @@ rule end_to_end:
         runtime=30,
     params:
         iterations=BENCH_CONFIG["end_to_end"]["iterations"],
+        authors=BENCH_CONFIG["end_to_end"].get("authors", True),
         mirror=lambda w, input: str(Path(input.raw[0]).parents[1]),
         workdir="results/benchmarks/.end_to_end",
     script:
         "../scripts/bench_end_to_end.py"
+
+
+rule main_job_timing:
+    input:
+        before="data/benchmarks/main_job_before.csv",
+        code=script_code("bench_main_job.py"),
+    output:
+        csv="results/benchmarks/main_job.csv",
+        stages="results/benchmarks/main_job_stages.csv",
+        pdf="results/benchmarks/main_job_stages.pdf",
+        png=report(
+            "results/benchmarks/main_job_stages.png",
+            caption="../report/main_job_stages.rst",
+            category="Benchmarks",
+        ),
+    log:
+        "logs/bench/main_job.log",
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 64  # every core given (Snakemake caps it at --cores): benchmarks run alone
+    resources:
+        mem_mb=4096,
+        runtime=120,
+    params:
+        targets=BENCH_CONFIG["main_job"]["targets"],
+        workdir="results/benchmarks/.main_job",
+    script:
+        "../scripts/bench_main_job.py"
 
 
 rule table3_4096:
@@ -150,6 +180,7 @@ rule benchmark_goals:
         end_to_end=rules.end_to_end.output.csv,
         table3=rules.table3_4096.output.csv,
         scaling=rules.scaling_study.output.csv,
+        main_job=rules.main_job_timing.output.csv,
         code=script_code("bench_goals.py"),
     output:
         csv="results/benchmarks/goals.csv",
@@ -173,6 +204,7 @@ rule bench:
         rules.scaling_study.output,
         rules.end_to_end.output,
         rules.table3_4096.output,
+        rules.main_job_timing.output,
         rules.benchmark_goals.output,
 
 

@@ -8,6 +8,7 @@ from otfs.stages import job
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:
     row = compare(Path(sm.scriptdir).resolve().parents[1], Path(sm.params.workdir).resolve(), sm.params.mirror,
-                  Path(sm.output.csv).parent, cores=sm.threads, iterations=sm.params.iterations, log=logger.info)
+                  Path(sm.output.csv).parent, cores=sm.threads, iterations=sm.params.iterations, log=logger.info,
+                  authors=sm.params.authors)
     if row["max_accuracy_difference"] > TOLERANCE:
         raise RuntimeError(f"the pipeline's and the plain script's accuracies differ; see {sm.output.csv}")

@@ -6,7 +6,7 @@ from otfs.stages import job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:
-    df = goals_table(sm.input.bench, sm.input.end_to_end, sm.input.table3, sm.input.scaling)
+    df = goals_table(sm.input.bench, sm.input.end_to_end, sm.input.table3, sm.input.scaling, sm.input.main_job)
     write_csv(df, sm.output.csv)
     write_text(sm.output.md, goals_markdown(df))
     logger.info("\n%s", goals_markdown(df))

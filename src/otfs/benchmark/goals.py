@@ -14,9 +14,42 @@ __all__ = ["goals_table", "goals_markdown"]
 END_TO_END_GOAL = 5.0
 TABLE3_GOAL_S = 15 * 60
 MEMORY_GOAL_MB = 4096
+#: Median wall time of a selection, ranking or NA-classification job at SURF size (issue 20).
+JOB_GOAL_S = 0.5
+#: The figures measured before the work on job overhead (issue 20, the same 2-core machine type), the
+#: references of the rows that have no reference run of their own.
+BEFORE = {"median_job_s": "1.8-2.0 s", "figure7_ratio": "2.0x", "available_min": 38.7}
 
 
-def goals_table(bench, end_to_end, table3, scaling) -> pd.DataFrame:
+#: Wall-time goals of the main job's targets (``main_job.csv``), in minutes on 2 cores.
+MAIN_JOB_GOALS_MIN = {"available": 15, "leaderboard": 15}
+#: Peak memory of any job of the main job before (issue 20): the goal is this or lower.
+MAIN_JOB_PEAK_MB = 1536
+
+
+def _main_job_rows(main_job) -> list[dict]:
+    m = pd.read_csv(main_job) if main_job is not None else pd.DataFrame(columns=["target"])
+    rows = []
+    for target, minutes in MAIN_JOB_GOALS_MIN.items():
+        before = f" (before: {BEFORE['available_min']} min)" if target == "available" else ""
+        goal = f"`{target}` within {minutes} min on 2 cores{before}"
+        r = m[m["target"] == target]
+        if r.empty:
+            rows.append({"goal": goal, "measured": "not run", "met": False,
+                         "note": "not among benchmarks.main_job.targets"})
+            continue
+        r = r.iloc[0]
+        rows.append({"goal": goal + f", {r.cache} cache",
+                     "measured": f"{r.wall_s / 60:.1f} min, {int(r.jobs)} jobs, {r.job_s:.0f} s of job time",
+                     "met": bool(r.wall_s <= minutes * 60), "note": ""})
+    if len(m):
+        peak = float(m["max_rss_mb"].max())
+        rows.append({"goal": f"peak memory of any job of the main job <= {MAIN_JOB_PEAK_MB} MB",
+                     "measured": f"{peak:.0f} MB", "met": bool(peak <= MAIN_JOB_PEAK_MB), "note": ""})
+    return rows
+
+
+def goals_table(bench, end_to_end, table3, scaling, main_job=None) -> pd.DataFrame:
     """One row per goal: ``goal``, ``measured``, ``met``, ``note``."""
     b, e, t, s = (pd.read_csv(p) for p in (bench, end_to_end, table3, scaling))
     rows = []
@@ -25,12 +58,33 @@ def goals_table(bench, end_to_end, table3, scaling) -> pd.DataFrame:
         rows.append({"goal": f"{r.case}: {r.goal}", "measured": f"{r.ratio:.1f}x, difference {r.difference:.1e}",
                      "met": bool(r.met), "note": "" if r.met else (r.note if equal else "results differ")})
     e = e.iloc[0]
+    goal = (f"end to end, Figure 7 (SURF) from a cold cache: >= {END_TO_END_GOAL:g}x the authors' protocol "
+            f"(before: {BEFORE['figure7_ratio']})")
+    if "ratio_authors" in e.index and e.ratio_authors == e.ratio_authors:
+        rows.append({"goal": goal, "met": bool(e.ratio_authors >= END_TO_END_GOAL), "note": "",
+                     "measured": f"{e.ratio_authors:.1f}x ({e.pipeline_s:.0f} s against {e.authors_script_s:.0f} s, "
+                                 f"{int(e.iterations)} iterations, POT {e.authors_pot}, their Sinkhorn: "
+                                 f"{e.authors_sinkhorn_method})"})
+    else:
+        rows.append({"goal": goal, "measured": "not run", "met": False,
+                     "note": "benchmarks.end_to_end.authors is false in the configuration"})
     rows.append({"goal": f"end to end, Figure 7 (SURF) from a cold cache: >= {END_TO_END_GOAL:g}x the plain script",
                  "measured": f"{e.ratio:.1f}x ({e.pipeline_s:.0f} s against {e.plain_script_s:.0f} s, "
                              f"{int(e.iterations)} iterations, accuracies differ by {e.max_accuracy_difference:.1g})",
                  "met": bool(e.ratio >= END_TO_END_GOAL),
                  "note": "" if e.ratio >= END_TO_END_GOAL else
-                 "each job spends about 1.5 s importing Python, scikit-learn and POT (see docs/performance.md)"})
+                 "the plain script runs on one BLAS thread, and the pipeline's floor is its jobs' computation "
+                 "(see docs/performance.md)"})
+    for rule, what in (("select_samples", "selection"), ("rank_features", "ranking"),
+                       ("classify", "NA classification")):
+        median = float(e[f"median_{rule}_s"])
+        rows.append({"goal": f"median wall time of a {what} job at SURF size <= {JOB_GOAL_S:g} s "
+                             f"(before: {BEFORE['median_job_s']})",
+                     "measured": f"{median:.2f} s (Figure 7's {rule} jobs, Snakemake's benchmark records)",
+                     "met": bool(median <= JOB_GOAL_S),
+                     "note": "" if median <= JOB_GOAL_S else
+                     "interpreter start and Snakemake's script preamble take about 0.2 s; the rest is the job's "
+                     "own computation (see docs/performance.md)"})
     wall = float(t["wall_s"].iloc[0])
     rows.append({"goal": f"Table 3 protocol at d = 4,096 within {TABLE3_GOAL_S // 60} min on 2 cores",
                  "measured": f"{wall:.0f} s for {int((t['job'] == 'classify').sum())} classification and "
@@ -43,6 +97,7 @@ def goals_table(bench, end_to_end, table3, scaling) -> pd.DataFrame:
     peak = max(float(b["otfs_peak_mb"].max()), float(s.loc[s["x"] <= 4096, "peak_mb"].max()))
     rows.append({"goal": f"no job above {MEMORY_GOAL_MB} MB at the paper's sizes (traced arrays)",
                  "measured": f"largest otfs peak {peak:.0f} MB", "met": bool(peak <= MEMORY_GOAL_MB), "note": ""})
+    rows += _main_job_rows(main_job)
     return pd.DataFrame(rows)
 
 

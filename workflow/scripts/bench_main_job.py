@@ -1,0 +1,18 @@
+"""Snakemake wrapper of otfs.benchmark.main_job (rule main_job_timing)."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from otfs.benchmark.main_job import plot_stages, run
+from otfs.io import write_csv
+from otfs.stages import job
+
+sm = snakemake  # noqa: F821
+with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:
+    targets = list(sm.params.targets)
+    runs, stages = run(Path(sm.scriptdir).resolve().parents[1], Path(sm.params.workdir).resolve(), targets,
+                       cores=sm.threads, log=logger.info)
+    write_csv(runs, sm.output.csv, float_format="%.4g")
+    write_csv(stages, sm.output.stages, float_format="%.4g")
+    plot_stages(stages, pd.read_csv(sm.input.before), sm.output.pdf, target=targets[0] if targets else "available")
