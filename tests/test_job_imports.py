@@ -167,3 +167,20 @@ def test_selection_ranking_and_na_curves_run_without_the_heavy_imports(tmp_path)
     with_adapter = accuracy_curve(Xs[sub], ys[sub] + 1, Xt, yt + 1, {"Descending": it["orders"]["Descending"]},
                                   [2, 6, 12], adapter=NoAdaptation())
     assert [r["accuracy"] for r in with_adapter] == list(df["accuracy"][:3])
+
+
+def test_a_lookup_imports_only_the_plug_in_file_named_like_it():
+    out = _run("""
+        import sys
+        from otfs.selection import STRATEGIES
+        STRATEGIES["ot"]
+        print("otfs.selection_strategies.nearest_neighbour" in sys.modules, STRATEGIES._loaded)
+        print("1nn" in STRATEGIES, "otfs.selection_strategies.nearest_neighbour" in sys.modules, STRATEGIES._loaded)
+        try:
+            STRATEGIES["otx"]
+        except KeyError as exc:
+            print(str(exc))
+    """).splitlines()
+    assert out[0] == "False False"  # the file ot.py only: no other strategy, no entry-point scan
+    assert out[1] == "True True True"  # reading the set of names loads the whole folder and the entry points
+    assert out[2].startswith("unknown sample-selection strategy 'otx'") and "'1nn'" in out[2]

@@ -93,3 +93,20 @@ def test_zscore_is_scikit_learns_scale_bit_for_bit(layout, axis):
         assert np.array_equal(X, before)
     with pytest.raises(ValueError, match="axis must be 0 or 1"):
         zscore(cases[0], axis=2)
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_row_sum_normalize_is_scikit_learns_l1_normalize_bit_for_bit(layout):
+    from sklearn.preprocessing import normalize
+
+    rng = np.random.default_rng(5)
+    X = rng.poisson(3.0, size=(60, 800)).astype(float)
+    X[7] = 0.0  # an all-zero row stays zero
+    X[9, :3] = 1e-300  # a row whose sum is below 10 eps is left as it is
+    X[9, 3:] = 0.0
+    X = np.asfortranarray(X) if layout == "F" else X
+    before = X.copy()
+    ours = row_sum_normalize(X)
+    assert np.array_equal(ours, normalize(X, norm="l1", axis=1))
+    assert np.array_equal(X, before) and not np.shares_memory(ours, X)
+    assert np.allclose(ours[[0, 1]].sum(axis=1), 1.0) and not ours[7].any()
