@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import textwrap
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from otfs.codedeps import direct_imports, import_closure
+from otfs.codedeps import code_manifest_text, direct_imports, import_closure, manifest_files, write_code_manifest
 from otfs.stages import check_code_inputs
 
 from .conftest import REPO
@@ -126,6 +127,27 @@ def test_data_jobs_do_not_depend_on_the_methods():
         assert not methods and not closure & {"config.py", "ranking.py", "adaptation.py"}, (script, methods)
 
 
+def test_a_code_manifest_is_rewritten_only_when_a_listed_file_changes(tmp_path):
+    pkg = _package(tmp_path, {"__init__.py": "", "a.py": "from . import b\n", "b.py": "X = 1\n", "c.py": ""})
+    script = tmp_path / "script.py"
+    script.write_text("from pkg import a\n")
+    out = tmp_path / "manifests"
+    path = write_code_manifest(script, pkg, out)
+    assert [p.name for p in manifest_files(path, pkg)] == ["__init__.py", "a.py", "b.py"]
+    first = path.stat().st_mtime_ns
+    os.utime(path, ns=(first - 10**9, first - 10**9))
+    assert write_code_manifest(script, pkg, out) == path and path.stat().st_mtime_ns == first - 10**9  # untouched
+    digest = json.loads(path.read_text())["sha256"]
+    (pkg / "b.py").write_text("X = 2\n")  # an edit of a listed file: a new digest, the file rewritten
+    write_code_manifest(script, pkg, out)
+    assert json.loads(path.read_text())["sha256"] != digest and path.stat().st_mtime_ns > first - 10**9
+    (pkg / "c.py").write_text("Y = 3\n")  # a file the script does not import changes nothing
+    assert code_manifest_text(script, pkg) == path.read_text()
+    # a job checks what it ran against the files the manifest lists
+    with pytest.raises(ValueError, match="not a code manifest"):
+        manifest_files(tmp_path / "script.py", pkg)
+
+
 def test_a_job_that_ran_an_undeclared_module_fails():
     import otfs.ranking  # noqa: F401 - loaded in this process
 
@@ -176,10 +198,11 @@ def test_every_job_lists_the_closure_of_its_script(tmp_path):
         script = scripts.get(job["rule"])
         if script is None or job["rule"] in CONTENT_ADDRESSED:
             continue
-        closure = {str(p) for p in import_closure(work / "workflow" / "scripts" / script, work / "src" / "otfs")}
-        missing = closure - {str(Path(f).resolve()) if os.path.isabs(f) else str((work / f).resolve())
-                             for f in job["input"]}
-        assert not missing, (job["rule"], sorted(missing))
+        closure = set(import_closure(work / "workflow" / "scripts" / script, work / "src" / "otfs"))
+        # the code input is one manifest, which lists the closure (and whose digest changes with it)
+        manifest = f".snakemake/otfs-code/{script}.json"
+        assert manifest in job["input"], (job["rule"], job["input"])
+        assert set(manifest_files(work / manifest, work / "src" / "otfs")) == closure, job["rule"]
         checked.add(job["rule"])
     # every rule with a script was planned, and checked
     assert checked == set(scripts) - CONTENT_ADDRESSED
@@ -220,7 +243,10 @@ def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, modul
     assert counts == _pending(test_run, "--forcerun", *importers)[1], module
     for j in jobs:  # rerun because of the edit, or because an upstream job reruns
         if "Updated input files" in j["reason"]:
-            assert j["rule"] in importers and module in j["reason"], j
+            # the updated input is the rule's code manifest, rewritten because a file it lists changed
+            assert j["rule"] in importers and ".snakemake/otfs-code/" in j["reason"], j
+            manifest = re.search(r"(\.snakemake/otfs-code/[\w.]+\.json)", j["reason"]).group(1)
+            assert path.resolve() in manifest_files(test_run / manifest, test_run / "src" / "otfs"), j
         else:
             assert "Input files updated by another job" in j["reason"], j
     assert set(importers) <= {j["rule"] for j in jobs}

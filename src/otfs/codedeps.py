@@ -37,7 +37,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["direct_imports", "import_closure", "loaded_modules", "module_file"]
+__all__ = ["MANIFEST_DIR", "code_manifest_text", "direct_imports", "import_closure", "loaded_modules",
+           "manifest_files", "module_file", "write_code_manifest"]
 
 
 def module_file(name: str, package_dir: Path) -> Path | None:
@@ -220,3 +221,66 @@ def loaded_modules(package: str = "otfs") -> set[Path]:
             if f:
                 out.add(Path(f).resolve())
     return out
+
+
+#: Where the workflow writes its scripts' code manifests, relative to Snakemake's working directory.
+MANIFEST_DIR = Path(".snakemake") / "otfs-code"
+
+
+def code_manifest_text(script: str | os.PathLike, package_dir: str | os.PathLike) -> str:
+    """The code manifest of ``script``: its import closure (:func:`import_closure`) and their content's digest.
+
+    JSON with ``files`` (paths relative to the folder holding the package, so
+    a moved checkout keeps its manifests) and ``sha256`` (over every file's
+    relative path and bytes, in that order).
+    """
+    import hashlib
+    import json
+
+    package_dir = Path(package_dir).resolve()
+    root = package_dir.parent
+    files = sorted(import_closure(script, package_dir))
+    digest = hashlib.sha256()
+    rel = []
+    for f in files:
+        name = f.relative_to(root).as_posix()
+        rel.append(name)
+        digest.update(name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
+    return json.dumps({"script": Path(script).name, "sha256": digest.hexdigest(), "files": rel}, indent=1) + "\n"
+
+
+def write_code_manifest(script: str | os.PathLike, package_dir: str | os.PathLike, folder=MANIFEST_DIR) -> Path:
+    """Write ``script``'s code manifest to ``folder/<script>.json`` where its content changed; return the path.
+
+    A rule's ``code`` input is this one file instead of the ~30 library files
+    of its closure: Snakemake then watches, records and re-checks one input
+    per job for the code (its scheduler measures every ready job's inputs on
+    every round). An edit of any file of the closure changes the manifest,
+    which is rewritten, and reruns the rule's jobs; an unchanged closure
+    leaves the file and its time untouched, so parsing the workflow (a dry
+    run, a cluster job step) reruns nothing.
+    """
+    path = Path(folder) / f"{Path(script).name}.json"
+    text = code_manifest_text(script, package_dir)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return path
+    except FileNotFoundError:
+        pass
+    from .io import write_text
+
+    write_text(path, text)
+    return path
+
+
+def manifest_files(path: str | os.PathLike, package_dir: str | os.PathLike | None = None) -> list[Path]:
+    """The library files a code manifest lists, resolved against ``package_dir``'s parent (default: this otfs)."""
+    import json
+
+    root = (Path(package_dir) if package_dir else Path(__file__).resolve().parent).resolve().parent
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return [root / f for f in data["files"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a code manifest of otfs.codedeps ({exc}); rerun the workflow to rewrite "
+                         "it") from None

@@ -16,7 +16,7 @@ SRC = REPO / "src"
 # The pipeline always runs the library of this checkout (the scripts do the same).
 sys.path.insert(0, str(SRC))
 
-from otfs.codedeps import import_closure  # noqa: E402
+from otfs.codedeps import write_code_manifest  # noqa: E402
 from otfs.clinical import voxel_table_width  # noqa: E402
 from otfs.config import (
     check_clinical_counts,
@@ -64,19 +64,23 @@ wildcard_constraints:
     file=r"[A-Za-z0-9_.-]+",
 
 
+@functools.cache
 def script_code(script):
-    """The library files ``workflow/scripts/<script>`` imports, transitively: a rule's ``code`` input.
+    """The code manifest of ``workflow/scripts/<script>``: a rule's ``code`` input.
 
-    Snakemake does not follow a script's imports, so each rule lists these
-    among its inputs and a change to any of them reruns it. They are derived
+    Snakemake does not follow a script's imports, so each rule depends on
+    the library files its script imports, transitively. They are derived
     from the code (otfs.codedeps, every import at module level and inside
-    functions), never kept by hand; each job checks at its end that every
-    otfs module it ran is among them (otfs.stages.job).
+    functions), never kept by hand, and listed with their content's digest
+    in one file, .snakemake/otfs-code/<script>.json, rewritten when parsing
+    finds that an edit changed it: a change to any of them reruns the rule,
+    and Snakemake watches one code input per job instead of about thirty.
+    Each job checks at its end that every otfs module it ran is among the
+    files listed (otfs.stages.job).
     """
-    return [
-        str(p)
-        for p in import_closure(REPO / "workflow" / "scripts" / script, SRC / "otfs")
-    ]
+    return str(
+        write_code_manifest(REPO / "workflow" / "scripts" / script, SRC / "otfs")
+    )
 
 
 def fs_config(feature_set):
@@ -469,9 +473,9 @@ def check_rule_conventions(workflow_rules):
         declared = (
             {str(declared)} if isinstance(declared, str) else {str(f) for f in declared}
         )
-        if declared != set(script_code(script)):
+        if declared != {script_code(script)}:
             problems.append(
-                f"rules.{r.name}: its code input is not the import closure of {script}; "
+                f"rules.{r.name}: its code input is not the code manifest of {script}; "
                 f'write code=script_code("{script}")'
             )
     if problems:

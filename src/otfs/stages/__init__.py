@@ -70,10 +70,17 @@ def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
 
 
 def check_code_inputs(code, logger=None) -> None:
-    """Raise unless every loaded module of ``otfs`` is one of the files ``code``."""
-    from ..codedeps import loaded_modules
+    """Raise unless every loaded module of ``otfs`` is one of the files ``code``.
 
-    declared = {Path(c).resolve() for c in ([code] if isinstance(code, str) else code)}
+    ``code`` is the library files, or the rule's code manifest (one ``.json``
+    file of :func:`otfs.codedeps.write_code_manifest`) that lists them.
+    """
+    from ..codedeps import loaded_modules, manifest_files
+
+    code = [code] if isinstance(code, (str, os.PathLike)) else list(code)
+    if len(code) == 1 and str(code[0]).endswith(".json"):
+        code = manifest_files(code[0])
+    declared = {Path(c).resolve() for c in code}
     loaded = loaded_modules("otfs")
     undeclared = sorted(str(p) for p in loaded - declared)
     if undeclared:
