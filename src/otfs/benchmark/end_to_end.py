@@ -48,7 +48,7 @@ __all__ = ["MARKER", "check_mirror", "plain_figure7", "prepare_workdir", "run_pi
 DOMAINS = ("amazon", "caltech10", "dslr", "webcam")
 #: What a fresh copy of the workflow needs (everything but data and results).
 WORKFLOW_FILES = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests",
-                  "data/paper", "data/attributes"]
+                  "data/paper", "data/attributes", "data/benchmarks"]
 
 
 def copy_workflow(repo, dest) -> Path:
