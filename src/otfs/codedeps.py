@@ -37,8 +37,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["MANIFEST_DIR", "code_manifest_text", "direct_imports", "import_closure", "loaded_modules",
-           "manifest_files", "module_file", "write_code_manifest"]
+__all__ = ["MANIFEST_DIR", "code_manifest_text", "direct_imports", "import_closure", "import_closures",
+           "loaded_modules", "manifest_files", "module_file", "write_code_manifest", "write_code_manifests"]
 
 
 def module_file(name: str, package_dir: Path) -> Path | None:
@@ -129,12 +129,13 @@ def _file_info(path: Path):
     return _parse(str(path), st.st_mtime_ns, st.st_size)
 
 
-def direct_imports(path: str | os.PathLike, package_dir: str | os.PathLike) -> set[Path]:
+def direct_imports(path: str | os.PathLike, package_dir: str | os.PathLike, _module_file=None) -> set[Path]:
     """Files of ``package_dir``'s package that ``path`` imports directly (parent packages included).
 
     ``path`` may lie outside the package (a workflow script).
     """
     path, package_dir = Path(path).resolve(), Path(package_dir).resolve()
+    find_module = _module_file or module_file  # import_closures passes a memoised one
     froms, dynamic, (_, attributes) = _file_info(path)
     inside = package_dir in path.parents
     importer, is_package = _module_name(path, package_dir) if inside else ("", False)
@@ -157,7 +158,7 @@ def direct_imports(path: str | os.PathLike, package_dir: str | os.PathLike) -> s
             lazy_names.append((target, name))
     for target, _ in dynamic:
         if target.endswith(".*"):  # every module of a registry's folder (otfs.registry.Registry.load)
-            folder = module_file(target[:-2], package_dir)
+            folder = find_module(target[:-2], package_dir)
             if folder is not None and folder.name == "__init__.py":
                 names.add(target[:-2])
                 names.update(f"{target[:-2]}.{f.stem}" for f in folder.parent.glob("*.py") if not f.stem.startswith("_"))
@@ -172,16 +173,16 @@ def direct_imports(path: str | os.PathLike, package_dir: str | os.PathLike) -> s
     out: set[Path] = set()
     for name in names:
         for n in [*_parents(name), name]:
-            f = module_file(n, package_dir)
+            f = find_module(n, package_dir)
             if f is not None:
                 out.add(f)
     for package, name in lazy_names:
-        init = module_file(package, package_dir)
+        init = find_module(package, package_dir)
         if init is None or init.name != "__init__.py":
             continue
         table = dict(_file_info(init)[2][0])
         if name in table:
-            f = module_file(f"{package}.{table[name].lstrip('.')}", package_dir)
+            f = find_module(f"{package}.{table[name].lstrip('.')}", package_dir)
             if f is not None:
                 out.add(f)
     out.discard(path)
@@ -194,20 +195,43 @@ def import_closure(paths: str | os.PathLike | Iterable[str | os.PathLike],
 
     The files of ``paths`` themselves are included when they lie inside the package.
     """
+    return import_closures([paths], package_dir)[0]
+
+
+def import_closures(groups, package_dir: str | os.PathLike) -> list[list[Path]]:
+    """:func:`import_closure` of each of ``groups`` (a path or paths each), sharing the work between them.
+
+    Each module's direct imports and each module name's file are found once
+    for all the groups (the workflow asks for the closures of its thirty
+    scripts, which share most of the library, whenever it is parsed).
+    """
     package_dir = Path(package_dir).resolve()
-    todo = [Path(paths)] if isinstance(paths, (str, os.PathLike)) else [Path(p) for p in paths]
-    todo = [p.resolve() for p in todo]
-    seen: set[Path] = set()
-    out: set[Path] = {p for p in todo if package_dir in p.parents}
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        new = direct_imports(path, package_dir)
-        out |= new
-        todo.extend(new - seen)
-    return sorted(out)
+    direct: dict[Path, set[Path]] = {}
+    files: dict[str, Path | None] = {}
+
+    def cached_module_file(name: str, pkg: Path) -> Path | None:
+        if name not in files:
+            files[name] = module_file(name, pkg)
+        return files[name]
+
+    closures = []
+    for paths in groups:
+        todo = [Path(paths)] if isinstance(paths, (str, os.PathLike)) else [Path(p) for p in paths]
+        todo = [p.resolve() for p in todo]
+        seen: set[Path] = set()
+        out: set[Path] = {p for p in todo if package_dir in p.parents}
+        while todo:
+            path = todo.pop()
+            if path in seen:
+                continue
+            seen.add(path)
+            if path not in direct:
+                direct[path] = direct_imports(path, package_dir, cached_module_file)
+            new = direct[path]
+            out |= new
+            todo.extend(new - seen)
+        closures.append(sorted(out))
+    return closures
 
 
 def loaded_modules(package: str = "otfs") -> set[Path]:
@@ -227,7 +251,7 @@ def loaded_modules(package: str = "otfs") -> set[Path]:
 MANIFEST_DIR = Path(".snakemake") / "otfs-code"
 
 
-def code_manifest_text(script: str | os.PathLike, package_dir: str | os.PathLike) -> str:
+def code_manifest_text(script: str | os.PathLike, package_dir: str | os.PathLike, closure=None) -> str:
     """The code manifest of ``script``: its import closure (:func:`import_closure`) and their content's digest.
 
     JSON with ``files`` (paths relative to the folder holding the package, so
@@ -239,7 +263,7 @@ def code_manifest_text(script: str | os.PathLike, package_dir: str | os.PathLike
 
     package_dir = Path(package_dir).resolve()
     root = package_dir.parent
-    files = sorted(import_closure(script, package_dir))
+    files = sorted(import_closure(script, package_dir) if closure is None else closure)
     digest = hashlib.sha256()
     rel = []
     for f in files:
@@ -249,7 +273,16 @@ def code_manifest_text(script: str | os.PathLike, package_dir: str | os.PathLike
     return json.dumps({"script": Path(script).name, "sha256": digest.hexdigest(), "files": rel}, indent=1) + "\n"
 
 
-def write_code_manifest(script: str | os.PathLike, package_dir: str | os.PathLike, folder=MANIFEST_DIR) -> Path:
+def write_code_manifests(scripts, package_dir: str | os.PathLike, folder=MANIFEST_DIR) -> dict[str, Path]:
+    """:func:`write_code_manifest` of every one of ``scripts``, their closures computed together; by file name."""
+    scripts = [Path(s) for s in scripts]
+    closures = import_closures(scripts, package_dir)
+    return {s.name: write_code_manifest(s, package_dir, folder, closure=c) for s, c in zip(scripts, closures,
+                                                                                          strict=True)}
+
+
+def write_code_manifest(script: str | os.PathLike, package_dir: str | os.PathLike, folder=MANIFEST_DIR,
+                        closure=None) -> Path:
     """Write ``script``'s code manifest to ``folder/<script>.json`` where its content changed; return the path.
 
     A rule's ``code`` input is this one file instead of the ~30 library files
@@ -261,7 +294,7 @@ def write_code_manifest(script: str | os.PathLike, package_dir: str | os.PathLik
     run, a cluster job step) reruns nothing.
     """
     path = Path(folder) / f"{Path(script).name}.json"
-    text = code_manifest_text(script, package_dir)
+    text = code_manifest_text(script, package_dir, closure)
     try:
         if path.read_text(encoding="utf-8") == text:
             return path

@@ -16,7 +16,7 @@ SRC = REPO / "src"
 # The pipeline always runs the library of this checkout (the scripts do the same).
 sys.path.insert(0, str(SRC))
 
-from otfs.codedeps import write_code_manifest  # noqa: E402
+from otfs.codedeps import write_code_manifests  # noqa: E402
 from otfs.clinical import voxel_table_width  # noqa: E402
 from otfs.config import (
     check_clinical_counts,
@@ -64,7 +64,12 @@ wildcard_constraints:
     file=r"[A-Za-z0-9_.-]+",
 
 
-@functools.cache
+# Every script's code manifest, their closures computed together once per parse.
+CODE_MANIFESTS = write_code_manifests(
+    sorted((REPO / "workflow" / "scripts").glob("*.py")), SRC / "otfs"
+)
+
+
 def script_code(script):
     """The code manifest of ``workflow/scripts/<script>``: a rule's ``code`` input.
 
@@ -78,9 +83,12 @@ def script_code(script):
     Each job checks at its end that every otfs module it ran is among the
     files listed (otfs.stages.job).
     """
-    return str(
-        write_code_manifest(REPO / "workflow" / "scripts" / script, SRC / "otfs")
-    )
+    try:
+        return str(CODE_MANIFESTS[script])
+    except KeyError:
+        raise WorkflowError(
+            f"script_code({script!r}): no workflow/scripts/{script}"
+        ) from None
 
 
 def fs_config(feature_set):
