@@ -28,8 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import write_csv
-from .end_to_end import copy_workflow, prepare_workdir
-from .profile import collect_benchmarks
+from .end_to_end import copy_workflow, job_times, prepare_workdir
 
 __all__ = ["STAGES", "plot_stages", "run", "stage_of", "stage_table"]
 
@@ -69,11 +68,10 @@ def stage_table(jobs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _jobs(root: Path) -> pd.DataFrame:
+    """:func:`otfs.benchmark.end_to_end.job_times`, empty where no job has run yet."""
     if not root.is_dir():
         return pd.DataFrame(columns=["rule", "file", "seconds", "max_rss_mb", "cpu_seconds"])
-    df = collect_benchmarks(root)
-    df.insert(0, "rule", [Path(f).parts[0] for f in df["file"]])
-    return df.drop(columns="group")
+    return job_times(root)
 
 
 def run(repo, workdir, targets, cores: int = 2, env=None, log=print) -> tuple[pd.DataFrame, pd.DataFrame]:

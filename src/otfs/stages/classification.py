@@ -60,7 +60,6 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
                 adapter=_build_adapter(adapter, params),
             )
             rows += [{**constant, "iteration": r_it["iteration"], **point} for point in curve]
-        rows = [{c: row[c] for c in COLUMNS} for row in rows]
         write_rows_tsv(outputs[adapter], COLUMNS, rows)
         if as_frame:
             import pandas as pd
