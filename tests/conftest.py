@@ -119,6 +119,23 @@ def shifted_domains(n_s=120, n_t=150, d=40, k=4, n_classes=5, seed=0):
     return Xs, ys, Xt, yt, shifted
 
 
+def toy_caches(folder: Path, seed: int):
+    """Two domain caches, ``src`` and ``tgt``, of a 3-class toy pair (:func:`shifted_domains`, 12 features).
+
+    Returns ``(caches, (Xs, ys, Xt, yt))``: the caches' paths by domain, as
+    the stages take them, and the arrays written (cached labels are 1..K).
+    """
+    from otfs.data.cache import DomainData, write_cache
+
+    Xs, ys, Xt, yt, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=seed)
+    caches = {}
+    for dom, X, y in (("src", Xs, ys + 1), ("tgt", Xt, yt + 1)):
+        caches[dom] = str(Path(folder) / f"{dom}.h5")
+        write_cache(caches[dom], feature_set="toy", dataset="toy", domains={dom: DomainData(dom, X, y)},
+                    class_names=["a", "b", "c"], preprocessing=[])
+    return caches, (Xs, ys, Xt, yt)
+
+
 # --- the pipeline, run for real (tests/test_pipeline.py, tests/test_cluster.py) ----
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 ROWS_PER_PAIR_ITERATION = 3 * 5  # orders x feature counts of the test grid

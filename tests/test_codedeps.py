@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from otfs.codedeps import code_manifest_text, direct_imports, import_closure, manifest_files, write_code_manifest
+from otfs.codedeps import (
+    code_manifest_paths,
+    code_manifest_text,
+    direct_imports,
+    import_closure,
+    manifest_files,
+    write_code_manifest,
+    write_code_manifests,
+)
 from otfs.stages import check_code_inputs
 
 from .conftest import REPO
@@ -146,6 +154,18 @@ def test_a_code_manifest_is_rewritten_only_when_a_listed_file_changes(tmp_path):
     # a job checks what it ran against the files the manifest lists
     with pytest.raises(ValueError, match="not a code manifest"):
         manifest_files(tmp_path / "script.py", pkg)
+
+
+def test_a_job_step_finds_the_manifests_where_the_scheduler_wrote_them(tmp_path):
+    pkg = _package(tmp_path, {"__init__.py": "", "a.py": "", "b.py": ""})
+    scripts = [tmp_path / "one.py", tmp_path / "two.py"]
+    scripts[0].write_text("from pkg import a\n")
+    scripts[1].write_text("from pkg import b\n")
+    out = tmp_path / "manifests"
+    assert code_manifest_paths(scripts, out) == {"one.py": out / "one.py.json", "two.py": out / "two.py.json"}
+    assert not out.exists()  # nothing computed, nothing written
+    written = write_code_manifests(scripts, pkg, out)
+    assert written == code_manifest_paths(scripts, out) and all(p.is_file() for p in written.values())
 
 
 def test_a_job_that_ran_an_undeclared_module_fails():

@@ -16,7 +16,7 @@ from otfs._checks import check_random_state
 from otfs._emd import emd, sqeuclidean, uniform
 from otfs.io import write_rows_tsv, write_tsv
 
-from .conftest import shifted_domains
+from .conftest import toy_caches
 
 HEAVY = ("ot", "sklearn", "scipy", "pandas")
 
@@ -119,14 +119,7 @@ def test_rows_tsv_is_pandas_tsv_byte_for_byte(tmp_path):
 def test_selection_ranking_and_na_curves_run_without_the_heavy_imports(tmp_path):
     """The three commonest jobs of the pipeline, run as its scripts run them, import none of HEAVY,
     and give what the library's estimator path gives."""
-    from otfs.data.cache import DomainData, write_cache
-
-    Xs, ys, Xt, yt, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=3)
-    caches = {}
-    for dom, X, y in (("src", Xs, ys + 1), ("tgt", Xt, yt + 1)):
-        caches[dom] = str(tmp_path / f"{dom}.h5")
-        write_cache(caches[dom], feature_set="toy", dataset="toy", domains={dom: DomainData(dom, X, y)},
-                    class_names=["a", "b", "c"], preprocessing=[])
+    caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=3)
     from otfs.stages.ranking import build_ranker
 
     params = build_ranker("ot").get_params()
@@ -184,3 +177,15 @@ def test_a_lookup_imports_only_the_plug_in_file_named_like_it():
     assert out[0] == "False False"  # the file ot.py only: no other strategy, no entry-point scan
     assert out[1] == "True True True"  # reading the set of names loads the whole folder and the entry points
     assert out[2].startswith("unknown sample-selection strategy 'otx'") and "'1nn'" in out[2]
+
+
+def test_the_clinical_module_imports_pandas_and_scikit_learn_only_where_used(tmp_path):
+    """Every Snakemake process parses the workflow, which imports otfs.clinical (voxel_table_width)."""
+    table = tmp_path / "voxels.tsv"
+    table.write_text("exam\tdomain\tlabel\tf1\tf2\tf3\ne1\t1.5T\t0\t1\t2\t3\n")
+    out = _run(f"""
+        import sys
+        from otfs.clinical import voxel_table_width
+        print(voxel_table_width({str(table)!r}), sorted({{k.split(".")[0] for k in sys.modules}} & {set(HEAVY)!r}))
+    """)
+    assert out.split(" ", 1) == ["3", "[]\n"]

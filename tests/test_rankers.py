@@ -12,7 +12,7 @@ from otfs.invariance import RelevantInvariantSelector
 from otfs.ranking import OTFeatureRanker
 from otfs.semfs import LassoSelector, SemanticFeatureSelector, SpectralSelector
 
-from .conftest import shifted_domains, sklearn_checks
+from .conftest import shifted_domains, sklearn_checks, toy_caches
 
 
 def _fitted(name, n_features_to_select):
@@ -126,18 +126,12 @@ def test_every_registered_ranker_fits_as_the_pipeline_fits_it(name):
 @pytest.mark.parametrize("name, strategy", [("ot", "ot"), ("ot-1nn", "1nn"), ("ot-random", "random")])
 def test_the_ranking_stage_gives_the_estimators_scores(tmp_path, name, strategy):
     # the stage ranks the pairs the selection stage stored; the estimator finds them itself: the same scores
-    from otfs.data.cache import DomainData, write_cache
     from otfs.io import read_json
     from otfs.protocol import derive_seed
     from otfs.ranking import FEATURE_RANKERS
     from otfs.stages import ranking, selection
 
-    Xs, ys, Xt, yt, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=2)
-    caches = {}
-    for dom, X, y in (("src", Xs, ys + 1), ("tgt", Xt, yt + 1)):  # cached labels are 1..K
-        caches[dom] = str(tmp_path / f"{dom}.h5")
-        write_cache(caches[dom], feature_set="toy", dataset="toy", domains={dom: DomainData(dom, X, y)},
-                    class_names=["a", "b", "c"], preprocessing=[])
+    caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=2)
     sel = tmp_path / "sel.json"
     selection.run(caches, "toy", "src-tgt", [0, 1], strategy, per_class=10, tie_break="lowest",
                   emd_max_iter=100_000, output=sel)
@@ -153,16 +147,10 @@ def test_the_ranking_stage_gives_the_estimators_scores(tmp_path, name, strategy)
 
 def test_one_job_for_several_adapters_writes_what_one_job_per_adapter_writes(tmp_path):
     # the leaderboard's classification job (run_adapters) against the per-adapter job (run)
-    from otfs.data.cache import DomainData, write_cache
     from otfs.io import read_tsv
     from otfs.stages import classification, ranking
 
-    Xs, ys, Xt, yt, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=3)
-    caches = {}
-    for dom, X, y in (("src", Xs, ys + 1), ("tgt", Xt, yt + 1)):
-        caches[dom] = str(tmp_path / f"{dom}.h5")
-        write_cache(caches[dom], feature_set="toy", dataset="toy", domains={dom: DomainData(dom, X, y)},
-                    class_names=["a", "b", "c"], preprocessing=[])
+    caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=3)
     rank = tmp_path / "rank.json"
     ranking.run(caches, "toy", "src-tgt", "ks", iterations=[0, 1, 2], per_class=10, output=rank)
     adapters = {"NA": None, "CORAL": None, "SA": {"n_components": 3}}

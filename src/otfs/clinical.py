@@ -49,15 +49,20 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import h5py
 import numpy as np
-import pandas as pd
-from sklearn.metrics import roc_auc_score
-from sklearn.svm import LinearSVC
-from sklearn.utils import check_random_state
 
+from ._checks import check_random_state
 from .io import atomic_path
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and scikit-learn are imported by the functions that use them: the
+# workflow imports this module when it is parsed (voxel_table_width), and
+# every Snakemake process (a dry run, each cluster job step) parses it.
 
 __all__ = [
     "CLASS_NAMES",
@@ -123,6 +128,8 @@ class VoxelTable:
 
     def counts(self) -> pd.DataFrame:
         """Voxels and exams per domain and class (Table 4's layout)."""
+        import pandas as pd
+
         df = pd.DataFrame({"domain": self.domain, "label": self.label, "exam": self.exam})
         rows = []
         for dom in dict.fromkeys(self.domain):
@@ -285,6 +292,8 @@ _ID_COLUMNS = ("exam", "domain", "label")
 
 def _empty_cells(values) -> np.ndarray:
     """Mask of the missing or blank cells of a column."""
+    import pandas as pd
+
     series = pd.Series(values)
     return (series.isna() | (series.astype(str).str.strip() == "")).to_numpy()
 
@@ -321,6 +330,8 @@ def voxel_table_width(path: str | os.PathLike) -> int:
 
 
 def _labels(values, source) -> np.ndarray:
+    import pandas as pd
+
     text = pd.Series(values).astype(str).str.strip().str.lower()
     bad = sorted(set(text) - set(_LABELS))
     if bad:
@@ -341,6 +352,8 @@ def read_voxel_table(path: str | os.PathLike, domains: Sequence[str] | None = No
         domain of ``domains`` absent or without both classes. The message
         names the file and the column.
     """
+    import pandas as pd
+
     path = Path(path)
     if not path.is_file():
         raise VoxelTableError(f"{path}: voxel table not found")
@@ -462,6 +475,9 @@ def svm_auc(Xs, ys, Xt, yt, C: float = 1.0, max_iter: int = 10_000) -> float:
     The SVM is scikit-learn's ``LinearSVC`` (liblinear, primal problem, so no
     random state is involved) with ``C``; the AUC uses its decision function.
     """
+    from sklearn.metrics import roc_auc_score
+    from sklearn.svm import LinearSVC
+
     clf = LinearSVC(C=C, dual=False, max_iter=max_iter)
     clf.fit(Xs, ys)
     return float(roc_auc_score(yt, clf.decision_function(Xt)))

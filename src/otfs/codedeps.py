@@ -38,7 +38,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = ["MANIFEST_DIR", "code_manifest_text", "direct_imports", "import_closure", "import_closures",
-           "loaded_modules", "manifest_files", "module_file", "write_code_manifest", "write_code_manifests"]
+           "code_manifest_paths", "loaded_modules", "manifest_files", "module_file", "write_code_manifest",
+           "write_code_manifests"]
 
 
 def module_file(name: str, package_dir: Path) -> Path | None:
@@ -279,6 +280,16 @@ def write_code_manifests(scripts, package_dir: str | os.PathLike, folder=MANIFES
     closures = import_closures(scripts, package_dir)
     return {s.name: write_code_manifest(s, package_dir, folder, closure=c) for s, c in zip(scripts, closures,
                                                                                           strict=True)}
+
+
+def code_manifest_paths(scripts, folder=MANIFEST_DIR) -> dict[str, Path]:
+    """Where :func:`write_code_manifests` keeps each of ``scripts``' manifests, by file name; nothing is computed.
+
+    For a Snakemake process that runs jobs another one scheduled (a cluster
+    job step): the scheduling process wrote the manifests when it parsed the
+    workflow, and each job checks what it ran against them.
+    """
+    return {Path(s).name: Path(folder) / f"{Path(s).name}.json" for s in scripts}
 
 
 def write_code_manifest(script: str | os.PathLike, package_dir: str | os.PathLike, folder=MANIFEST_DIR,

@@ -16,7 +16,7 @@ SRC = REPO / "src"
 # The pipeline always runs the library of this checkout (the scripts do the same).
 sys.path.insert(0, str(SRC))
 
-from otfs.codedeps import write_code_manifests  # noqa: E402
+from otfs.codedeps import code_manifest_paths, write_code_manifests  # noqa: E402
 from otfs.clinical import voxel_table_width  # noqa: E402
 from otfs.config import (
     check_clinical_counts,
@@ -64,10 +64,14 @@ wildcard_constraints:
     file=r"[A-Za-z0-9_.-]+",
 
 
-# Every script's code manifest, their closures computed together once per parse.
-CODE_MANIFESTS = write_code_manifests(
-    sorted((REPO / "workflow" / "scripts").glob("*.py")), SRC / "otfs"
-)
+# Every script's code manifest, their closures computed together once per parse
+# by the process that schedules jobs. A process that runs jobs scheduled by
+# another (a cluster job step) reads the manifests that one wrote.
+_SCRIPTS = sorted((REPO / "workflow" / "scripts").glob("*.py"))
+if workflow.is_main_process:
+    CODE_MANIFESTS = write_code_manifests(_SCRIPTS, SRC / "otfs")
+else:
+    CODE_MANIFESTS = code_manifest_paths(_SCRIPTS)
 
 
 def script_code(script):
