@@ -33,6 +33,12 @@ from otfs.protocol import parse_pair, resolve_count, source_per_class  # noqa: E
 from otfs.provenance import package_versions  # noqa: E402
 from otfs.stages.acquisition import sources_for  # noqa: E402
 from otfs.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
+from otfs.snakemake_scheduler import coalesce_reevaluations  # noqa: E402
+
+# Snakemake's rate limiter starts a re-evaluation timer chain per finished job,
+# and each chain re-runs the job selection every second: one pending timer at a
+# time instead (otfs.snakemake_scheduler; snakemake/snakemake#3804).
+coalesce_reevaluations()
 
 validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
 

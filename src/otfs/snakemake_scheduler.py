@@ -1,0 +1,73 @@
+"""Keep Snakemake's scheduler from re-running its job selection in a growing loop.
+
+Snakemake (8.17 and later, up to at least 9.27) limits job submissions per
+time span (``--max-jobs-per-timespan``, default ``100/1s``, always on). At
+the end of each scheduling round, ``JobScheduler._schedule_reevalutation``
+starts a ``threading.Timer`` that wakes the scheduler one time span later.
+Every round starts one, including the rounds that a finished job triggers,
+and each timer's round starts the next. So the timers form chains that
+never end, and there is one more chain for every job that finishes. After
+*n* jobs, the scheduler runs about *n* rounds per second, each measuring the
+inputs of every ready job. In ``available`` (683 jobs, 2 cores), the
+scheduling process's own CPU use rose from 10 % of a core to 40 % as jobs
+finished, and it had started 190,000 threads by job 280. The upstream
+reports are snakemake/snakemake#3804 and the discussion of #3744.
+
+:func:`coalesce_reevaluations` changes that one method so that at most one
+re-evaluation timer is pending at a time. A request made while one is
+pending is dropped: the pending timer wakes the scheduler no later than the
+new one would have, and the round it starts asks for the next timer. The
+timer clears its mark before it wakes the scheduler, so the chain never
+breaks. Nothing else of the scheduler changes; which jobs run, and their
+results, do not depend on it.
+
+The workflow applies it when it is parsed (``workflow/rules/common.smk``).
+If the method is not there (another Snakemake version), nothing is changed.
+"""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["coalesce_reevaluations"]
+
+_MARK = "_otfs_coalesced"
+
+
+def coalesce_reevaluations(scheduler_class=None) -> bool:
+    """Patch ``scheduler_class._schedule_reevalutation`` to keep one pending timer; return whether it was patched.
+
+    ``scheduler_class`` defaults to ``snakemake.scheduling.job_scheduler.JobScheduler``.
+    Applying it twice changes nothing more. A class without that method
+    (a Snakemake version without the rate limiter's loop) is left as it is,
+    and False is returned.
+    """
+    if scheduler_class is None:
+        try:
+            from snakemake.scheduling.job_scheduler import JobScheduler as scheduler_class
+        except ImportError:
+            return False
+    original = getattr(scheduler_class, "_schedule_reevalutation", None)
+    if original is None:
+        return False
+    if getattr(original, _MARK, False):
+        return True
+
+    def _schedule_reevalutation(self, delay) -> None:
+        lock = self.__dict__.setdefault("_otfs_reevaluation_lock", threading.Lock())
+        with lock:
+            if self.__dict__.get("_otfs_reevaluation_pending"):
+                return
+            self._otfs_reevaluation_pending = True
+
+        def wake():
+            with lock:
+                self._otfs_reevaluation_pending = False
+            self._open_jobs.release()
+
+        threading.Timer(delay, wake).start()
+
+    setattr(_schedule_reevalutation, _MARK, True)
+    _schedule_reevalutation.__doc__ = (original.__doc__ or "") + "\n(at most one pending timer: otfs.snakemake_scheduler)"
+    scheduler_class._schedule_reevalutation = _schedule_reevalutation
+    return True
