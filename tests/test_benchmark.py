@@ -234,3 +234,21 @@ def test_main_job_stage_table_and_figure(tmp_path):
                            "job_s": [5.0, 60.0, 9.0]})
     plot_stages(table.reset_index().assign(target="available"), before, tmp_path / "stages.pdf")
     assert (tmp_path / "stages.pdf").stat().st_size > 0 and (tmp_path / "stages.png").stat().st_size > 0
+
+
+def test_main_job_reads_the_cpu_time_of_the_snakemake_process_itself_not_its_jobs():
+    import subprocess
+    import sys
+
+    from otfs.benchmark.main_job import _own_cpu_until_exit
+
+    # the process burns about 0.6 s of CPU itself, then waits on a child that burns 1.5 s more
+    code = ("import subprocess, sys, time\n"
+            "t = time.process_time()\n"
+            "while time.process_time() - t < 0.6: pass\n"
+            "subprocess.run([sys.executable, '-c', 'import time\\nt = time.process_time()\\n"
+            "while time.process_time() - t < 1.5: pass'])\n"
+            "time.sleep(1.2)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    own = _own_cpu_until_exit(proc, every_s=0.1)
+    assert proc.returncode == 0 and 0.5 <= own < 1.4

@@ -50,7 +50,7 @@ STAGES = {
 }
 
 
-RUN_COLUMNS = ["target", "order", "cache", "wall_s", "jobs", "job_s", "max_rss_mb"]
+RUN_COLUMNS = ["target", "order", "cache", "wall_s", "jobs", "job_s", "max_rss_mb", "snakemake_cpu_s"]
 
 
 def stage_of(rule: str) -> str:
@@ -74,12 +74,34 @@ def _jobs(root: Path) -> pd.DataFrame:
     return job_times(root)
 
 
+def _own_cpu_until_exit(proc: subprocess.Popen, every_s: float = 1.0) -> float:
+    """Wait for ``proc``; return the CPU time of that process itself (user + system, not its jobs'), sampled
+    every ``every_s`` until it exits (NaN where it cannot be read)."""
+    import psutil
+
+    own = np.nan
+    try:
+        p = psutil.Process(proc.pid)
+    except psutil.Error:
+        p = None
+    while proc.poll() is None:
+        if p is not None:
+            try:
+                t = p.cpu_times()
+                own = t.user + t.system
+            except psutil.Error:
+                pass
+        time.sleep(every_s)
+    return float(own)
+
+
 def run(repo, workdir, targets, cores: int = 2, env=None, log=print) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run ``targets`` (names of the workflow's targets) in order in a fresh copy; return (runs, stages).
 
     ``runs`` has one row per target: ``target``, ``order`` (its place: the first
     is from a cold cache, the others warm), ``wall_s``, ``jobs``, ``job_s``,
-    ``max_rss_mb``; ``stages`` one row per (target, stage) (:func:`stage_table`).
+    ``max_rss_mb``, ``snakemake_cpu_s`` (the CPU time of the Snakemake process itself, sampled every
+    second: the scheduler's cost); ``stages`` one row per (target, stage) (:func:`stage_table`).
     """
     workdir = prepare_workdir(workdir)
     copy_workflow(repo, workdir)
@@ -90,18 +112,22 @@ def run(repo, workdir, targets, cores: int = 2, env=None, log=print) -> tuple[pd
     for i, target in enumerate(targets):
         start = time.perf_counter()
         with open(workdir / f"snakemake-{target}.log", "w") as out:
-            subprocess.run([sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile",
-                            str(workdir / "Snakefile"), "--cores", str(cores), target],
-                           check=True, env=env, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile",
+                                     str(workdir / "Snakefile"), "--cores", str(cores), target],
+                                    env=env, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
+            own_cpu = _own_cpu_until_exit(proc)
         wall = time.perf_counter() - start
+        if proc.returncode:
+            raise subprocess.CalledProcessError(proc.returncode, proc.args)
         jobs = _jobs(workdir / "logs" / "benchmarks")
         jobs = jobs[~jobs["file"].isin(seen)]  # the jobs this target ran (earlier targets' files stay)
         seen |= set(jobs["file"])
         runs.append({"target": target, "order": i, "cache": "cold" if i == 0 else "warm", "wall_s": wall,
                      "jobs": len(jobs), "job_s": float(jobs["seconds"].sum()),
-                     "max_rss_mb": float(jobs["max_rss_mb"].max()) if len(jobs) else np.nan})
+                     "max_rss_mb": float(jobs["max_rss_mb"].max()) if len(jobs) else np.nan,
+                     "snakemake_cpu_s": own_cpu})
         log(f"{target} ({runs[-1]['cache']} cache, --cores {cores}): {wall:.0f} s, {len(jobs)} jobs, "
-            f"{runs[-1]['job_s']:.0f} s of job time")
+            f"{runs[-1]['job_s']:.0f} s of job time, Snakemake's own CPU {own_cpu:.0f} s")
         if len(jobs):
             stages.append(stage_table(jobs).assign(target=target))
     stage_df = pd.concat(stages, ignore_index=True) if stages else pd.DataFrame(
