@@ -289,7 +289,12 @@ def code_manifest_paths(scripts, folder=MANIFEST_DIR) -> dict[str, Path]:
     job step): the scheduling process wrote the manifests when it parsed the
     workflow, and each job checks what it ran against them.
     """
-    return {Path(s).name: Path(folder) / f"{Path(s).name}.json" for s in scripts}
+    return {Path(s).name: _manifest_path(s, folder) for s in scripts}
+
+
+def _manifest_path(script: str | os.PathLike, folder) -> Path:
+    """``folder/<script's file name>.json``: where a script's code manifest lives."""
+    return Path(folder) / f"{Path(script).name}.json"
 
 
 def write_code_manifest(script: str | os.PathLike, package_dir: str | os.PathLike, folder=MANIFEST_DIR,
@@ -304,7 +309,7 @@ def write_code_manifest(script: str | os.PathLike, package_dir: str | os.PathLik
     leaves the file and its time untouched, so parsing the workflow (a dry
     run, a cluster job step) reruns nothing.
     """
-    path = Path(folder) / f"{Path(script).name}.json"
+    path = _manifest_path(script, folder)
     text = code_manifest_text(script, package_dir, closure)
     try:
         if path.read_text(encoding="utf-8") == text:
