@@ -68,8 +68,10 @@ def test_a_ranking_parameter_out_of_range_is_named(kwargs, message):
 
 def test_a_negative_emd_iteration_limit_is_named():
     rng = np.random.RandomState(0)
-    with pytest.raises(ValueError, match=r"emd_max_iter must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"emd_max_iter must be 'auto' or an integer >= 1"):
         select_samples(rng.randn(10, 3), rng.randn(12, 3), emd_max_iter=-1)
+    with pytest.raises(ValueError, match=r"emd_max_iter must be 'auto' or an integer >= 1"):
+        select_samples(rng.randn(10, 3), rng.randn(12, 3), emd_max_iter="7")
     with pytest.raises(ValueError, match=r"The 'emd_max_iter' parameter of OTFeatureRanker"):
         OTFeatureRanker(emd_max_iter=0).fit(rng.randn(10, 3), X_target=rng.randn(12, 3))
 

@@ -105,7 +105,23 @@ def test_inputs_untouched_and_errors():
         select_samples(S, T)
 
 
-def test_emd_iteration_limit_is_an_error():
+def test_emd_iteration_limit_is_an_error_naming_the_parameter():
     rng = np.random.RandomState(4)
-    with pytest.raises(RuntimeError, match="iteration limit"):
+    with pytest.raises(RuntimeError, match=r"within emd_max_iter=3 iterations .*raise emd_max_iter, or set it to "
+                                           r"'auto' \(max\(100000, n\*m\) = 100000 here\)"):
         select_samples(rng.randn(60, 3), rng.randn(80, 3), emd_max_iter=3)
+
+
+def test_the_automatic_emd_iteration_limit_solves_what_pots_default_cannot():
+    # 2,000 x 2,000 samples need about 122,000 network-simplex pivots: POT's default of 100,000 stops short
+    # (the README's example failed so on Amazon reviews), 'auto' (max(100000, n*m)) reaches the optimum;
+    # where both reach it, the limit changes nothing
+    rng = np.random.RandomState(0)
+    Xs, Xt = rng.randn(2000, 400), rng.randn(2000, 400) + 0.3
+    with pytest.raises(RuntimeError, match="emd_max_iter=100000"):
+        select_samples(Xs, Xt, emd_max_iter=100_000)
+    matching = select_samples(Xs, Xt)  # default: 'auto'
+    assert len(matching) == 2000
+    small_s, small_t = Xs[:300, :20], Xt[:400, :20]
+    a, b = select_samples(small_s, small_t, emd_max_iter=100_000), select_samples(small_s, small_t)
+    np.testing.assert_array_equal(a.target_index, b.target_index)

@@ -24,6 +24,29 @@ class DegenerateResultWarning(UserWarning):
     """A result that is computed but says nothing (for example, every feature with the same score)."""
 
 
+#: Scores whose spread is at most this fraction of their magnitude are equal up to round-off.
+EQUAL_SCORES_RTOL = 1e-10
+
+
+def scores_all_equal(scores) -> bool:
+    """Whether one score per feature says nothing: every score equal, up to round-off
+    (``ptp <= EQUAL_SCORES_RTOL * max |score|``; the exact spread of constant data is often a few ulps)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.size < 2:
+        return False
+    return bool(np.ptp(scores) <= EQUAL_SCORES_RTOL * np.max(np.abs(scores)))
+
+
+def constant_columns(X, rtol: float = 1e-12) -> np.ndarray:
+    """Indices of the columns of ``X`` that are constant up to round-off (spread at most ``rtol`` times
+    their magnitude)."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.shape[0] == 0:
+        return np.arange(0)
+    spread = np.ptp(X, axis=0)
+    return np.flatnonzero(spread <= rtol * np.abs(X).max(axis=0))
+
+
 def check_random_state(seed) -> np.random.RandomState:
     """scikit-learn's ``check_random_state``, without importing scikit-learn (a second or two per job).
 
@@ -55,8 +78,10 @@ def _refuse_sparse_or_complex(X, name: str):
     return arr
 
 
-def as_float_matrix(X, name: str) -> np.ndarray:
-    """Return ``X`` as a 2-D float64 array, refusing NaN and infinities.
+def as_float_matrix(X, name: str, columns=None) -> np.ndarray:
+    """Return ``X`` as a 2-D float64 array, refusing NaN, infinities and values whose squares overflow or
+    underflow (:func:`check_square_scale`); every error names ``name`` (and the column, by its name in
+    ``columns`` where given).
 
     The result never shares memory with a caller's array that could be
     modified later by the library: callers that need to write must copy.
@@ -68,10 +93,56 @@ def as_float_matrix(X, name: str) -> np.ndarray:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
     if not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
+        col = repr(str(columns[bad[1]])) if columns is not None else bad[1]
         raise ValueError(
-            f"{name} contains NaN or infinite values (first at row {bad[0]}, column {bad[1]})"
+            f"{name} contains NaN or infinite values (first at row {bad[0]}, column {col})"
         )
+    check_square_scale(arr, name, columns)
     return arr
+
+
+#: The largest magnitude whose squares, summed over ``d`` features and doubled twice (``|a - b|^2 <= 4 d
+#: max^2``), stay finite is ``sqrt(max / (4 d))``; the smallest whose squares keep full precision is
+#: ``sqrt(tiny / eps)``, about 1e-146: below it a squared distance is subnormal or 0.
+_FLOAT = np.finfo(np.float64)
+SMALLEST_SCALE = float(np.sqrt(_FLOAT.tiny / _FLOAT.eps))
+
+
+def largest_scale(d: int) -> float:
+    """The largest feature magnitude whose squared distances over ``d`` features stay finite."""
+    return float(np.sqrt(_FLOAT.max / (4.0 * max(int(d), 1))))
+
+
+def check_square_scale(X: np.ndarray, name: str, columns=None) -> None:
+    """Refuse values whose squares overflow or underflow float64 (``X`` finite, 2-D).
+
+    Every method of the library compares samples by squared Euclidean
+    distances (exact OT, Sinkhorn, 1-NN, z-scores). A value above
+    :func:`largest_scale` (about 1e151 for 10,000 features) makes them
+    infinite; a matrix whose largest value is below ``SMALLEST_SCALE``
+    (about 1e-146) makes them 0 or subnormal, and the result would differ
+    from that of the same data in other units. Both are errors naming the
+    argument and the column (``columns``: the column names, if known).
+    """
+    if X.size == 0:
+        return
+    big = np.abs(X).max(axis=0)
+    top = float(big.max())
+    limit = largest_scale(X.shape[1])
+    if top > limit:
+        col = int(np.argmax(big))
+        label = repr(columns[col]) if columns is not None else col
+        raise ValueError(
+            f"{name} has values up to {top:.3g} (column {label}), whose squared distances overflow float64 "
+            f"(values must stay below {limit:.3g} for {X.shape[1]} features): rescale the features first, "
+            "e.g. divide that column by a power of ten or standardise it"
+        )
+    if 0.0 < top < SMALLEST_SCALE:
+        raise ValueError(
+            f"{name}: every value is below {SMALLEST_SCALE:.3g} in magnitude (the largest is {top:.3g}), so "
+            "squared distances underflow to 0 or lose their precision: rescale the features first, e.g. "
+            "multiply them by a power of ten or standardise them"
+        )
 
 
 def check_same_features(Xs: np.ndarray, Xt: np.ndarray, names=("Xs", "Xt")) -> None:

@@ -18,7 +18,9 @@ from ._emd import emd
 
 __all__ = [
     "NumericalFallbackWarning",
+    "EMD_DEFAULT_MAX_ITER",
     "check_coupling",
+    "emd_max_iter",
     "exact_coupling",
     "gibbs_kernel",
     "normalise_cost",
@@ -71,13 +73,41 @@ def check_coupling(G: np.ndarray, what: str, reg: float | None = None) -> np.nda
     return G
 
 
-def exact_coupling(a: np.ndarray, b: np.ndarray, M: np.ndarray, max_iter: int) -> np.ndarray:
-    """Exact OT coupling (POT's network simplex, :func:`otfs._emd.emd`); reaching ``max_iter`` is an error."""
-    G, result_code, message = emd(a, b, M, max_iter)
+#: The iteration limit ``"auto"`` stands for: POT's default, or the number of variables of the problem when
+#: larger. The network simplex's pivots grow about as ``(n + m) log(n + m)``; measured, 2,843 for 200 x 200
+#: and 122,265 for 2,000 x 2,000 (more than POT's 100,000), 112,109 for 1,599 x 4,898 (wine red vs white):
+#: always below ``n * m / 10``. A larger limit changes nothing where a smaller one sufficed: the solver
+#: stops at the optimum.
+EMD_DEFAULT_MAX_ITER = 100_000
+
+
+def emd_max_iter(max_iter, n: int, m: int, param: str = "emd_max_iter") -> int:
+    """The iteration limit of an ``n x m`` exact OT problem: ``max_iter``, or ``max(100000, n * m)`` for
+    ``"auto"``; anything else is an error naming ``param``."""
+    if isinstance(max_iter, str) and max_iter == "auto":
+        return max(EMD_DEFAULT_MAX_ITER, int(n) * int(m))
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"{param} must be 'auto' or an integer >= 1 (the exact OT iteration limit), "
+                         f"got {max_iter!r}")
+    return int(max_iter)
+
+
+def exact_coupling(a: np.ndarray, b: np.ndarray, M: np.ndarray, max_iter, param: str = "max_iter",
+                   what: str = "exact OT") -> np.ndarray:
+    """Exact OT coupling (POT's network simplex, :func:`otfs._emd.emd`); reaching the limit is an error.
+
+    ``max_iter`` is an integer or ``"auto"`` (:func:`emd_max_iter`); ``param`` is its name, which the
+    error gives, with ``what`` the problem being solved.
+    """
+    limit = emd_max_iter(max_iter, M.shape[0], M.shape[1], param)
+    G, result_code, message = emd(a, b, M, limit)
     if result_code != 1:
+        auto = f"{param}='auto' allowed {limit}" if max_iter == "auto" else f"{param}={limit}"
         raise RuntimeError(
-            f"exact OT did not reach optimality ({message}); "
-            f"increase the EMD iteration limit (currently {max_iter})"
+            f"{what} ({M.shape[0]} x {M.shape[1]}) did not reach optimality within {auto} iterations "
+            f"(POT: {message}); raise {param}"
+            + ("" if max_iter == "auto" or limit >= M.shape[0] * M.shape[1] else
+               f", or set it to 'auto' (max(100000, n*m) = {max(EMD_DEFAULT_MAX_ITER, M.size)} here)")
         )
     return G
 

@@ -30,7 +30,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["BaseFeatureRanker", "N_FEATURES_TO_SELECT", "TwoDomainRanker", "n_features_kept"]
+__all__ = ["BaseFeatureRanker", "N_FEATURES_TO_SELECT", "TwoDomainRanker", "check_two_domains", "n_features_kept"]
 
 #: The constraint of ``n_features_to_select`` (scikit-learn's parameter validation).
 N_FEATURES_TO_SELECT = [None, Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="right")]
@@ -48,6 +48,98 @@ def n_features_kept(n_features_to_select, d: int) -> int:
     return max(1, int(n * d))
 
 
+def _match_columns(estimator, X_target):
+    """``X_target`` with its columns in the order of the names ``estimator`` was fitted with: columns are
+    matched by name, never by position. Names that differ are an error naming them."""
+    names = getattr(estimator, "feature_names_in_", None)
+    columns = getattr(X_target, "columns", None)
+    if names is None or columns is None:
+        return X_target
+    columns = [str(c) for c in columns]
+    if columns == list(names):
+        return X_target
+    missing = [n for n in names if n not in columns]
+    extra = [c for c in columns if c not in set(names)]
+    if missing or extra or len(set(columns)) != len(columns):
+        raise ValueError(f"X_target's columns do not match X's: missing {missing}, not in X {extra}"
+                         + (" (a name repeated)" if len(set(columns)) != len(columns) else ""))
+    return X_target[list(names)]  # the same columns in another order: taken by name
+
+
+def _enough(X, arg: str, name: str, min_samples: int):
+    if X.shape[0] < min_samples:
+        raise ValueError(f"{name}: {arg} has {X.shape[0]} sample(s); it needs at least {min_samples} per domain")
+    return X
+
+
+def check_two_domains(estimator, X, X_target=None, sample_domain=None, y=None, min_samples: int = 2):
+    """The source and target samples of a two-domain ``fit``, validated: ``(Xs, Xt, ys)``.
+
+    The domains come as ``X`` and ``X_target`` (columns matched by name when
+    both are DataFrames), or stacked in ``X`` with skada's ``sample_domain``
+    (positive: source, negative: target). The feature names of ``X`` are
+    kept (``feature_names_in_``) either way. Every error names the argument
+    at fault (``X``, ``X_target``, ``y``): too few samples (``min_samples``
+    per domain), NaN or infinite values, another number of features, values
+    whose squared distances overflow or underflow
+    (:func:`otfs._checks.check_square_scale`). Without a target, ``X`` is
+    compared with itself, with a warning.
+    """
+    from sklearn.utils.validation import check_array, validate_data
+
+    from ._checks import as_float_matrix, split_domains
+
+    name = type(estimator).__name__
+    if sample_domain is not None:
+        if X_target is not None:
+            raise ValueError("give the target either as X_target or through sample_domain, not both")
+        X_all = validate_data(estimator, X, dtype=np.float64, ensure_all_finite=False)
+        X_all = as_float_matrix(X_all, "X", getattr(estimator, "feature_names_in_", None))
+        Xs, Xt, ys, _, _ = split_domains(X_all, sample_domain, y)
+        for rows, n in (("source rows of X (sample_domain > 0)", Xs.shape[0]),
+                        ("target rows of X (sample_domain < 0)", Xt.shape[0])):
+            if n < min_samples:
+                raise ValueError(f"{name}: the {rows} are {n}; it needs at least {min_samples} per domain")
+        _warn_constant(name, Xs, Xt, getattr(estimator, "feature_names_in_", None))
+        return Xs, Xt, ys
+    Xs = validate_data(estimator, X, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=0)
+    names = getattr(estimator, "feature_names_in_", None)
+    Xs = _enough(as_float_matrix(Xs, "X", names), "X", name, min_samples)
+    if X_target is None:
+        warnings.warn(f"{name}.fit got no X_target; scoring X against itself", UserWarning, stacklevel=3)
+        Xt = Xs
+    else:
+        X_target = _match_columns(estimator, X_target)
+        Xt = check_array(X_target, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=0,
+                         input_name="X_target")
+        if Xt.shape[1] != Xs.shape[1]:
+            raise ValueError(f"X_target has {Xt.shape[1]} features, X {Xs.shape[1]}: the domains must have the "
+                             "same features")
+        Xt = validate_data(estimator, X_target, dtype=np.float64, ensure_all_finite=False, reset=False,
+                           ensure_min_samples=0)
+        Xt = _enough(as_float_matrix(Xt, "X_target", names), "X_target", name, min_samples)
+    ys = None if y is None else np.asarray(y)
+    if ys is not None and ys.shape != (Xs.shape[0],):
+        raise ValueError(f"y has shape {ys.shape}, expected ({Xs.shape[0]},): one label per source sample")
+    _warn_constant(name, Xs, Xt, names)
+    return Xs, Xt, ys
+
+
+def _warn_constant(name, Xs, Xt, names) -> None:
+    """A warning naming the features that are constant (up to round-off) in both domains: they carry
+    nothing, and their scores, driven by round-off, say nothing."""
+    from ._checks import DegenerateResultWarning, constant_columns
+
+    both = np.intersect1d(constant_columns(Xs), constant_columns(Xt))
+    if both.size:
+        which = [str(names[i]) if names is not None else int(i) for i in both]
+        what = f"every one of the {Xs.shape[1]} features is" if both.size == Xs.shape[1] else \
+            f"{both.size} of {Xs.shape[1]} features are"
+        warnings.warn(f"{name}: {what} constant in both domains {which[:20]}{' ...' if len(which) > 20 else ''}: "
+                      "they carry no information, and their scores say nothing", DegenerateResultWarning,
+                      stacklevel=4)
+
+
 class BaseFeatureRanker(SelectorMixin, BaseEstimator):
     """Base class of the feature rankers: ``scores_``, ``order_``, ``ranking_``, ``support_`` (module docstring)."""
 
@@ -58,16 +150,17 @@ class BaseFeatureRanker(SelectorMixin, BaseEstimator):
         index). Non-finite scores are an error; all-equal scores a warning
         (``warn_equal=False`` where the caller has already warned).
         """
-        from ._checks import DegenerateResultWarning
+        from ._checks import DegenerateResultWarning, scores_all_equal
 
         scores = np.asarray(scores, dtype=np.float64)
         if scores.ndim != 1 or not np.isfinite(scores).all():
             raise FloatingPointError(f"{type(self).__name__}: the feature scores are not finite "
                                      f"({int(np.sum(~np.isfinite(scores)))} of {scores.size})")
         d = scores.size
-        if warn_equal and d > 1 and np.all(scores == scores[0]):
-            warnings.warn(f"{type(self).__name__}: all {d} feature scores are equal; the order is the index order",
-                          DegenerateResultWarning, stacklevel=3)
+        if warn_equal and scores_all_equal(scores):
+            warnings.warn(f"{type(self).__name__}: all {d} feature scores are equal (up to round-off: "
+                          f"{scores.min():.6g} to {scores.max():.6g}); the order is the index order and says "
+                          "nothing", DegenerateResultWarning, stacklevel=3)
         order = np.argsort(-scores, kind="stable") if order is None else np.asarray(order, dtype=np.intp)
         ranking = np.empty(d, dtype=np.intp)
         ranking[order] = np.arange(1, d + 1)
@@ -99,31 +192,14 @@ class TwoDomainRanker(BaseFeatureRanker):
     _min_samples = 2
 
     # With scikit-learn's metadata routing on (skada turns it on), ``fit`` asks for skada's
-    # ``sample_domain``: in ``skada.make_da_pipeline`` the ranker then sees which rows are the target.
-    __metadata_request__fit = {"sample_domain": True}
+    # ``sample_domain`` (in ``skada.make_da_pipeline`` the ranker then sees which rows are the target) and
+    # for ``X_target`` (a scikit-learn Pipeline then takes ``pipe.fit(Xs, ys, X_target=Xt)``).
+    __metadata_request__fit = {"sample_domain": True, "X_target": True}
 
     def fit(self, X, y=None, X_target=None, sample_domain=None):
         """Score the features of ``X`` (source) against ``X_target`` (target); returns ``self``."""
-        from sklearn.utils.validation import validate_data
-
-        from ._checks import split_domains
-
         self._validate_params()
-        if sample_domain is not None:
-            if X_target is not None:
-                raise ValueError("give the target either as X_target or through sample_domain, not both")
-            X, X_target, y, _, _ = split_domains(X, sample_domain, y)
-        if X_target is None:  # as OTFeatureRanker: scikit-learn's checks and a Pipeline without routing
-            import warnings
-
-            warnings.warn(f"{type(self).__name__}.fit got no X_target; scoring X against itself", UserWarning,
-                          stacklevel=2)
-            X_target = X
-        Xs = validate_data(self, X, dtype=np.float64, ensure_min_samples=self._min_samples)
-        Xt = validate_data(self, X_target, dtype=np.float64, reset=False, ensure_min_samples=self._min_samples)
-        ys = None if y is None else np.asarray(y)
-        if ys is not None and ys.shape != (Xs.shape[0],):
-            raise ValueError(f"y has shape {ys.shape}, expected ({Xs.shape[0]},): one label per source sample")
+        Xs, Xt, ys = check_two_domains(self, X, X_target, sample_domain, y, min_samples=self._min_samples)
         return self._set_scores(self._score(Xs, ys, Xt))
 
     def _score(self, Xs, ys, Xt):

@@ -25,7 +25,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._checks import DegenerateResultWarning, as_float_matrix, check_random_state
+from ._checks import DegenerateResultWarning, as_float_matrix, check_random_state, scores_all_equal
 from ._ot import NumericalFallbackWarning, gibbs_kernel, normalise_cost, sinkhorn_scalings
 from .preprocessing import zscore
 
@@ -153,9 +153,10 @@ def _check_scores(diag: np.ndarray, reg: float, method: str) -> None:
             f"Sinkhorn ({method}, reg={reg}): the coupling diagonal underflowed to 0 for {zeros} of "
             f"{diag.size} features, so their order would be the index order; use a larger reg"
         )
-    if diag.size > 1 and np.ptp(diag) == 0:
+    if scores_all_equal(diag):
         warnings.warn(
-            f"every one of the {diag.size} features has the same score ({diag[0]:.6g}): the paired samples do "
+            f"every one of the {diag.size} features has the same score ({diag[0]:.6g}, up to round-off): the "
+            "paired samples do "
             "not tell the features apart (constant or identical samples, or d = 2 after the per-sample "
             "z-score), so the order is the index order and says nothing",
             DegenerateResultWarning,

@@ -25,16 +25,14 @@ References
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
 
 from ._checks import as_float_matrix, check_random_state, check_same_features
-from .base import N_FEATURES_TO_SELECT, BaseFeatureRanker
+from .base import N_FEATURES_TO_SELECT, BaseFeatureRanker, check_two_domains
 from .feature_coupling import (
     NORMS,
     ORDERS,
@@ -88,7 +86,7 @@ def rank_features(
     *,
     selection: str = "ot",
     tie_break: str = "lowest",
-    emd_max_iter: int = 100_000,
+    emd_max_iter: int | str = "auto",
     reg: float = 1.0,
     norm: str = "log",
     method: str = "sinkhorn",
@@ -161,8 +159,10 @@ class OTFeatureRanker(BaseFeatureRanker):
         Sample-selection strategy of Algorithm 1.
     tie_break : {"lowest", "highest", "random", "nearest"}, default="lowest"
         Tie rule for the rows of the exact coupling (see :mod:`otfs.selection`).
-    emd_max_iter : int, default=100000
-        Iteration limit of the exact OT solver.
+    emd_max_iter : int or "auto", default="auto"
+        Iteration limit of Algorithm 1's exact OT solver; ``"auto"`` allows
+        ``max(100000, N_S * N_T)`` iterations. Reaching it is an error naming
+        this parameter.
     reg : float, default=1.0
         Entropic regularisation λ of the feature coupling.
     norm : {"log", "median", "max", "none"}, default="log"
@@ -228,7 +228,7 @@ class OTFeatureRanker(BaseFeatureRanker):
         "n_features_to_select": N_FEATURES_TO_SELECT,
         "selection": [str],  # a name of otfs.selection.STRATEGIES, checked by select_samples
         "tie_break": [StrOptions(set(TIE_BREAKS))],
-        "emd_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "emd_max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "reg": [Interval(Real, 0, None, closed="neither")],
         "norm": [StrOptions(set(NORMS))],
         "method": [StrOptions(set(SINKHORN_METHODS))],
@@ -238,8 +238,9 @@ class OTFeatureRanker(BaseFeatureRanker):
     }
 
     # With scikit-learn's metadata routing on (skada turns it on), ``fit`` asks for skada's
-    # ``sample_domain``: in ``skada.make_da_pipeline`` the ranker then sees which rows are the target.
-    __metadata_request__fit = {"sample_domain": True}
+    # ``sample_domain`` (in ``skada.make_da_pipeline`` the ranker then sees which rows are the target) and
+    # for ``X_target`` (a scikit-learn Pipeline then takes ``pipe.fit(Xs, ys, X_target=Xt)``).
+    __metadata_request__fit = {"sample_domain": True, "X_target": True}
 
     def __init__(
         self,
@@ -247,7 +248,7 @@ class OTFeatureRanker(BaseFeatureRanker):
         *,
         selection="ot",
         tie_break="lowest",
-        emd_max_iter=100_000,
+        emd_max_iter="auto",
         reg=1.0,
         norm="log",
         method="sinkhorn",
@@ -289,22 +290,7 @@ class OTFeatureRanker(BaseFeatureRanker):
         self : OTFeatureRanker
         """
         self._validate_params()
-        if sample_domain is not None:
-            if X_target is not None:
-                raise ValueError("give the target either as X_target or through sample_domain, not both")
-            from ._checks import split_domains
-
-            X, X_target, *_ = split_domains(X, sample_domain)
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
-        if X_target is None:
-            warnings.warn(
-                "OTFeatureRanker.fit got no X_target; ranking X against itself",
-                UserWarning,
-                stacklevel=2,
-            )
-            Xt = X
-        else:
-            Xt = validate_data(self, X_target, dtype=np.float64, reset=False)
+        X, Xt, _ = check_two_domains(self, X, X_target, sample_domain)
         result = rank_features(
             X,
             Xt,

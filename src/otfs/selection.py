@@ -42,12 +42,12 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 
 from ._checks import as_float_matrix, check_random_state, check_same_features
 from ._emd import sqeuclidean, uniform
+from ._ot import emd_max_iter as emd_max_iter_check
 from ._ot import exact_coupling
 from .registry import Registry
 
@@ -124,10 +124,13 @@ def argmax_rows(P, tie_break: str = "lowest", random_state=None, tie_rtol: float
     return out
 
 
-def _emd_coupling(A: np.ndarray, B: np.ndarray, max_iter: int):
-    """Exact OT coupling between uniform measures on A and B, and its cost matrix."""
+def _emd_coupling(A: np.ndarray, B: np.ndarray, max_iter):
+    """Exact OT coupling between uniform measures on A and B, and its cost matrix (``max_iter``: an integer
+    or ``"auto"``, Algorithm 1's ``emd_max_iter``)."""
     M = sqeuclidean(A, B)  # ot.dist(A, B, metric="sqeuclidean")
-    return exact_coupling(uniform(A.shape[0]), uniform(B.shape[0]), M, max_iter), M
+    G = exact_coupling(uniform(A.shape[0]), uniform(B.shape[0]), M, max_iter, param="emd_max_iter",
+                       what="Algorithm 1's exact OT between the source and target samples")
+    return G, M
 
 
 def select_samples(
@@ -136,7 +139,7 @@ def select_samples(
     strategy: str = "ot",
     *,
     tie_break: str = "lowest",
-    emd_max_iter: int = 100_000,
+    emd_max_iter: int | str = "auto",
     random_state=None,
 ) -> SampleMatching:
     """Pair the samples of two domains (Algorithm 1 and its alternatives).
@@ -160,8 +163,11 @@ def select_samples(
         registered plug-in.
     tie_break : {"lowest", "highest", "random", "nearest"}
         Tie rule for the coupling rows (``"ot"`` only).
-    emd_max_iter : int
-        Iteration limit of the network-simplex solver; reaching it is an error.
+    emd_max_iter : int or "auto", default="auto"
+        Iteration limit of the network-simplex solver; reaching it is an error
+        naming it. ``"auto"`` allows ``max(100000, N_S * N_T)`` iterations
+        (POT's default, 100,000, is too few from about 2,000 x 2,000 samples);
+        a larger limit never changes a result that a smaller one reached.
     random_state : int, RandomState instance or None
         Seeds the ``"random"`` strategy and the ``"random"`` tie rule.
 
@@ -174,8 +180,7 @@ def select_samples(
     .. [1] Gautheron, Redko, Lartizien. ECML PKDD 2018, Algorithm 1.
     """
     select = STRATEGIES[strategy]
-    if isinstance(emd_max_iter, bool) or not isinstance(emd_max_iter, Integral) or emd_max_iter < 1:
-        raise ValueError(f"emd_max_iter must be an integer >= 1 (the exact OT iteration limit), got {emd_max_iter!r}")
+    emd_max_iter_check(emd_max_iter, 1, 1)
     Xs = as_float_matrix(Xs, "Xs")
     Xt = as_float_matrix(Xt, "Xt")
     check_same_features(Xs, Xt)

@@ -5,6 +5,8 @@ One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
 
 from __future__ import annotations
 
+from sklearn.utils._param_validation import StrOptions
+
 from .._ot import exact_coupling
 from ..adaptation import (
     _AT_LEAST_ONE,
@@ -19,8 +21,9 @@ class EMDAdapter(_OTAdapter):
 
     Parameters
     ----------
-    max_iter : int, default=100000
-        Iteration limit of the network simplex; reaching it is an error.
+    max_iter : int or "auto", default="auto"
+        Iteration limit of the network simplex; reaching it is an error
+        naming it. ``"auto"`` allows ``max(100000, n_s * n_t)`` iterations.
 
     References
     ----------
@@ -28,10 +31,10 @@ class EMDAdapter(_OTAdapter):
        Optimal Transport. ECML PKDD 2014.
     """
 
-    _parameter_constraints: dict = {"max_iter": [_AT_LEAST_ONE]}
+    _parameter_constraints: dict = {"max_iter": [_AT_LEAST_ONE, StrOptions({"auto"})]}
 
-    def __init__(self, max_iter=100_000):
+    def __init__(self, max_iter="auto"):
         self.max_iter = max_iter
 
     def _coupling(self, a, b, M, ys):
-        return exact_coupling(a, b, M, self.max_iter)
+        return exact_coupling(a, b, M, self.max_iter, param="max_iter", what="EMDAdapter's exact OT")
