@@ -82,6 +82,7 @@ localrules:
     acquire,
     acquire_images,
     aggregate,
+    feature_table,
     collect_results,
     make_table1,
     make_table2,
@@ -101,6 +102,7 @@ rule all:
     default_target: True
     input:
         all_target_files("paper"),
+        feature_tables("paper"),
         "results/paper/comparison/summary.csv",
         "results/paper/results_long.tsv",
         [f for files in CLINICAL_TARGETS.values() for f in files],
@@ -110,6 +112,7 @@ rule all:
 rule available:
     input:
         all_target_files("available"),
+        feature_tables("available"),
         "results/available/comparison/summary.csv",
         "results/available/results_long.tsv",
         [f for files in CLINICAL_TARGETS.values() for f in files],

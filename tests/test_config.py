@@ -107,8 +107,9 @@ def test_shipped_feature_counts_fit_every_feature_set(config):
 
 
 @pytest.mark.parametrize("mutate, message", [
-    (lambda c: c["grids"]["table3"].update(feature_counts=["d/8", "d/2048"]),
-     r"config: grids.table3.feature_counts\[1\]: 'd/2048' gives 0 features for feature set 'surf', outside \[1, 800\]"),
+    (lambda c: c["grids"]["table3"].update(feature_counts=["d/1024", "d/2048"]),
+     r"config: grids.table3.feature_counts: every count of \['d/1024', 'd/2048'\] gives 0 of the 800 features of "
+     r"feature set 'surf'"),
     (lambda c: c["grids"]["curves"].update(feature_counts=[900]),
      r"grids.curves.feature_counts\[0\]: 900 gives 900 features for feature set 'surf', outside \[1, 800\]"),
     (lambda c: c["targets"]["table6"]["n_features"].update(surf="d/1000"),
@@ -122,6 +123,23 @@ def test_a_feature_count_outside_d_is_named(config, mutate, message):
     mutate(config)
     with pytest.raises(ConfigError, match=message):
         check_feature_counts(config, SIZES.__getitem__)
+
+
+def test_a_fraction_that_gives_no_feature_is_left_out_with_a_note(config):
+    # a user's table of 11 or 13 features: d/32 gives 0, so it is left out of that feature set's grids and
+    # tables (not an error while the DAG is built); 'paper' counts every feature below d = 32
+    sizes = {**SIZES, "EfficientNetLite0": 11}
+    notes = check_feature_counts(config, sizes.__getitem__)
+    assert "grids.curves.feature_counts: 'paper' for feature set 'EfficientNetLite0' (d = 11): d/32 gives 0 and is " \
+           "left out, then every count from 1 to d" in notes
+    assert "targets.table2.n_features[0]: 'd/32' gives 0 of the 11 features of feature set 'EfficientNetLite0': " \
+           "left out for it" in notes
+    assert not check_feature_counts(config, SIZES.__getitem__)  # nothing left out at the paper's sizes
+    from otfs.protocol import feature_counts, resolve_feature_counts
+
+    assert feature_counts(11) == list(range(1, 12)) and feature_counts(13)[-1] == 13
+    assert resolve_feature_counts(["d/32", "d/8", "d/2", "d"], 13) == [1, 6, 13]
+    assert feature_counts(800) == [25, *range(50, 801, 50)]  # unchanged at the paper's sizes
 
 
 def test_clinical_counts_are_checked_against_the_tables_width():

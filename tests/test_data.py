@@ -305,22 +305,29 @@ def test_the_tabular_reader_names_the_file_and_column_of_every_problem(tmp_path)
     b2.to_csv(tmp_path / "b.csv", index=False)
     assert reader().read("a", {}, None).class_names == reader().read("b", {}, None).class_names
     b.to_csv(tmp_path / "b.csv", index=False)
-    with pytest.raises(ValueError, match=r"b.csv: SHA-256 [0-9a-f]{64}, but the configuration says 00"):
-        reader(sha256={"b": "00"}).read("b", {}, None)
+    with pytest.raises(ValueError, match=r"b.csv: SHA-256 [0-9a-f]{64}, but the configuration says 0{64}"):
+        reader(sha256={"b": "0" * 64}).read("b", {}, None)
+    with pytest.raises(ValueError, match=r"sha256.b: a SHA-256 is 64 hex digits, got '00'"):
+        reader(sha256={"b": "00"})
     assert reader(sha256={"b": sha256(tmp_path / "b.csv")}).read("b", {}, None).X.shape == (89, 13)
     bad = a.copy()
     bad["hue"] = bad["hue"].astype(object)
     bad.loc[4, "hue"] = None
     bad.loc[7, "hue"] = "n/a"
+    bad.loc[9, "hue"] = "1,5"
     bad.to_csv(tmp_path / "a.csv", index=False)
-    with pytest.raises(ValueError, match=r"a.csv: column 'hue' has 2 empty, NaN or non-numeric cells \(first at data row 4"):
+    # the file's line numbers (the header is line 1), missing and non-numeric cells told apart
+    with pytest.raises(ValueError, match=r"a.csv: column 'hue' has 1 non-numeric cell\(s\) \(line 11: '1,5'\)"):
+        reader().read("a", {}, None)
+    with pytest.raises(ValueError, match=r"a.csv: column 'hue' has 2 empty or NaN cell\(s\) \(lines 6, 9\)"):
         reader().read("a", {}, None)
     bad = a.copy()
     bad.loc[3, "cultivar"] = None
     bad.to_csv(tmp_path / "a.csv", index=False)
-    with pytest.raises(ValueError, match=r"a.csv: column 'cultivar' \(the label\) has 1 empty cells \(first at data row 3\)"):
+    with pytest.raises(ValueError, match=r"a.csv: column 'cultivar' \(the label\) has 1 empty or missing cell\(s\) "
+                                         r"\(line 5\)"):
         reader().read("a", {}, None)
-    with pytest.raises(ValueError, match=r"a.csv: no column\(s\) \['huee'\]"):
+    with pytest.raises(ValueError, match=r"a.csv: no column 'huee' \(did you mean 'hue'\?\), which features lists"):
         reader(features=["hue", "huee"]).count_features(["a", "b"], None)
     (tmp_path / "a.csv").unlink()
     with pytest.raises(ValueError, match=r"a.csv: no such file \(the file of domain 'a'\)"):
@@ -328,7 +335,7 @@ def test_the_tabular_reader_names_the_file_and_column_of_every_problem(tmp_path)
     with pytest.raises(ValueError, match=r"files.a: '.*a.xlsx' has none of the suffixes"):
         get_reader("tabular", {"files": {"a": "a.xlsx", "b": "b.csv"}})
     with pytest.raises(ValueError, match=r"sha256: no file for the domain\(s\) \['c'\]"):
-        get_reader("tabular", {"files": files, "sha256": {"c": "00"}})
+        get_reader("tabular", {"files": files, "sha256": {"c": "0" * 64}})
 
 
 def test_area_resize_equals_block_means_of_the_upsampled_image():

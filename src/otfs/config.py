@@ -420,20 +420,32 @@ def _feature_set_paths(config: Mapping, source: str) -> list[str]:
     return problems
 
 
-def check_feature_counts(config: Mapping, n_features, source: str = "config") -> None:
+def check_feature_counts(config: Mapping, n_features, source: str = "config") -> list[str]:
     """Every number of features the configuration asks for is within ``[1, d]`` of its feature set.
 
-    Checked before any job runs: a count above ``d``, or a fraction ``"d/k"``
-    that gives 0, is an error naming the config key, the feature set and its
-    ``d``. ``n_features(feature_set)`` gives ``d`` without reading data (the
-    manifest or the extractor); it may raise ``KeyError`` for a feature set
-    it cannot size, which is then skipped.
+    Checked before any job runs: a count above ``d`` is an error naming the
+    config key, the feature set and its ``d``. A fraction ``"d/k"`` that
+    gives 0 (a feature set with few features, e.g. a user's table of 11
+    columns and ``"d/32"``) is left out of that feature set's grids and
+    tables instead, with a note; so is the paper's ``d/32`` of
+    ``feature_counts: paper``, whose step becomes 1 below 32 features
+    (:func:`otfs.protocol.feature_counts`). A list whose every count is left
+    out, and a single count that must exist (the leaderboard's fraction,
+    boosting's features, Table 6's), are errors. ``n_features(feature_set)``
+    gives ``d`` without reading data (the manifest or the extractor); it may
+    raise ``KeyError`` for a feature set it cannot size, which is then
+    skipped.
+
+    Returns
+    -------
+    list of str
+        The notes: what is left out, for which feature set.
 
     Raises
     ------
     ConfigError
     """
-    from .protocol import resolve_count
+    from .protocol import left_out, resolve_count
 
     sizes = {}
     for fs in config["feature_sets"]:
@@ -441,23 +453,40 @@ def check_feature_counts(config: Mapping, n_features, source: str = "config") ->
             sizes[fs] = int(n_features(fs))
         except KeyError:
             continue
-    problems = []
+    problems, notes = [], []
 
-    def check(key: str, spec, feature_sets):
+    def check(key: str, spec, feature_sets, may_leave_out: bool = True) -> bool:
+        """False where ``spec`` is left out for every one of ``feature_sets``."""
+        kept = False
         for fs in feature_sets:
             if fs not in sizes:
+                kept = True
                 continue
             d = sizes[fs]
             if spec == "paper":
                 if d < 32:
-                    problems.append(f"{source}: {key}: 'paper' (d/32, then every d/16) needs d >= 32; feature set "
-                                    f"{fs!r} has d = {d}")
+                    notes.append(f"{key}: 'paper' for feature set {fs!r} (d = {d}): d/32 gives 0 and is left out, "
+                                 "then every count from 1 to d")
+                kept = True
+                continue
+            if left_out(spec, d) and may_leave_out:
+                notes.append(f"{key}: {spec!r} gives 0 of the {d} features of feature set {fs!r}: left out for it")
                 continue
             try:
                 resolve_count(spec, d)
+                kept = True
             except ValueError:
                 problems.append(f"{source}: {key}: {spec!r} gives {_count_value(spec, d)} features for feature "
                                 f"set {fs!r}, outside [1, {d}]")
+                kept = True
+        return kept
+
+    def check_list(key: str, specs, feature_sets):
+        for fs in feature_sets:
+            kept = [check(f"{key}[{i}]", spec, [fs]) for i, spec in enumerate(specs)]
+            if specs and fs in sizes and not any(kept):
+                problems.append(f"{source}: {key}: every count of {list(specs)} gives 0 of the {sizes[fs]} features "
+                                f"of feature set {fs!r}; give counts it has (e.g. \"d\", or integers)")
 
     everything = list(config["feature_sets"])
     # The paper's grids serve every feature set; another grid, the feature sets of the sections that name it
@@ -469,25 +498,30 @@ def check_feature_counts(config: Mapping, n_features, source: str = "config") ->
     for name, grid in config["grids"].items():
         specs = grid["feature_counts"]
         feature_sets = everything if name in ("curves", "table1", "table3") or name not in users else users[name]
-        for i, spec in enumerate([specs] if specs == "paper" else specs):
-            check(f"grids.{name}.feature_counts" + ("" if specs == "paper" else f"[{i}]"), spec,
-                  list(dict.fromkeys(feature_sets)))
+        feature_sets = list(dict.fromkeys(feature_sets))
+        if specs == "paper":
+            check(f"grids.{name}.feature_counts", specs, feature_sets)
+        else:
+            check_list(f"grids.{name}.feature_counts", specs, feature_sets)
     targets = config["targets"]
     check("targets.table1.n_features", targets["table1"]["n_features"], targets["table1"]["feature_sets"])
     for target in ("table2", "table5"):
-        for i, spec in enumerate(targets[target]["n_features"]):
-            check(f"targets.{target}.n_features[{i}]", spec, targets[target]["feature_sets"])
+        check_list(f"targets.{target}.n_features", targets[target]["n_features"], targets[target]["feature_sets"])
     for fs, spec in targets["table6"]["n_features"].items():
-        check(f"targets.table6.n_features.{fs}", spec, [fs])
-    check("boosting.ot_features", config["boosting"]["ot_features"], [config["boosting"]["feature_set"]])
-    for i, spec in enumerate(config["semfs"]["counts"]):
-        check(f"semfs.counts[{i}]", spec, [config["semfs"]["feature_set"]])
+        check(f"targets.table6.n_features.{fs}", spec, [fs], may_leave_out=False)
+    check("boosting.ot_features", config["boosting"]["ot_features"], [config["boosting"]["feature_set"]],
+          may_leave_out=False)
+    check_list("semfs.counts", config["semfs"]["counts"], [config["semfs"]["feature_set"]])
+    if "leaderboard" in config:
+        check("leaderboard.fraction", config["leaderboard"]["fraction"], config["leaderboard"]["feature_sets"],
+              may_leave_out=False)
     inv = config["invariance"]
     if inv["feature_set"] in sizes and not inv["n_features"] < sizes[inv["feature_set"]]:
         problems.append(f"{source}: invariance.n_features: {inv['n_features']} must be below the "
                         f"{sizes[inv['feature_set']]} features of {inv['feature_set']!r}")
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+    return list(dict.fromkeys(notes))
 
 
 def _count_value(spec, d: int):

@@ -61,3 +61,28 @@ rule collect_results:
         runtime=5,
     script:
         "../scripts/collect.py"
+
+
+# The features of one ranker's rankings, by name (a user's columns), from the
+# most to the least similar on average over the scope's pairs and iterations.
+rule feature_table:
+    input:
+        rankings=lambda w: expand(
+            "results/runs/{{feature_set}}/ranking/{{ranker}}/{pair}.json",
+            pair=scope_pairs(w.feature_set, w.scope),
+        ),
+        code=script_code("features.py"),
+    output:
+        tsv="results/aggregate/{feature_set}/{scope}/{ranker}/features.tsv",
+    log:
+        "logs/aggregation/{feature_set}/{scope}/{ranker}/features.log",
+    benchmark:
+        "logs/benchmarks/feature_table/{feature_set}/{scope}/{ranker}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    resources:
+        mem_mb=512,
+        runtime=5,
+    script:
+        "../scripts/features.py"

@@ -27,9 +27,16 @@ from otfs.config import (
 from otfs.data.images import domain_images  # noqa: E402
 from otfs.data.uci import raw_files  # noqa: E402
 from otfs.data.manifest import read_manifest  # noqa: E402
-from otfs.data.readers import get_reader, reader_spec  # noqa: E402
+from otfs.data.readers import get_reader, inspect_files, reader_spec  # noqa: E402
 from otfs.extraction import get_extractor  # noqa: E402
-from otfs.protocol import parse_pair, resolve_count, source_per_class  # noqa: E402
+from otfs.protocol import (
+    DegenerateDomainError,
+    check_pair,
+    parse_pair,
+    left_out,
+    source_per_class,
+    usable_counts,
+)  # noqa: E402
 from otfs.provenance import package_versions  # noqa: E402
 from otfs.stages.acquisition import sources_for  # noqa: E402
 from otfs.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
@@ -271,13 +278,61 @@ def grid_config(name):
 
 # Every number of features asked for is within [1, d] of its feature set: checked
 # before any job runs, from the manifests (no data needed).
-check_feature_counts(config, fs_n_features)
+# A fraction that gives 0 of a small feature set's d is left out of its grids and
+# tables, with a note (printed here, and in the tables' captions).
+FEATURE_COUNT_NOTES = check_feature_counts(config, fs_n_features)
+if workflow.is_main_process:
+    for _note in FEATURE_COUNT_NOTES:
+        print(f"note: {_note}", file=sys.stderr)
+
+
+def count_notes(feature_set):
+    """The notes of FEATURE_COUNT_NOTES about one feature set (for its tables' captions)."""
+    return [n for n in FEATURE_COUNT_NOTES if f"feature set {feature_set!r}" in n]
+
+
+def check_user_tables():
+    """A user's tables (a reader with inspect(): otfs.datasets.tabular), read and checked before any job:
+    every bad cell or column of every file, and each configured pair's domains (enough samples and
+    classes, labels in common) in one error. What was found is remembered in .snakemake/otfs-inspect
+    while the files and the reader's parameters stay the same."""
+    problems = []
+    for fs in config["feature_sets"]:
+        if is_extracted(fs):
+            continue
+        reader = fs_reader(fs)
+        if not hasattr(reader, "inspect"):
+            continue
+        files = [p for d in fs_domains(fs) for p in reader_local_files(fs, d)]
+        if not all(Path(p).is_file() for p in files):
+            continue  # `available` leaves it out; `all` says where to put it
+        try:
+            found = inspect_files(reader, Path(".snakemake") / "otfs-inspect")
+        except ValueError as exc:
+            problems.append(f"feature set {fs!r}: {exc}")
+            continue
+        for pair in fs_pairs(fs):
+            s, t = parse_pair(pair)
+            try:
+                notes = check_pair(
+                    pair, found["domains"][s]["labels"], found["domains"][t]["labels"]
+                )
+            except DegenerateDomainError as exc:
+                problems.append(f"feature set {fs!r}: {exc}")
+                continue
+            for note in notes:
+                print(f"feature set {fs!r}: {note}", file=sys.stderr)
+    if problems:
+        raise WorkflowError("your data cannot run:\n" + "\n".join(problems))
+
+
+if workflow.is_main_process:
+    check_user_tables()
 
 
 def counts(feature_set, specs):
-    """Resolve "d/8"-style specs for a feature set."""
-    d = fs_n_features(feature_set)
-    return [resolve_count(s, d) for s in specs]
+    """Resolve "d/8"-style specs for a feature set, those that give 0 of its d left out (a note says so)."""
+    return usable_counts(specs, fs_n_features(feature_set))
 
 
 # --- inputs of the acquisition and cache rules ----------------------------------

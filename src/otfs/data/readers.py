@@ -47,7 +47,8 @@ import numpy as np
 
 from ..registry import Registry
 
-__all__ = ["DATASET_READERS", "DatasetReader", "DomainFeatures", "get_reader", "reader_spec"]
+__all__ = ["DATASET_READERS", "DatasetReader", "DomainFeatures", "check_param", "get_reader", "inspect_files",
+           "reader_spec"]
 
 #: Dataset readers by name (entry-point group ``otfs.dataset_readers``).
 DATASET_READERS = Registry("dataset reader", "dataset readers", package="otfs.datasets")
@@ -55,15 +56,20 @@ DATASET_READERS = Registry("dataset reader", "dataset readers", package="otfs.da
 
 @dataclass(frozen=True)
 class DomainFeatures:
-    """What a reader returns for one domain: raw features, labels ``1..K`` and the ``K`` class names."""
+    """What a reader returns for one domain: raw features, labels ``1..K`` and the ``K`` class names; the
+    features' names where the files have them (else none: the pipeline names them by index), and notes on
+    how the values were read (``info``: e.g. how many missing values were imputed), kept with the cache."""
 
     X: np.ndarray
     y: np.ndarray
     class_names: Sequence[str]
     sample_ids: Sequence[str] = field(default_factory=tuple)
+    feature_names: Sequence[str] = field(default_factory=tuple)
+    info: Mapping = field(default_factory=dict)
 
     def check(self, where: str) -> DomainFeatures:
-        """The same, validated: a 2-D finite float matrix, one integer label in ``1..K`` per row."""
+        """The same, validated: a 2-D finite float matrix, one integer label in ``1..K`` per row, one
+        distinct name per feature (where named)."""
         X = np.asarray(self.X, dtype=np.float64)
         y = np.asarray(self.y)
         if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
@@ -79,7 +85,36 @@ class DomainFeatures:
         if not np.issubdtype(y.dtype, np.integer) or y.min() < 1 or y.max() > k:
             raise ValueError(f"{where}: labels must be integers in 1..{k} (one per class name), "
                              f"got values in [{y.min()}, {y.max()}]")
-        return DomainFeatures(X, y.astype(np.int64), list(self.class_names), tuple(self.sample_ids))
+        names = [str(n) for n in self.feature_names]
+        if names and (len(names) != X.shape[1] or len(set(names)) != len(names)):
+            raise ValueError(f"{where}: {len(names)} feature names ({len(set(names))} distinct) for {X.shape[1]} "
+                             "features")
+        return DomainFeatures(X, y.astype(np.int64), list(self.class_names), tuple(self.sample_ids), tuple(names),
+                              dict(self.info))
+
+
+def check_param(name: str, value, kind, *, optional: bool = False, low=None, choices=None):
+    """A reader's parameter of the right type and range, else a ``ValueError`` naming it.
+
+    ``kind`` is ``int``, ``float``, ``bool`` or ``str`` (a YAML ``"7"`` is not an integer, nor ``true`` one);
+    ``low`` a lower bound; ``choices`` the allowed values.
+    """
+    if value is None and optional:
+        return
+    if kind is int:
+        ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    elif kind is float:
+        ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
+            and bool(np.isfinite(value))
+    else:
+        ok = isinstance(value, kind)
+    what = {int: "an integer", float: "a finite number", bool: "true or false", str: "a text"}[kind]
+    if not ok:
+        raise ValueError(f"{name}: {what}, got {value!r} ({type(value).__name__})")
+    if low is not None and value < low:
+        raise ValueError(f"{name}: {value!r} must be >= {low}")
+    if choices is not None and value not in choices:
+        raise ValueError(f"{name}: one of {list(choices)}, got {value!r}")
 
 
 class DatasetReader:
@@ -124,3 +159,40 @@ def reader_spec(fs_cfg: Mapping) -> tuple[str, dict] | None:
 def get_reader(name: str, params: Mapping | None = None) -> DatasetReader:
     """The registered reader ``name`` built with ``params`` (an unknown name lists the registered ones)."""
     return DATASET_READERS[name](**dict(params or {}))
+
+
+def inspect_files(reader: DatasetReader, memo_dir=None) -> dict | None:
+    """What ``reader.inspect()`` finds in its files (a reader without ``inspect``: None), remembered in
+    ``memo_dir`` while its parameters and every file's size and modification time stay the same.
+
+    The workflow runs it when it is parsed, so a user's bad table stops the
+    run before any job; the memo keeps a second parse from reading the files
+    again. An error is never remembered.
+    """
+    import hashlib
+    import json
+
+    inspect = getattr(reader, "inspect", None)
+    if inspect is None:
+        return None
+    domains = list(getattr(reader, "files_", {}) or [])
+    files = [Path(str(p)) for d in domains for p in reader.local_files(d)]
+    stats = [(str(p), *((p.stat().st_size, p.stat().st_mtime_ns) if p.is_file() else (None, None))) for p in files]
+    params = {k: v for k, v in vars(reader).items() if not k.startswith("_")}
+    key = hashlib.sha256(json.dumps({"reader": type(reader).__name__, "params": params, "files": stats},
+                                    sort_keys=True, default=str).encode()).hexdigest()
+    memo = Path(memo_dir) / f"{key}.json" if memo_dir else None
+    if memo is not None and memo.is_file():
+        try:
+            return json.loads(memo.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+    result = inspect()
+    if memo is not None:
+        from ..io import write_json
+
+        try:
+            write_json(memo, result)
+        except OSError:  # a read-only working directory: inspect again next time
+            pass
+    return result

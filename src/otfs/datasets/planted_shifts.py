@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures
+from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
 
 #: The kinds of planted shift, in the order of their feature groups.
 SHIFT_KINDS = ("mean", "scale", "shape", "class-conditional", "correlation")
@@ -56,12 +56,17 @@ class PlantedShifts(DatasetReader):
     """
 
     def __init__(self, n_features=64, per_kind=4, n_samples=600, n_classes=3, separation=1.0, seed=0):
+        for name, value in (("per_kind", per_kind), ("n_classes", n_classes), ("n_features", n_features),
+                            ("n_samples", n_samples), ("seed", seed)):
+            check_param(name, value, int)
         for name, value, low in (("n_features", n_features, 5 * per_kind + 1), ("per_kind", per_kind, 1),
-                                 ("n_samples", n_samples, 2 * n_classes), ("n_classes", n_classes, 2)):
-            if not isinstance(value, (int, np.integer)) or value < low:
+                                 ("n_samples", n_samples, 2 * n_classes), ("n_classes", n_classes, 2),
+                                 ("seed", seed, 0)):
+            if value < low:
                 raise ValueError(f"{name}={value!r} must be an integer >= {low}")
         if n_samples % n_classes:
             raise ValueError(f"n_samples={n_samples} must be a multiple of n_classes={n_classes}")
+        check_param("separation", separation, float)
         if not separation > 0:
             raise ValueError(f"separation={separation!r} must be > 0")
         self.n_features, self.per_kind, self.n_samples = n_features, per_kind, n_samples

@@ -2,19 +2,57 @@
 feature matrix and a label column, read in place and checked against optional SHA-256s.
 
 One file of the dataset readers' folder (:data:`otfs.data.readers.DATASET_READERS`).
+
+What the reader guarantees (``docs/your-dataset.md`` says it for users):
+
+* **Columns by name.** A table's features are taken by their names, never
+  by their position: a domain whose columns come in another order gives
+  the same matrix, bit for bit. A column missing in one domain (or, without
+  ``features``, present in only some) is an error naming the file and the
+  column.
+* **Every problem in one error.** :meth:`TabularReader.inspect` reads every
+  file and lists every bad column of every file (empty, NaN, infinite or
+  non-numeric cells, values whose squares overflow, duplicate names, a
+  missing or empty label), with the file's line numbers.
+* **Labels are the user's.** Labels are matched by value across files and
+  types: ``1``, ``1.0`` and ``"1"`` are one class, ``"1"``; other text is
+  taken as it is, with surrounding spaces removed. The classes are the
+  sorted union of all domains' labels (numerically when every label is a
+  number, else as text), so a class is the same in every domain.
+* **Missing values** are an error by default; ``missing: median`` (or
+  ``mean``) imputes each feature with a statistic of its non-missing
+  values, of the domain itself (``impute_from: domain``) or of every domain
+  pooled (``impute_from: all``). Labels are never read to do it. An
+  infinite value counts as missing.
 """
 
 from __future__ import annotations
 
+import csv
+import difflib
 import hashlib
+import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures
+from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".npz": "npz", ".h5": "hdf5", ".hdf5": "hdf5"}
+KINDS = ("csv", "tsv", "parquet", "npz", "hdf5")
+MISSING = ("error", "median", "mean")
+IMPUTE_FROM = ("domain", "all")
+#: Cells read as missing in a feature column (pandas' defaults); a label is missing only when empty.
+NA_TOKENS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+             "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+#: Raw values above this magnitude are refused: their squares (z-score, squared distances over up to ~10^7
+#: samples or features) overflow float64.
+LARGEST_VALUE = 1e150
+#: A column whose every non-zero value is below this magnitude has squares that underflow: it acts as 0.
+SMALLEST_VALUE = 1e-146
+_SHOWN = 5  # lines quoted per problem
 
 
 def sha256(path) -> str:
@@ -26,21 +64,84 @@ def sha256(path) -> str:
     return h.hexdigest()
 
 
+def canonical_label(value):
+    """The class a label value stands for: ``(text, number or None)``.
+
+    Numbers (and text that reads as one) that are whole become their
+    integer text (``1``, ``1.0``, ``"1"``, ``" 1 "`` -> ``"1"``); other numbers
+    their shortest float text (``"1.5"``); booleans ``"True"``/``"False"``;
+    other text is stripped of surrounding spaces. A missing value (None,
+    NaN, empty text) is ``(None, None)``.
+    """
+    if value is None:
+        return None, None
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)), None
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None, None
+        try:
+            number = float(text)
+        except ValueError:
+            return text, None
+    else:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return str(value).strip() or None, None
+    if np.isnan(number):
+        return None, None
+    if np.isinf(number):
+        return ("inf" if number > 0 else "-inf"), number
+    if number.is_integer():
+        return str(int(number)), number
+    return repr(number), number
+
+
+def sort_classes(labels: Mapping[str, float | None]) -> list[str]:
+    """Canonical labels (text -> number or None) in class order: by number when all are numbers, else
+    by text."""
+    if labels and all(v is not None for v in labels.values()):
+        return sorted(labels, key=lambda t: (labels[t], t))
+    return sorted(labels)
+
+
+def _lines(rows, base: int, unit: str) -> str:
+    rows = [int(r) + base for r in rows]
+    shown = ", ".join(str(r) for r in rows[:_SHOWN])
+    return f"{unit}{'s' if len(rows) > 1 else ''} {shown}{', ...' if len(rows) > _SHOWN else ''}"
+
+
+@dataclass
+class _Table:
+    """One domain's file as read: features by name (float, NaN where missing), canonical labels, and what
+    is wrong with it."""
+
+    path: Path
+    names: list[str]
+    X: np.ndarray
+    labels: list
+    numbers: dict
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    missing: np.ndarray | None = None
+
+
 @DATASET_READERS.register("tabular")
 class TabularReader(DatasetReader):
     """One file per domain, holding the features and a label column.
 
     Tables (CSV, TSV, Parquet): every column but ``label`` is a feature,
-    unless ``features`` lists them. Arrays (``.npz``, HDF5): the matrix
-    ``features`` (default ``"X"``) and the vector ``label`` (default
-    ``"y"`` there). Labels may be any values: the classes are the sorted
-    union of the labels of all the domains' files, so class ``k`` is the same
-    in every domain. Files are read in place (a path relative to the working
+    unless ``features`` lists them; columns are taken by name. Arrays
+    (``.npz``, HDF5): the matrix ``features`` (default ``"X"``) and the
+    vector ``label`` (default ``"y"`` there), features named ``names`` or
+    ``x0, x1, ...``. Files are read in place (a path relative to the working
     directory, the repository root in the pipeline), and a file whose
-    ``sha256`` is given must match it.
-
-    Every problem names the file and the column: a missing file or column,
-    a non-numeric or empty cell, a NaN, a hash mismatch.
+    ``sha256`` is given must match it. The module docstring says how
+    labels, columns and missing values are treated.
 
     Parameters
     ----------
@@ -50,92 +151,412 @@ class TabularReader(DatasetReader):
         Tables: the feature columns (default all but ``label``); arrays: the
         matrix's key (default ``"X"``).
     sha256 : mapping of domain to hex digest, optional
+    format : {"csv", "tsv", "parquet", "npz", "hdf5"}, optional
+        The files' format when their suffix does not say it (e.g. ``.data``).
+    sep : str, optional
+        The field separator of a CSV or TSV file: one character, or
+        ``"whitespace"`` for runs of spaces and tabs (default ``,`` for
+        CSV, a tab for TSV).
+    header : bool, default=True
+        Whether a CSV or TSV file's first line names its columns. Without
+        one, ``names`` names them.
+    names : list of str, optional
+        Tables: the names of the columns, in file order (required with
+        ``header: false``; with a header, they replace it). Arrays: the
+        names of the features.
+    na_values : list of str, optional
+        More cell texts that mean "missing" in a feature column (besides
+        empty cells, ``NaN``, ``NA``, ``null``, ...).
+    missing : {"error", "median", "mean"}, default="error"
+        What a missing (or infinite) feature value does: an error listing
+        every one, or imputation by the feature's median or mean.
+    impute_from : {"domain", "all"}, default="domain"
+        Whose values the imputation statistic is computed from: the
+        domain's own, or every domain's pooled. Labels are never used.
     """
 
     def __init__(self, files: Mapping[str, str], label: str | None = None,
-                 features: Sequence[str] | str | None = None, sha256: Mapping[str, str] | None = None):
+                 features: Sequence[str] | str | None = None, sha256: Mapping[str, str] | None = None,
+                 format: str | None = None, sep: str | None = None, header: bool = True,
+                 names: Sequence[str] | None = None, na_values: Sequence[str] | None = None,
+                 missing: str = "error", impute_from: str = "domain"):
         if not isinstance(files, Mapping) or not files:
             raise ValueError("files: give one file per domain, {domain: path}")
         for domain, path in files.items():
-            if Path(str(path)).suffix.lower() not in FORMATS:
-                raise ValueError(f"files.{domain}: {path!r} has none of the suffixes {sorted(FORMATS)}")
+            if not isinstance(path, str) or not path:
+                raise ValueError(f"files.{domain}: a path is text, got {path!r}")
+        check_param("label", label, str, optional=True)
+        check_param("format", format, str, optional=True, choices=KINDS)
+        check_param("sep", sep, str, optional=True)
+        check_param("header", header, bool)
+        check_param("missing", missing, str, choices=MISSING)
+        check_param("impute_from", impute_from, str, choices=IMPUTE_FROM)
+        if sep is not None and sep != "whitespace" and len(sep) != 1:
+            raise ValueError(f"sep: one character, or 'whitespace'; got {sep!r}")
+        for key, value in (("names", names), ("na_values", na_values)):
+            if value is not None and (isinstance(value, str) or not isinstance(value, Sequence)
+                                      or not all(isinstance(v, str) and v for v in value)):
+                raise ValueError(f"{key}: a list of non-empty texts, got {value!r}")
+        if features is not None and not isinstance(features, str):
+            if not isinstance(features, Sequence) or not all(isinstance(f, str) and f for f in features) \
+                    or not features:
+                raise ValueError(f"features: a list of column names, got {features!r}")
+        for what, listed in (("features", features), ("names", names)):
+            if listed is not None and not isinstance(listed, str):
+                twice = sorted({n for n in listed if list(listed).count(n) > 1})
+                if twice:
+                    raise ValueError(f"{what}: {twice} listed twice (each column once)")
+        if format is None:
+            for domain, path in files.items():
+                if Path(str(path)).suffix.lower() not in FORMATS:
+                    raise ValueError(f"files.{domain}: {path!r} has none of the suffixes {sorted(FORMATS)}; "
+                                     f"name the format with format: one of {list(KINDS)}")
+        if not header and names is None:
+            kinds = {self._kind_of(p, format) for p in files.values()}
+            if kinds & {"csv", "tsv"}:
+                raise ValueError("header: false needs names: the name of every column, in file order")
         unknown = sorted(set(sha256 or {}) - set(files))
         if unknown:
             raise ValueError(f"sha256: no file for the domain(s) {unknown}")
+        for domain, digest in (sha256 or {}).items():
+            if not isinstance(digest, str) or len(digest) != 64 or any(c not in "0123456789abcdefABCDEF" for c in digest):
+                raise ValueError(f"sha256.{domain}: a SHA-256 is 64 hex digits, got {digest!r}")
+        if features is not None and not isinstance(features, str) and label is not None and label in features:
+            raise ValueError(f"features: lists the label column {label!r}; the label must not be a feature "
+                             "(it would leak the answer)")
         self.files_, self.label, self.features, self.sha256 = dict(files), label, features, dict(sha256 or {})
+        self.format, self.sep, self.header = format, sep, header
+        self.names = None if names is None else list(names)
+        self.na_values = list(na_values or [])
+        self.missing, self.impute_from = missing, impute_from
+        self._tables: dict[str, _Table] = {}
 
     # -- the reader contract -------------------------------------------------------
     def files(self, domain):
         return []  # nothing to acquire: read in place (local_files)
 
     def local_files(self, domain):
-        return [self._path(domain)]
+        if domain not in self.files_:
+            raise ValueError(f"no file for domain {domain!r} (files: {sorted(self.files_)})")
+        return [Path(str(self.files_[domain]))]
 
     def count_features(self, domains, manifest):
-        widths = {d: self._width(self._path(d)) for d in domains}
-        if len(set(widths.values())) != 1:
-            raise ValueError(f"the domains' files disagree on the number of features: {widths}")
-        return widths[domains[0]]
+        """The number of features, from the files' headers (tables) or shapes (arrays); the domains'
+        columns must agree by name."""
+        return len(self.feature_names(domains))
+
+    def feature_names(self, domains=None) -> list[str]:
+        """The features' names, the same in every domain (checked from the headers)."""
+        domains = list(self.files_) if domains is None else list(domains)
+        columns = {d: self._header(self._path(d)) for d in domains}
+        return self._feature_columns(columns)
 
     def read(self, domain, paths, manifest):
-        path = self._path(domain)
-        if domain in self.sha256:
-            found = sha256(path)
-            if found != self.sha256[domain].lower():
-                raise ValueError(f"{path}: SHA-256 {found}, but the configuration says {self.sha256[domain]}")
-        X, labels = self._load(path)
-        classes = self._classes()
+        if domain not in self.files_:
+            raise ValueError(f"no file for domain {domain!r} (files: {sorted(self.files_)})")
+        tables = self._read_all()
+        classes = self._classes(tables)
+        table = tables[domain]
+        X = self._impute(domain, tables)
         index = {c: k for k, c in enumerate(classes, start=1)}
-        y = np.array([index[v] for v in labels.tolist()], dtype=np.int64)
-        return DomainFeatures(X, y, [str(c) for c in classes])
+        y = np.array([index[v] for v in table.labels], dtype=np.int64)
+        for note in table.notes:
+            warnings.warn(f"{table.path}: {note}", UserWarning, stacklevel=2)
+        info = {"missing": self.missing, "impute_from": self.impute_from if self.missing != "error" else None,
+                "imputed": self._imputed_counts(table)}
+        return DomainFeatures(X, y, classes, feature_names=list(table.names), info=info)
 
-    # -- helpers ---------------------------------------------------------------------
+    def inspect(self) -> dict:
+        """Read and check every domain's file; one error lists every problem of every file.
+
+        Returns ``{"features": [...], "classes": [...], "domains": {domain: {"rows": n, "labels":
+        {class: count}, "missing": {feature: count}}}}``: what the pipeline checks before any job (rows
+        per domain, classes per pair).
+        """
+        tables = self._read_all()
+        classes = self._classes(tables)
+        out = {"features": list(next(iter(tables.values())).names), "classes": classes, "domains": {}}
+        for domain, t in tables.items():
+            counts = {c: 0 for c in classes}
+            for v in t.labels:
+                counts[v] += 1
+            out["domains"][domain] = {"rows": len(t.labels), "labels": {c: n for c, n in counts.items() if n},
+                                      "missing": self._imputed_counts(t)}
+        return out
+
+    # -- reading -----------------------------------------------------------------------
+    @staticmethod
+    def _kind_of(path, fmt=None) -> str:
+        return fmt or FORMATS.get(Path(str(path)).suffix.lower(), "csv")
+
+    def _kind(self, path) -> str:
+        return self._kind_of(path, self.format)
+
     def _path(self, domain) -> Path:
         if domain not in self.files_:
             raise ValueError(f"no file for domain {domain!r} (files: {sorted(self.files_)})")
         path = Path(str(self.files_[domain]))
         if not path.is_file():
             raise ValueError(f"{path}: no such file (the file of domain {domain!r})")
+        if path.stat().st_size == 0:
+            raise ValueError(f"{path}: empty file (0 bytes), the file of domain {domain!r}: it needs "
+                             + ("the arrays of the features and the labels" if self._kind(path) in ("npz", "hdf5")
+                                else "a header line (or header: false and names) and one line per sample"))
         return path
-
-    def _kind(self, path):
-        return FORMATS[path.suffix.lower()]
 
     def _label(self, path):
         return self.label or ("y" if self._kind(path) in ("npz", "hdf5") else "label")
 
-    def _table(self, path, columns=None):
-        import pandas as pd
+    def _sep(self, path):
+        if self.sep == "whitespace":
+            return r"\s+"
+        return self.sep or ("\t" if self._kind(path) == "tsv" else ",")
 
+    def _header(self, path) -> list[str]:
+        """The column names of a table (or the feature names of arrays), duplicates refused."""
         kind = self._kind(path)
-        try:
-            if kind == "parquet":
-                return pd.read_parquet(path, columns=columns)
-            return pd.read_csv(path, sep="\t" if kind == "tsv" else ",", usecols=columns)
-        except (ValueError, OSError) as exc:
-            raise ValueError(f"{path}: not a readable {kind} table ({exc})") from exc
-
-    def _columns(self, path):
-        kind = self._kind(path)
+        if kind in ("npz", "hdf5"):
+            X, _ = self._arrays(path)
+            d = int(np.shape(X)[1]) if np.ndim(X) == 2 else 0
+            if np.ndim(X) != 2:
+                raise ValueError(f"{path}: the features must be a 2-D matrix, got shape {np.shape(X)}")
+            if self.names is not None and len(self.names) != d:
+                raise ValueError(f"names: {len(self.names)} names for the {d} features of {path}")
+            return [*(self.names or [f"x{i}" for i in range(d)]), self._label(path)]
         if kind == "parquet":
             import pyarrow.parquet as pq
 
-            names = pq.read_schema(path).names
+            try:
+                names = [str(n) for n in pq.read_schema(path).names]
+            except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a bad file
+                raise ValueError(f"{path}: not a readable parquet file ({exc})") from exc
+            if self.names is not None:
+                if len(self.names) != len(names):
+                    raise ValueError(f"names: {len(self.names)} names for the {len(names)} columns of {path}")
+                names = list(self.names)
+        elif self.header:
+            try:
+                with open(path, encoding="utf-8-sig", newline="") as fh:
+                    first = fh.readline()
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{path}: not a text file in UTF-8 ({exc})") from exc
+            if self.sep == "whitespace":
+                names = first.split()
+            else:
+                names = next(csv.reader([first], delimiter=self._sep(path)), [])
+            names = [n.strip() for n in names]
+            if not any(names):
+                raise ValueError(f"{path}: the first line names no column (is the file empty, or has it no "
+                                 "header? then set header: false and names)")
+            if self.names is not None:
+                if len(self.names) != len(names):
+                    raise ValueError(f"names: {len(self.names)} names for the {len(names)} columns of {path}")
+                names = list(self.names)
         else:
-            names = list(self._table_header(path))
-        label = self._label(path)
-        if label not in names:
-            raise ValueError(f"{path}: no label column {label!r} (columns: {names})")
-        feats = [c for c in names if c != label] if self.features is None else list(self.features)
-        missing = [c for c in feats if c not in names]
-        if missing:
-            raise ValueError(f"{path}: no column(s) {missing} (columns: {names})")
-        return feats, label
+            names = list(self.names)
+        empty = [i + 1 for i, n in enumerate(names) if not n]
+        if empty:
+            raise ValueError(f"{path}: column(s) {empty} have no name")
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"{path}: the column name(s) {twice} appear more than once; name every column once")
+        return names
 
-    def _table_header(self, path):
+    def _feature_columns(self, columns: Mapping[str, list[str]]) -> list[str]:
+        """The feature names (in the first file's order, or ``features``'), checked against every file."""
+        problems = []
+        first_domain = next(iter(columns))
+        paths = {d: self._path(d) for d in columns}
+        for domain, names in columns.items():
+            label = self._label(paths[domain])
+            if label not in names:
+                close = difflib.get_close_matches(label, names, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                problems.append(f"{paths[domain]}: no label column {label!r}{hint} (columns: {names})")
+        if isinstance(self.features, str) or self._kind(paths[first_domain]) in ("npz", "hdf5"):
+            feats = [n for n in columns[first_domain] if n != self._label(paths[first_domain])]
+        elif self.features is not None:
+            feats = list(self.features)
+            for domain, names in columns.items():
+                label = self._label(paths[domain])
+                if label in feats:
+                    problems.append(f"features: lists the label column {label!r}; the label must not be a "
+                                    "feature (it would leak the answer)")
+                    break
+            for domain, names in columns.items():
+                for f in feats:
+                    if f not in names:
+                        close = difflib.get_close_matches(f, names, n=1)
+                        hint = f" (did you mean {close[0]!r}?)" if close else ""
+                        problems.append(f"{paths[domain]}: no column {f!r}{hint}, which features lists "
+                                        f"(columns: {names})")
+        else:
+            label = self._label(paths[first_domain])
+            feats = [n for n in columns[first_domain] if n != label]
+            for domain, names in columns.items():
+                own = [n for n in names if n != self._label(paths[domain])]
+                for f in feats:
+                    if f not in own:
+                        problems.append(f"{paths[domain]}: no column {f!r}, which {paths[first_domain]} has "
+                                        f"(domain {first_domain!r}); every domain needs the same columns, or "
+                                        "list the features to use")
+                for f in own:
+                    if f not in feats:
+                        problems.append(f"{paths[domain]}: column {f!r} is in no other domain's file "
+                                        f"({paths[first_domain]} lacks it); every domain needs the same columns, "
+                                        "or list the features to use")
+        if problems:
+            raise ValueError("\n".join(dict.fromkeys(problems)))
+        if not feats:
+            raise ValueError(f"{paths[first_domain]}: no feature column (only the label)")
+        return feats
+
+    def _read_all(self) -> dict[str, _Table]:
+        """Every domain's file, read and checked (once per reader); one error lists every problem."""
+        if self._tables:
+            return self._tables
+        columns = {d: self._header(self._path(d)) for d in self.files_}
+        feats = self._feature_columns(columns)
+        problems = []
+        for domain in self.files_:
+            path = self._path(domain)
+            if domain in self.sha256:
+                found = sha256(path)
+                if found != self.sha256[domain].lower():
+                    problems.append(f"{path}: SHA-256 {found}, but the configuration says {self.sha256[domain]}")
+                    continue
+            table = self._load(path, columns[domain], feats)
+            problems += [f"{path}: {p}" for p in table.problems]
+            self._tables[domain] = table
+        if problems:
+            self._tables = {}
+            n_files = len({p.split(": ", 1)[0] for p in problems})
+            advice = ["missing values: fix them, or impute them with the reader's parameter missing: median (or "
+                      "mean; docs/your-dataset.md)"] if any(" cell(s) (" in p and "NaN" in p for p in problems) else []
+            raise ValueError(f"{len(problems)} problem(s) in {n_files} file(s):\n" + "\n".join(problems + advice))
+        return self._tables
+
+    def _load(self, path: Path, columns: list[str], feats: list[str]) -> _Table:
+        kind = self._kind(path)
+        label = self._label(path)
+        if kind in ("npz", "hdf5"):
+            X, labels = self._arrays(path)
+            X, labels = np.asarray(X), np.asarray(labels).ravel()
+            if labels.shape[0] != X.shape[0]:
+                return _Table(path, feats, np.empty((0, len(feats))), [], {},
+                              [f"features of shape {X.shape} and {labels.shape[0]} labels"])
+            if X.dtype.kind not in "biuf":
+                return _Table(path, feats, np.empty((0, len(feats))), [], {},
+                              [f"the features are of type {X.dtype}, not numbers"])
+            values = X.astype(np.float64)
+            raw_labels = labels.tolist()
+            base, unit = 0, "row"
+        else:
+            values, raw_labels, problems, text_cells = self._table_values(path, kind, columns, feats, label)
+            if values is None:  # unreadable
+                return _Table(path, feats, np.empty((0, len(feats))), [], {}, problems)
+            base, unit = (0, "row") if kind == "parquet" else (2 if self.header else 1, "line")
+            table = self._check(path, feats, values, raw_labels, label, base, unit, text_cells)
+            table.problems[:0] = problems
+            return table
+        return self._check(path, feats, values, raw_labels, label, base, unit)
+
+    def _table_values(self, path, kind, columns, feats, label):
+        """The features (float, NaN where missing or not a number) and raw labels of a table, by name."""
         import pandas as pd
 
-        return pd.read_csv(path, sep="\t" if self._kind(path) == "tsv" else ",", nrows=0).columns
+        problems = []
+        try:
+            if kind == "parquet":
+                df = pd.read_parquet(path)
+                df.columns = columns  # the schema's names, or names
+                df = df[[*feats, label]]
+                na = set(NA_TOKENS) | set(self.na_values)
+                for f in feats:
+                    if df[f].dtype == object:
+                        df[f] = df[f].map(lambda v: None if isinstance(v, str) and v.strip() in na else v)
+            else:
+                na = {**{f: [*NA_TOKENS, *self.na_values] for f in feats}, label: [""]}
+                # the header line (if any) is replaced by the names read from it (stripped: _header), so the
+                # columns are taken by the same names whatever the spacing
+                df = pd.read_csv(path, sep=self._sep(path), header=0 if self.header else None, names=columns,
+                                 usecols=[*feats, label], keep_default_na=False, na_values=na,
+                                 dtype={label: object}, engine="python" if self.sep == "whitespace" else "c",
+                                 encoding="utf-8-sig")
+        except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+            return None, None, [f"not a readable {kind} table ({exc})"], None
+        except Exception as exc:  # noqa: BLE001 - pyarrow's errors for a damaged Parquet file
+            return None, None, [f"not a readable {kind} table ({type(exc).__name__}: {exc})"], None
+        base = 0 if kind == "parquet" else (2 if self.header else 1)
+        unit = "row" if kind == "parquet" else "line"
+        values = np.empty((len(df), len(feats)), dtype=np.float64)
+        text_cells = np.zeros(values.shape, dtype=bool)
+        for j, f in enumerate(feats):
+            col = df[f]
+            if col.dtype.kind in "biuf":
+                values[:, j] = col.to_numpy(dtype=np.float64)
+                continue
+            text = col.astype(object)
+            numeric = pd.to_numeric(text.map(lambda v: v.strip() if isinstance(v, str) else v), errors="coerce")
+            bad = numeric.isna().to_numpy() & text.notna().to_numpy()
+            text_cells[:, j] = bad
+            if bad.any():
+                rows = np.flatnonzero(bad)
+                shown = "; ".join(f"{unit} {r + base}: {text.iloc[r]!r}" for r in rows[:_SHOWN])
+                problems.append(f"column {f!r} has {bad.sum()} non-numeric cell(s) ({shown}"
+                                f"{'; ...' if rows.size > _SHOWN else ''})")
+            values[:, j] = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
+        return values, df[label].tolist(), problems, text_cells
+
+    def _check(self, path, feats, values, raw_labels, label, base, unit, text_cells=None) -> _Table:
+        """Canonical labels, and every problem of the features: missing and infinite cells (unless
+        imputed), values too large, no row."""
+        problems, notes = [], []
+        n = values.shape[0]
+        if n == 0:
+            problems.append("no sample (no data line)")
+        labels, numbers = [], {}
+        missing_labels = []
+        for i, v in enumerate(raw_labels):
+            text, number = canonical_label(v)
+            if text is None:
+                missing_labels.append(i)
+            labels.append(text)
+            if text is not None:
+                numbers[text] = number
+        if missing_labels:
+            problems.append(f"column {label!r} (the label) has {len(missing_labels)} empty or missing cell(s) "
+                            f"({_lines(missing_labels, base, unit)}); every sample needs a label")
+        finite = np.isfinite(values)
+        missing = ~finite
+        if text_cells is not None:
+            missing &= ~text_cells  # told apart: a non-numeric cell is not a missing one
+        for j, f in enumerate(feats):
+            bad = np.flatnonzero(missing[:, j])
+            if bad.size:
+                infinite = int(np.isinf(values[bad, j]).sum())
+                what = "empty, NaN or infinite" if infinite else "empty or NaN"
+                if bad.size == n and n and (self.missing == "error" or self.impute_from == "domain"):
+                    problems.append(f"column {f!r} has no value at all ({n} {what} cells): nothing to impute "
+                                    "it from in this domain; drop it from features, or impute_from: all")
+                elif bad.size == n and n:
+                    notes.append(f"column {f!r} has no value in this file: imputed from the other domains, it is "
+                                 "constant here")
+                elif self.missing == "error":
+                    problems.append(f"column {f!r} has {bad.size} {what} cell(s) ({_lines(bad, base, unit)})")
+            col = np.abs(values[finite[:, j], j])
+            if col.size and col.max() > LARGEST_VALUE:
+                r = int(np.flatnonzero(np.abs(np.where(finite[:, j], values[:, j], 0)) > LARGEST_VALUE)[0])
+                problems.append(f"column {f!r} has values up to {col.max():.3g} ({unit} {r + base}), whose squares "
+                                f"overflow float64 (z-scores and distances would be infinite); rescale the "
+                                f"column so that its values stay below {LARGEST_VALUE:.0e} (divide it by a power of "
+                                "ten, or take its logarithm)")
+            nonzero = col[col > 0]
+            if nonzero.size and nonzero.max() < SMALLEST_VALUE:
+                notes.append(f"column {f!r}: every value is below {SMALLEST_VALUE:.0e} in magnitude; their squares "
+                             "underflow, so the column acts as a constant 0 (multiply it by a power of ten if it "
+                             "matters)")
+        return _Table(path, feats, values, labels, numbers, problems, notes, missing)
 
     def _arrays(self, path):
         kind, label = self._kind(path), self._label(path)
@@ -153,59 +574,44 @@ class TabularReader(DatasetReader):
                 found = list(h5.keys())
                 if key not in found or label not in found:
                     raise ValueError(f"{path}: needs the datasets {key!r} and {label!r} (has {found})")
-                return h5[key][()], h5[label][()]
-        except OSError as exc:
+                labels = h5[label][()]
+                if labels.dtype.kind in "SO":
+                    labels = h5[label].asstr()[()]
+                return h5[key][()], labels
+        except (OSError, EOFError) as exc:
+            raise ValueError(f"{path}: not a readable {kind} file ({exc})") from exc
+        except ValueError as exc:
+            if str(path) in str(exc):
+                raise
             raise ValueError(f"{path}: not a readable {kind} file ({exc})") from exc
 
-    def _width(self, path):
-        if self._kind(path) in ("npz", "hdf5"):
-            X, _ = self._arrays(path)
-            return int(np.asarray(X).shape[1]) if np.ndim(X) == 2 else -1
-        return len(self._columns(path)[0])
+    # -- labels and missing values ---------------------------------------------------
+    @staticmethod
+    def _classes(tables: Mapping[str, _Table]) -> list[str]:
+        numbers = {}
+        for t in tables.values():
+            numbers.update(t.numbers)
+        return sort_classes(numbers)
 
-    def _load(self, path):
-        if self._kind(path) in ("npz", "hdf5"):
-            X, labels = self._arrays(path)
-            X, labels = np.asarray(X), np.asarray(labels).ravel()
-            if X.ndim != 2 or labels.shape[0] != X.shape[0]:
-                raise ValueError(f"{path}: features of shape {X.shape} and {labels.shape[0]} labels")
-            if labels.dtype.kind in "SU" or labels.dtype == object:
-                labels = labels.astype(str)
-            bad = ~np.isfinite(X.astype(float))
-            if bad.any():
-                r, c = np.argwhere(bad)[0]
-                raise ValueError(f"{path}: {int(bad.sum())} NaN or infinite values (first at row {r}, column {c})")
-            return X.astype(float), labels
-        import pandas as pd
+    @staticmethod
+    def _imputed_counts(table: _Table) -> dict[str, int]:
+        if table.missing is None:
+            return {}
+        counts = table.missing.sum(axis=0)
+        return {name: int(c) for name, c in zip(table.names, counts, strict=True) if c}
 
-        feats, label = self._columns(path)
-        df = self._table(path, columns=[*feats, label])
-        if df[label].isna().any():
-            row = int(np.flatnonzero(df[label].isna().to_numpy())[0])
-            raise ValueError(f"{path}: column {label!r} (the label) has {int(df[label].isna().sum())} empty cells "
-                             f"(first at data row {row})")
-        for col in feats:
-            values = pd.to_numeric(df[col], errors="coerce")
-            bad = values.isna() | ~np.isfinite(values.to_numpy(dtype=float, na_value=np.nan))
-            if bad.any():
-                row = int(np.flatnonzero(bad.to_numpy())[0])
-                raise ValueError(f"{path}: column {col!r} has {int(bad.sum())} empty, NaN or non-numeric cells "
-                                 f"(first at data row {row}: {df[col].iloc[row]!r})")
-            df[col] = values
-        return df[feats].to_numpy(dtype=float), df[label].to_numpy()
-
-    def _classes(self):
-        values = set()
-        for domain in self.files_:
-            path = self._path(domain)
-            if self._kind(path) in ("npz", "hdf5"):
-                labels = np.asarray(self._arrays(path)[1]).ravel()
-                labels = labels.astype(str) if labels.dtype.kind in "SU" or labels.dtype == object else labels
-            else:
-                label = self._columns(path)[1]
-                labels = self._table(path, columns=[label])[label].dropna().to_numpy()
-            values.update(labels.tolist())
-        try:
-            return sorted(values)
-        except TypeError:  # mixed types: by their text
-            return sorted(values, key=str)
+    def _impute(self, domain: str, tables: Mapping[str, _Table]) -> np.ndarray:
+        """The domain's features, missing cells replaced by the feature's median or mean over the domain's
+        other rows (or every domain's, pooled); no label is read."""
+        table = tables[domain]
+        X = table.X.copy()
+        if not table.missing.any():
+            return X
+        pool = np.vstack([t.X for t in tables.values()]) if self.impute_from == "all" else table.X
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            finite = np.where(np.isfinite(pool), pool, np.nan)
+            stat = np.nanmedian(finite, axis=0) if self.missing == "median" else np.nanmean(finite, axis=0)
+        rows, cols = np.nonzero(table.missing)
+        X[rows, cols] = stat[cols]
+        return X

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures
+from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
 
 #: The domains and the data sets of :mod:`otfs.data.uci` they are read from.
 DOMAINS = {"usps": "usps", "mnist": "mnist"}
@@ -60,6 +60,7 @@ class USPSMNIST(DatasetReader):
     size = 16
 
     def __init__(self, n_usps=1800, n_mnist=2000, seed=0):
+        check_param("seed", seed, int, low=0)
         for name, value, most in (("n_usps", n_usps, 9298), ("n_mnist", n_mnist, 10000)):
             if not isinstance(value, (int, np.integer)) or not 10 <= value <= most:
                 raise ValueError(f"{name}={value!r} must be an integer in [10, {most}]")

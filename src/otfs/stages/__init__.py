@@ -15,7 +15,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job"]
+__all__ = ["POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job", "source_classes"]
 
 #: POT's switches for its optional array backends. The stages pass POT NumPy
 #: arrays only, yet ``import ot`` imports torch when it is installed (it is,
@@ -98,3 +98,21 @@ def check_code_inputs(code, logger=None) -> None:
 def domain_caches(paths) -> dict[str, str]:
     """``{domain: path}`` from cache paths named ``.../<domain>.h5``."""
     return {Path(p).stem: str(p) for p in paths}
+
+
+def source_classes(cache, pair: str, selection: bool = True) -> list[int]:
+    """The classes (labels ``1..K``) present in the source of ``pair``, whose samples each iteration draws,
+    after checking that the pair's domains can run the protocol (:func:`otfs.protocol.check_pair`: too few
+    samples or classes is an error naming the pair, the domain and the minimum; target labels the source
+    lacks are logged as a warning).
+    """
+    import numpy as np
+
+    from ..protocol import check_pair, class_counts, parse_pair
+
+    source, target = parse_pair(pair)
+    names = cache.class_names
+    src_y, tgt_y = cache.domain(source).y, cache.domain(target).y
+    for message in check_pair(pair, class_counts(src_y, names), class_counts(tgt_y, names), selection=selection):
+        logging.getLogger("otfs").warning(message)
+    return [int(c) for c in np.unique(src_y)]

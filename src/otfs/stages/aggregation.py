@@ -56,3 +56,42 @@ def collect(tables: Sequence[str], output) -> pd.DataFrame:
     long = pd.concat(frames, ignore_index=True)[COLUMNS] if frames else pd.DataFrame(columns=COLUMNS)
     write_tsv(long, output)
     return long
+
+
+def feature_table(rankings: Sequence[str], output) -> pd.DataFrame:
+    """The features of one ranker's rankings, by name, from the most to the least similar on average.
+
+    One row per feature: ``rank`` (1 = the first kept on average), ``feature`` (its name: a user's
+    column, else its index), ``index`` (its column, from 0), ``mean_rank`` and ``mean_score`` over every
+    pair and iteration, then ``rank:<pair>``, its mean rank in each pair. A feature's rank in one
+    iteration is its position in the Descending order (1 = kept first).
+    """
+    import numpy as np
+
+    from ..io import read_json
+
+    if not rankings:
+        raise ValueError("feature_table needs at least one ranking")
+    names, ranks, scores, per_pair = None, [], [], {}
+    for path in rankings:
+        rank = read_json(path)
+        d = len(rank["iterations"][0]["scores"])
+        found = rank.get("feature_names") or [str(i) for i in range(d)]
+        if names is None:
+            names = list(found)
+        elif list(found) != names:
+            raise ValueError(f"{path}: its features {found[:5]}... are not those of {rankings[0]} ({names[:5]}...)")
+        pair_ranks = []
+        for it in rank["iterations"]:
+            r = np.empty(d)
+            r[np.asarray(it["orders"]["Descending"], dtype=int)] = np.arange(1, d + 1)
+            pair_ranks.append(r)
+            scores.append(np.asarray(it["scores"], dtype=float))
+        ranks += pair_ranks
+        per_pair[f"rank:{rank['pair']}"] = np.mean(pair_ranks, axis=0)
+    table = pd.DataFrame({"feature": names, "index": np.arange(len(names)), "mean_rank": np.mean(ranks, axis=0),
+                          "mean_score": np.mean(scores, axis=0), **per_pair})
+    table = table.sort_values(["mean_rank", "index"], kind="stable").reset_index(drop=True)
+    table.insert(0, "rank", np.arange(1, len(table) + 1))
+    write_tsv(table, output)
+    return table

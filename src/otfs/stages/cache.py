@@ -70,11 +70,15 @@ def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, raw_paths
         feature_set=feature_set,
         dataset=fs_cfg["dataset"],
         domains={domain: DomainData(domain, dom.X, dom.y, ";".join(sources), ",".join(blobs),
-                                    sample_ids=tuple(dom.sample_ids))},
+                                    sample_ids=tuple(dom.sample_ids), read_info=dict(dom.info))},
         class_names=dom.class_names,
         preprocessing=fs_cfg["preprocessing"],
         extra_attrs={"manifest": str(manifest_path or ""), "reader": {"name": name, **params}},
+        feature_names=dom.feature_names,
     )
+    if dom.info.get("imputed"):
+        log.info("%s/%s: missing values imputed (%s, from %s): %s", feature_set, domain, dom.info["missing"],
+                 dom.info["impute_from"], dom.info["imputed"])
 
 
 def run_extracted(feature_set: str, domain: str, fs_cfg: Mapping, features_path, output) -> None:
@@ -94,6 +98,7 @@ def run_extracted(feature_set: str, domain: str, fs_cfg: Mapping, features_path,
         dataset=fs_cfg["dataset"],
         domains={domain: DomainData(domain, dom.X, dom.y, str(features_path), git_blob_sha1(features_path),
                                     sample_ids=dom.sample_ids)},
+        feature_names=raw.stored_feature_names,
         class_names=raw.class_names,
         preprocessing=fs_cfg["preprocessing"],
         extra_attrs={**{k: v for k, v in raw.attrs.items() if k not in _OWN_ATTRS},

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from ..data.cache import read_domains
 from ..io import read_json, write_json
 from ..protocol import derive_seed, draw_source_subset, parse_pair
+from . import source_classes
 
 __all__ = ["build_ranker", "pairs_strategy", "run"]
 
@@ -101,7 +102,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
         missing = [i for i in iterations if i not in selected]
         if missing:
             raise ValueError(f"{selection_path}: no iteration {missing}")
-    classes = range(1, len(cache.class_names) + 1)
+    classes = source_classes(cache, pair, selection=strategy is not None)
     records = []
     for iteration in iterations:
         record = {"iteration": int(iteration)}
@@ -121,7 +122,8 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
             record["selection_time_s"] = float(it["selection_time_s"])
         else:
             subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
-            subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes)
+            subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes,
+                                        class_names=cache.class_names)
             from sklearn.base import clone
 
             fitted = clone(estimator)
@@ -140,7 +142,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
         })
         records.append(record)
     out = {"feature_set": feature_set, "pair": pair, "source": source, "target": target, "ranker": ranker,
-           "strategy": strategy, "params": params,
+           "strategy": strategy, "params": params, "feature_names": cache.feature_names,
            "iterations": records}
     write_json(output, out, compact=True)
     return out

@@ -9,10 +9,11 @@ from ..data.cache import read_domains
 from ..io import write_json
 from ..protocol import derive_seed, draw_source_subset, parse_pair
 from ..selection import select_samples
+from . import source_classes
 
 
 def run(caches: Mapping[str, str], feature_set: str, pair: str, iterations: Sequence[int], strategy: str, *,
-        per_class: int, tie_break: str, emd_max_iter: int, output) -> dict:
+        per_class, tie_break: str, emd_max_iter, output) -> dict:
     """Run every iteration of one pair and write them to one JSON file.
 
     Each iteration is seeded from (feature set, pair, iteration) alone, so
@@ -25,17 +26,24 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, iterations: Sequ
     source, target = parse_pair(pair)
     cache = read_domains({d: caches[d] for d in (source, target)})
     src, tgt = cache.domain(source), cache.domain(target)
-    classes = range(1, len(cache.class_names) + 1)
+    classes = source_classes(cache, pair, selection=True)
     records = []
     for iteration in iterations:
         start = time.perf_counter()
         subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
-        subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes)
+        subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes,
+                                    class_names=cache.class_names)
         selection_seed = derive_seed(feature_set, pair, iteration, "selection", strategy)
-        matching = select_samples(
-            src.X[subset], tgt.X, strategy,
-            tie_break=tie_break, emd_max_iter=emd_max_iter, random_state=selection_seed,
-        )
+        try:
+            matching = select_samples(
+                src.X[subset], tgt.X, strategy,
+                tie_break=tie_break, emd_max_iter=emd_max_iter, random_state=selection_seed,
+            )
+        except RuntimeError as exc:
+            if "emd_max_iter" not in str(exc):
+                raise
+            raise RuntimeError(f"{feature_set}/{pair}, iteration {iteration}: {exc} (config: "
+                               "selection.emd_max_iter)") from exc
         records.append({
             "iteration": int(iteration),
             "seed_source_subset": subset_seed,
