@@ -25,7 +25,9 @@ def per_fs_sets(target_set, target):
         names = TARGETS_CONFIG[target]["feature_sets"]
     else:
         names = list(config["feature_sets"])
-    if target == "table1":  # its ↘/↗ count gives 0 of a small feature set's d: left out (a note says so)
+    if (
+        target == "table1"
+    ):  # its ↘/↗ count gives 0 of a small feature set's d: left out (a note says so)
         spec = TARGETS_CONFIG["table1"]["n_features"]
         names = [fs for fs in names if not left_out(spec, fs_n_features(fs))]
     return target_feature_sets(target_set, names)
