@@ -201,7 +201,7 @@ def test_atomic_writes_leave_nothing_on_failure(tmp_path):
             tmp.write_text("half-written")
             raise RuntimeError("interrupted")
     assert read_json(target) == {"a": 1}  # the previous output is intact
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.json.sha256", "out.json"]  # the file and its seal
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(ValueError, match="bad.json: not valid JSON"):

@@ -140,3 +140,30 @@ def test_only_https_and_file_urls_are_downloaded(tmp_path, url):
                                                    r"file only"):
         acquire(entry, tmp_path / "x.mat", Sources(upstream_url=url))
     assert not (tmp_path / "x.mat").exists()
+
+
+def test_a_sealed_output_edited_by_hand_is_named_and_never_used(tmp_path):
+    # the files jobs pass to each other carry their SHA-256 beside them; reading one that was edited after
+    # its job wrote it is an error naming it (Snakemake would pass the edited content on without a word)
+    import pandas as pd
+
+    from otfs.io import EditedOutputError, read_json, read_tsv, seal_path, write_json, write_rows_tsv, write_tsv
+
+    ranking, runs, agg = tmp_path / "a-b.json", tmp_path / "a-b.tsv", tmp_path / "summary.tsv"
+    write_json(ranking, {"scores": [0.5, 0.25]}, compact=True)
+    write_rows_tsv(runs, ["pair", "accuracy"], [{"pair": "a-b", "accuracy": 61.5}])
+    write_tsv(pd.DataFrame({"n_features": [1], "accuracy": [61.5]}), agg)
+    assert read_json(ranking) == {"scores": [0.5, 0.25]} and read_tsv(runs)["accuracy"].tolist() == [61.5]
+    assert read_tsv(agg)["accuracy"].tolist() == [61.5]
+    ranking.write_text(ranking.read_text().replace("0.5", "0.9"))
+    runs.write_text(runs.read_text().replace("61.5", "99.5"))
+    with pytest.raises(EditedOutputError, match=r"a-b.json: changed after the job that wrote it .* Delete .*a-b.json "
+                                                r"and rerun"):
+        read_json(ranking)
+    with pytest.raises(EditedOutputError, match=r"a-b.tsv: changed after the job that wrote it"):
+        read_tsv(runs)
+    # deleting the seal accepts the edit, as the message says; a rewrite by its job seals it again
+    seal_path(runs).unlink()
+    assert read_tsv(runs)["accuracy"].tolist() == [99.5]
+    write_json(ranking, {"scores": [0.5, 0.25]}, compact=True)
+    assert read_json(ranking) == {"scores": [0.5, 0.25]}

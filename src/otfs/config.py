@@ -21,23 +21,94 @@ import yaml
 from .data.acquisition import mirror_dirs  # noqa: F401  (its home: jobs import it without the registries)
 from .protocol import make_pairs, parse_pair
 
-__all__ = ["ConfigError", "check_feature_counts", "load_yaml", "mirror_dirs", "pairs_for", "validate_config"]
+__all__ = ["ConfigError", "MAX_CONFIG_VALUES", "check_config_size", "check_feature_counts", "load_yaml", "mirror_dirs",
+           "pairs_for", "validate_config"]
 
 
 class ConfigError(ValueError):
     """The configuration is invalid."""
 
 
+#: The most values a configuration may hold once its YAML aliases are expanded: far above any real one
+#: (config.yaml: about 1,000), far below what makes checking it slow (an "alias bomb": nine aliases, each
+#: repeating the previous one nine times, expand to 387 million values from 10 lines).
+MAX_CONFIG_VALUES = 1_000_000
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses a key given twice in one mapping (PyYAML keeps the last in silence)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    hash(key)
+                except TypeError:
+                    continue  # PyYAML's own error follows
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {key!r} is given twice in one mapping (first at line {seen[key] + 1}); "
+                        "YAML would keep the last one in silence", key_node.start_mark)
+                seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_yaml(path: str | os.PathLike):
-    """Read a YAML file; a syntax error names the file, the line and the column."""
+    """Read a YAML file strictly: a syntax error names the file, the line and the column; a key given twice
+    in one mapping is an error naming it; so is a file whose aliases expand to more than
+    :data:`MAX_CONFIG_VALUES` values (checked without expanding them)."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
+            data = yaml.load(fh, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark is not None else str(path)
         problem = " ".join(str(x) for x in (getattr(exc, "context", None), getattr(exc, "problem", None)) if x)
         raise ConfigError(f"{where}: invalid YAML: {problem or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file in UTF-8 ({exc})") from exc
+    check_config_size(data, str(path))
+    return data
+
+
+def check_config_size(config, source: str = "config", limit: int = MAX_CONFIG_VALUES) -> None:
+    """Refuse a configuration that holds more than ``limit`` values once its shared parts (YAML aliases) are
+    counted every time they appear, naming the key where it grows; counted once per distinct object, so an
+    alias bomb is refused in microseconds and without expanding it."""
+    sizes: dict[int, int] = {}
+
+    def size(obj) -> int:
+        key = id(obj)
+        if key in sizes:
+            return sizes[key]
+        sizes[key] = 1  # a cycle (not from YAML's safe loader) counts once
+        if isinstance(obj, Mapping):
+            n = 1 + sum(size(v) for v in obj.values())
+        elif isinstance(obj, (list, tuple)):
+            n = 1 + sum(size(v) for v in obj)
+        else:
+            n = 1
+        sizes[key] = n
+        return n
+
+    total = size(config)
+    if total <= limit:
+        return
+    path, node = [], config
+    while True:  # follow the largest child down to where one value repeats what lies below it
+        children = list(node.items()) if isinstance(node, Mapping) else \
+            list(enumerate(node)) if isinstance(node, (list, tuple)) else []
+        big = [(k, v) for k, v in children if size(v) > limit]
+        if not big:
+            break
+        k, node = big[0]
+        path.append(str(k))
+    raise ConfigError(f"{source}: {'.'.join(path) or '<top level>'}: the configuration expands to {total:,} values "
+                      f"(more than {limit:,}): YAML aliases that repeat aliases (an \"alias bomb\"); write the values "
+                      "out")
 
 
 def _key_path(path) -> str:
@@ -58,6 +129,8 @@ def _describe(error: jsonschema.ValidationError, source: str) -> str:
         return "\n".join(msgs)
     if error.validator == "required":
         return f"{source}: {where}: {error.message}"
+    if error.validator == "pattern" and "description" in error.schema:
+        return f"{source}: {where}: {error.instance!r} is not a valid name: {error.schema['description']}"
     return f"{source}: {where}: {error.message}"
 
 

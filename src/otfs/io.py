@@ -6,6 +6,15 @@ directory, flushed to disk (``fsync``) and moved into place with
 half-written file under its final name. The file gets the mode a plain
 ``open()`` would give it (``0o666`` less the user's umask): on a shared
 project folder the group can read the results.
+
+**Sealed outputs.** The JSON and TSV files that jobs pass to each other
+(:func:`write_json`, :func:`write_tsv`, :func:`write_rows_tsv`) are sealed:
+their SHA-256 is written beside them, in ``.<name>.sha256``, and
+:func:`read_json` and :func:`read_tsv` check it. A file edited by hand after
+the job that wrote it is then an error naming it, never a silent input of
+the next job (Snakemake reruns the jobs downstream of a changed file with
+its new content, and does not check whether an output is still the one
+its rule wrote).
 """
 
 from __future__ import annotations
@@ -19,7 +28,49 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_path", "current_umask", "read_json", "read_tsv", "write_csv", "write_json", "write_text", "write_tsv"]
+__all__ = ["EditedOutputError", "atomic_path", "check_seal", "current_umask", "read_json", "read_tsv", "seal",
+           "seal_path", "write_csv", "write_json", "write_text", "write_tsv"]
+
+
+class EditedOutputError(ValueError):
+    """A sealed output was changed after the job that wrote it."""
+
+
+def seal_path(path) -> Path:
+    """Where the seal of ``path`` lives: ``.<name>.sha256`` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.sha256")
+
+
+def _sha256(path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def seal(path) -> None:
+    """Record the SHA-256 of ``path`` beside it (atomically), for :func:`check_seal`."""
+    write_text(seal_path(path), f"{_sha256(path)}  {Path(path).name}\n", sealed=False)
+
+
+def check_seal(path) -> None:
+    """Raise :class:`EditedOutputError` if ``path`` differs from what its seal records (no seal: nothing to
+    check, e.g. a file written before seals existed)."""
+    sp = seal_path(path)
+    try:
+        recorded = sp.read_text(encoding="utf-8").split()[0]
+    except (OSError, IndexError):
+        return
+    found = _sha256(path)
+    if found != recorded:
+        raise EditedOutputError(
+            f"{path}: changed after the job that wrote it (SHA-256 {found[:16]}..., but {sp.name} records "
+            f"{recorded[:16]}...); an edited result is never used. Delete {path} and rerun to recompute it "
+            f"(or delete {sp} to use your edit)")
 
 
 def current_umask() -> int:
@@ -89,8 +140,8 @@ def _json_default(obj):
     raise TypeError(f"cannot serialise {type(obj).__name__} to JSON")
 
 
-def write_json(path, obj, *, compact: bool = False) -> None:
-    """Write ``obj`` as indented JSON, atomically; floats round-trip exactly.
+def write_json(path, obj, *, compact: bool = False, sealed: bool = True) -> None:
+    """Write ``obj`` as indented JSON, atomically; floats round-trip exactly; sealed (module docstring).
 
     ``compact=True`` writes it on one line, without spaces: the same content,
     encoded by the json module's C encoder (indented output is encoded in
@@ -101,17 +152,20 @@ def write_json(path, obj, *, compact: bool = False) -> None:
         text = json.dumps(obj, separators=(",", ":"), sort_keys=True, default=_json_default, allow_nan=False)
     else:
         text = json.dumps(obj, indent=1, sort_keys=True, default=_json_default, allow_nan=False)
-    write_text(path, text + "\n")
+    write_text(path, text + "\n", sealed=sealed)
 
 
-def write_text(path, text: str) -> None:
-    """Write ``text`` atomically."""
+def write_text(path, text: str, sealed: bool = False) -> None:
+    """Write ``text`` atomically (``sealed``: and its seal)."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+    if sealed:
+        seal(path)
 
 
 def read_json(path):
-    """Read a JSON file, naming the file if it is not valid JSON."""
+    """Read a JSON file, naming the file if it is not valid JSON or was edited after it was sealed."""
+    check_seal(path)
     try:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
@@ -120,9 +174,10 @@ def read_json(path):
 
 
 def read_tsv(path):
-    """Read a results TSV. Only empty cells are missing: "NA" is an adapter name."""
+    """Read a results TSV (its seal checked). Only empty cells are missing: "NA" is an adapter name."""
     import pandas as pd
 
+    check_seal(path)
     return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])
 
 
@@ -132,10 +187,12 @@ def write_csv(df, path, float_format: str | None = None) -> None:
         df.to_csv(tmp, index=False, float_format=float_format)
 
 
-def write_tsv(df, path) -> None:
-    """Write a results TSV atomically, floats with 10 significant digits."""
+def write_tsv(df, path, sealed: bool = True) -> None:
+    """Write a results TSV atomically, floats with 10 significant digits; sealed (module docstring)."""
     with atomic_path(path) as tmp:
         df.to_csv(tmp, sep="\t", index=False, float_format="%.10g")
+    if sealed:
+        seal(path)
 
 
 def _tsv_cell(value) -> str:
@@ -167,3 +224,4 @@ def write_rows_tsv(path, columns, rows) -> None:
                 writer.writerow([_tsv_cell(row[c]) for c in columns])
             except KeyError as exc:
                 raise ValueError(f"{path}: row {i} has no column {exc.args[0]!r} (columns: {columns})") from None
+    seal(path)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["coalesce_reevaluations"]
+__all__ = ["coalesce_reevaluations", "safe_sigterm"]
 
 _MARK = "_otfs_coalesced"
 
@@ -70,4 +70,50 @@ def coalesce_reevaluations(scheduler_class=None) -> bool:
     setattr(_schedule_reevalutation, _MARK, True)
     _schedule_reevalutation.__doc__ = (original.__doc__ or "") + "\n(at most one pending timer: otfs.snakemake_scheduler)"
     scheduler_class._schedule_reevalutation = _schedule_reevalutation
+    return True
+
+
+_SIGTERM_MARK = "_otfs_sigterm_safe"
+
+
+def safe_sigterm(scheduler_class=None) -> bool:
+    """Patch ``scheduler_class.exit_gracefully`` (Snakemake's SIGTERM handler) so that it never blocks; return
+    whether it was patched.
+
+    Snakemake installs ``JobScheduler.exit_gracefully`` as the handler of
+    SIGTERM. It takes the scheduler's ``threading.Lock`` and then releases
+    the ``_open_jobs`` semaphore (whose condition holds another plain lock).
+    A Python signal handler runs in the main thread between two bytecodes,
+    and the main thread is the scheduler's loop, which holds that lock while
+    it collects finished jobs and selects new ones: a SIGTERM that arrives
+    then makes the handler wait for a lock its own thread holds, forever.
+    Measured here, about one SIGTERM in five during a run of the test
+    configuration left ``snakemake --cores 2`` hanging (py-spy: the main
+    thread in ``exit_gracefully``, at ``with self._lock``).
+
+    The patched handler does no locking: it sets the flag the loop reads
+    (one attribute write, atomic in CPython) and wakes the loop from a
+    short-lived thread, which takes the semaphore's lock once the main
+    thread has let go of it. Snakemake then does what it always meant to do
+    on SIGTERM: it starts no new job, waits for the running ones and exits.
+    A class without that method is left as it is, and False is returned.
+    """
+    if scheduler_class is None:
+        try:
+            from snakemake.scheduling.job_scheduler import JobScheduler as scheduler_class
+        except ImportError:
+            return False
+    original = getattr(scheduler_class, "exit_gracefully", None)
+    if original is None:
+        return False
+    if getattr(original, _SIGTERM_MARK, False):
+        return True
+
+    def exit_gracefully(self, *args) -> None:
+        self._user_kill = "graceful"
+        threading.Thread(target=self._open_jobs.release, name="otfs-sigterm", daemon=True).start()
+
+    setattr(exit_gracefully, _SIGTERM_MARK, True)
+    exit_gracefully.__doc__ = (original.__doc__ or "") + "\n(never blocks: otfs.snakemake_scheduler.safe_sigterm)"
+    scheduler_class.exit_gracefully = exit_gracefully
     return True

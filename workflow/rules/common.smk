@@ -20,6 +20,8 @@ from otfs.codedeps import code_manifest_paths, write_code_manifests  # noqa: E40
 from otfs.clinical import voxel_table_width  # noqa: E402
 from otfs.config import (
     check_clinical_counts,
+    check_config_size,
+    load_yaml,
     check_feature_counts,
     pairs_for,
     validate_config,
@@ -40,22 +42,43 @@ from otfs.protocol import (
 from otfs.provenance import package_versions  # noqa: E402
 from otfs.stages.acquisition import sources_for  # noqa: E402
 from otfs.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
-from otfs.snakemake_scheduler import coalesce_reevaluations  # noqa: E402
+from otfs.snakemake_scheduler import coalesce_reevaluations, safe_sigterm  # noqa: E402
 
 # Snakemake's rate limiter starts a re-evaluation timer chain per finished job,
 # and each chain re-runs the job selection every second: one pending timer at a
 # time instead (otfs.snakemake_scheduler; snakemake/snakemake#3804).
 coalesce_reevaluations()
+# Snakemake's SIGTERM handler takes a lock the scheduling loop may hold, and then
+# waits for it forever: a handler that never blocks (otfs.snakemake_scheduler).
+safe_sigterm()
 
+# Files given with --configfile, read again strictly: Snakemake keeps the last of a
+# key given twice in silence, and an alias bomb would make the checks below take
+# hours. Then the merged configuration's size, before anything walks it.
+for _configfile in workflow.overwrite_configfiles:
+    load_yaml(_configfile)
+check_config_size(config)
 validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def repo_file(*parts):
+    """A file of the repository, as a path relative to the working directory where it lies inside it (the
+    usual case: Snakemake runs in the repository), else absolute. A project folder copied or moved
+    elsewhere then keeps the same input paths, and Snakemake reruns nothing."""
+    path = REPO.joinpath(*parts)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
 
 # Paths of repository files named in the config are relative to the repository.
 for _ds in config["datasets"].values():
     if _ds.get("manifest"):
-        _ds["manifest"] = str(REPO / _ds["manifest"])
+        _ds["manifest"] = repo_file(_ds["manifest"])
     if _ds.get("image_manifest"):
-        _ds["image_manifest"] = str(REPO / _ds["image_manifest"])
-config["wda"]["data"]["manifest"] = str(REPO / config["wda"]["data"]["manifest"])
+        _ds["image_manifest"] = repo_file(_ds["image_manifest"])
+config["wda"]["data"]["manifest"] = repo_file(config["wda"]["data"]["manifest"])
 
 
 # No wildcard spans a '/', so each output pattern matches one kind of file.
@@ -499,7 +522,7 @@ def agg_files(prefixes, kinds=("per_pair.tsv", "summary.tsv", "provenance.json")
     return [f"{p}/{k}" for p in prefixes for k in kinds]
 
 
-PAPER = REPO / "data" / "paper"  # published numbers, transcribed
+PAPER = repo_file("data", "paper")  # published numbers, transcribed
 ITERATIONS = list(range(config["protocol"]["iterations"]))
 # Shown in report captions (a version change rebuilds tables and figures).
 VERSIONS = ", ".join(f"{k} {v}" for k, v in package_versions().items())

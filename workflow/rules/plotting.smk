@@ -28,7 +28,8 @@ rule plot_figure1:
         runtime=5,
     params:
         kind="curves",
-        versions=VERSIONS,
+        run=run_caption(),
+        about=lambda w: fs_about(w.feature_set, w.target_set),
         panels=lambda w: [
             (agg(w.target_set, w.feature_set), fs_title(w.feature_set, w.target_set))
         ],
@@ -66,7 +67,8 @@ rule plot_figure2:
         runtime=5,
     params:
         kind="curves",
-        versions=VERSIONS,
+        run=run_caption(),
+        about=lambda w: fs_about(w.feature_set, w.target_set),
         panels=lambda w: [
             (
                 agg(w.target_set, w.feature_set, adapter=a),
@@ -109,7 +111,10 @@ rule plot_figure7:
         runtime=5,
     params:
         kind="curves",
-        versions=VERSIONS,
+        run=run_caption(),
+        about=lambda w: " ".join(
+            fs_about(fs, w.target_set) for fs in multi_fs_sets(w.target_set, "figure7")
+        ),
         panels=lambda w: [
             (agg(w.target_set, fs), fs_title(fs, w.target_set))
             for fs in multi_fs_sets(w.target_set, "figure7")

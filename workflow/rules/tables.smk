@@ -31,7 +31,8 @@ rule make_table1:
         runtime=5,
     params:
         kind="table1",
-        versions=VERSIONS,
+        run=run_caption(),
+        about=lambda w: fs_about(w.feature_set, w.target_set),
         aggregates=lambda w: {
             a: agg(w.target_set, w.feature_set, adapter=a, grid="table1")
             for a in TARGETS_CONFIG["table1"]["adapters"]
@@ -70,7 +71,10 @@ rule make_table2:
         runtime=5,
     params:
         kind="table2",
-        versions=VERSIONS,
+        run=run_caption(),
+        about=lambda w: " ".join(
+            fs_about(fs, w.target_set) for fs in multi_fs_sets(w.target_set, "table2")
+        ),
         aggregates=lambda w: {
             fs: agg(w.target_set, fs) for fs in multi_fs_sets(w.target_set, "table2")
         },
@@ -117,7 +121,8 @@ rule make_table3:
         runtime=5,
     params:
         kind="table3",
-        versions=VERSIONS,
+        run=run_caption(),
+        about=lambda w: fs_about(w.feature_set, w.target_set),
         aggregates=lambda w: {
             a: agg(w.target_set, w.feature_set, adapter=a, grid="table3")
             for a in TARGETS_CONFIG["table3"]["adapters"]
@@ -159,7 +164,8 @@ rule make_table5:
         runtime=5,
     params:
         kind="table5",
-        versions=VERSIONS,
+        run=run_caption(),
+        about=lambda w: fs_about(w.feature_set, w.target_set),
         aggregates=lambda w: {
             r: agg(w.target_set, w.feature_set, ranker=r)
             for r in TARGETS_CONFIG["table5"]["rankers"]
@@ -196,7 +202,10 @@ rule make_table6:
         runtime=5,
     params:
         kind="table6",
-        versions=VERSIONS,
+        run=run_caption(),
+        about=lambda w: " ".join(
+            fs_about(fs, w.target_set) for fs in multi_fs_sets(w.target_set, "table6")
+        ),
         aggregates=lambda w: {
             fs: agg(w.target_set, fs) for fs in multi_fs_sets(w.target_set, "table6")
         },

@@ -127,6 +127,73 @@ def fs_title(feature_set, target_set, extra=""):
     return f"{FEATURE_SET_NAMES.get(feature_set, feature_set)} (d = {fs_n_features(feature_set)}){where}{extra}"
 
 
+# What the report's captions say of a feature set and of the run: computed here
+# from the configuration (a user's dataset is described as what it is), and given
+# to the rules as params, so a caption never reads a key that does not exist.
+PAPER_FEATURE_SETS = {
+    "surf": "the paper's SURF bag of words (released features)",
+    "CaffeNet4096": "the paper's CaffeNet fc7 features (released features; the paper's Tables 1, 3, 5 and Figure 1)",
+    "GoogleNet1024": "the paper's GoogleNet features (released features; the paper's Figure 2 and Table 6)",
+    "EfficientNetLite0": "not the paper's: extracted here from the 2,533 raw images with an ImageNet-pretrained "
+    "EfficientNet-Lite0 (penultimate layer)",
+}
+
+
+def fs_about(feature_set, target_set="available"):
+    """One sentence on a feature set for the captions: its name, d, domains, where its features come
+    from, its preprocessing, and what the grids leave out for it."""
+    fs = fs_config(feature_set)
+    scope = scope_for(target_set, feature_set)
+    domains = fs_domains(feature_set) if scope == "all" else scope.split("+")
+    if feature_set in PAPER_FEATURE_SETS:
+        source = PAPER_FEATURE_SETS[feature_set]
+    elif is_extracted(feature_set):
+        source = (
+            f"extracted by {fs['extractor']} from the images of dataset {fs['dataset']}"
+        )
+    else:
+        name, params = reader_spec(fs)
+        source = f"read by the {name} reader"
+        if name == "tabular":
+            files = ", ".join(
+                str(params["files"][d]) for d in domains if d in params["files"]
+            )
+            source += f" from {files}, label column {params.get('label') or 'label'!r}"
+            if params.get("missing", "error") != "error":
+                source += f", missing values imputed by the {params['missing']} of " + (
+                    "the domain"
+                    if params.get("impute_from", "domain") == "domain"
+                    else "every domain"
+                )
+    text = (
+        f"Feature set **{feature_set}** (dataset {fs['dataset']}; domains {', '.join(domains)}; "
+        f"d = {fs_n_features(feature_set)}): {source}; preprocessing {fs['preprocessing'] or 'none'}."
+    )
+    notes = count_notes(feature_set)
+    return text + (" Left out: " + "; ".join(notes) + "." if notes else "")
+
+
+def run_caption():
+    """The run's protocol for the captions (every key read here exists: the schema requires it)."""
+    p, sel, r = config["protocol"], config["selection"], config["ranking"]
+    overrides = ", ".join(
+        f"{d}: {n}" for d, n in p["source_per_class_overrides"].items()
+    )
+    per_class = (
+        "every source sample"
+        if p["source_per_class"] == "all"
+        else f"{p['source_per_class']} source samples per class"
+    )
+    return (
+        f"{p['iterations']} iterations per pair, {per_class}"
+        + (f" ({overrides})" if overrides else "")
+        + f", all target samples; Algorithm 1: exact OT sample selection (ties: {sel['tie_break']}, "
+        f"iteration limit {sel['emd_max_iter']}); Algorithm 2: entropic OT between the features, reg {r['reg']}, "
+        f"cost {r['norm']}, POT method {r['method']!r}; seeds SHA-256(feature set|pair|iteration|purpose). "
+        f"Versions: {VERSIONS}."
+    )
+
+
 def curve_outputs(stem, caption, section, subcategory):
     return {
         "pdf": f"{stem}.pdf",
