@@ -233,6 +233,54 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_results(test_run, tmp_pat
     pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
 
 
+def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables(test_run, tmp_path):
+    # `kill` (SIGTERM) of a running `snakemake --cores 2`: it starts no new job, lets the running ones finish
+    # and exits (Snakemake's own handler could deadlock on its scheduler's lock: otfs.snakemake_scheduler).
+    # Ten SIGTERMs at random points each end the run within 30 s; the rerun's tables are an uninterrupted
+    # run's.
+    import random
+
+    work = copy_workflow(tmp_path)
+    targets = ["results/available/table3/surf.csv", "results/available/table1/surf.csv"]
+    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir()), "MPLBACKEND": "Agg"}
+    env.pop("PYTHONPATH", None)
+    rng = random.Random(12)
+    exits = []
+    for trial in range(10):
+        log = tmp_path / f"trial{trial}.log"
+        with open(log, "w") as out:
+            proc = subprocess.Popen([*SNAKEMAKE, "--snakefile", str(work / "Snakefile"), "--directory", str(work),
+                                     "--configfile", "config/test.yaml", "--cores", "2", *targets],
+                                    cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while "Select jobs to execute" not in log.read_text() and proc.poll() is None:
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        if proc.poll() is not None:  # everything was done already
+            break
+        time.sleep(rng.uniform(0.2, 4.0))
+        proc.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            pytest.fail(f"trial {trial}: snakemake still running 30 s after SIGTERM:\n{log.read_text()[-3000:]}")
+        exits.append(time.monotonic() - sent)
+        assert "Will exit after finishing currently running jobs" in log.read_text() or proc.returncode == 0
+    assert len(exits) >= 5, f"the run finished after {len(exits)} SIGTERMs"
+    snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", *targets)
+    for adapter in ("NA", "CORAL", "SA", "TCA", "OT3"):
+        rel = f"results/aggregate/surf/all/ot/{adapter}/table3/long.tsv"
+        a, b = read_tsv(test_run / rel), read_tsv(work / rel)
+        pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
+    for t in targets:  # the tables, but for the measured adaptation times
+        a, b = pd.read_csv(test_run / t), pd.read_csv(work / t)
+        timed = [c for c in a.columns if "time" in c or "seconds" in c]
+        pd.testing.assert_frame_equal(a.drop(columns=timed), b.drop(columns=timed))
+
+
 def test_rebuilding_a_figure_runs_only_what_it_needs(test_run):
     # A change to the plotting code reruns the curve plots and nothing upstream.
     plotting = test_run / "src" / "otfs" / "plotting.py"
@@ -370,6 +418,13 @@ def test_report_lists_every_target_by_section(test_run):
                  "comparison/summary.csv"):
         assert name in html, name
     assert "iterations per pair" in html  # captions say what was run
+    from .test_docs import report_captions
+
+    captions = report_captions(html)  # none with an empty ("") or unresolved ({{ }}) field
+    assert len(captions) >= 20
+    text = " ".join(captions)
+    assert "Feature set <strong>surf</strong> (dataset office-caltech" in text
+    assert "Algorithm 1: exact OT sample selection (ties: lowest, iteration limit auto)" in text
 
 
 def test_bench_targets_on_the_test_configuration(test_run):
@@ -529,42 +584,6 @@ def test_a_plugin_ranker_and_dataset_run_through_the_pipeline(tmp_path):
     assert [it["source_subset"] for it in ot["iterations"]] == [it["source_subset"] for it in rank["iterations"]]
     cache = read_cache(work / "data" / "cache" / "blobs64" / "south.h5")
     assert cache.domain("south").X.shape == (180, 64) and cache.class_names == ["a", "b", "c"]
-
-
-@pytest.mark.pipeline
-def test_your_own_dataset_as_documented(tmp_path):
-    # docs/your-dataset.md's code and configuration, as written: wine in two domains, a CSV and a Parquet
-    # file, through the grid with the paper's ranking and the KS baseline
-    import re
-    import sys
-
-    from .conftest import REPO
-
-    doc = (REPO / "docs" / "your-dataset.md").read_text()
-    code = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
-    yaml_text = re.search(r"```yaml\n(.*?)```", doc, re.S).group(1)
-    work = copy_workflow(tmp_path / "wf")
-    subprocess.run([sys.executable, "-c", code], cwd=work, check=True)
-    (work / "mine.yaml").write_text(yaml_text)
-    targets = [f"results/aggregate/wine2/all/{r}/NA/curves/summary.tsv" for r in ("ot", "ks")]
-    snakemake(work, "--configfile", "config/test.yaml", "mine.yaml", "--cores", "2", *targets)
-    for t in targets:
-        summary = read_tsv(work / t)
-        assert set(summary["n_features"]) == {1, 3, 6, 13} and summary["accuracy"].between(0, 100).all()
-    ks = json.loads((work / "results/runs/wine2/ranking/ks/a-b.json").read_text())
-    # the two drifted features (color_intensity, hue: columns 9 and 10) rank last by KS in every iteration
-    assert all(set(it["orders"]["Descending"][-2:]) == {9, 10} for it in ks["iterations"])
-    cache = read_cache(work / "data/cache/wine2/b.h5")
-    assert cache.class_names == ["class_0", "class_1", "class_2"]
-    assert cache.domain("b").source_path.endswith("data/local/wine/b.parquet")
-    # editing a domain's file reruns its cache and what depends on it
-    csv = work / "data/local/wine/a.csv"
-    csv.write_text(csv.read_text() + "\n")
-    later = time.time() + 5
-    os.utime(csv, (later, later))
-    jobs = planned_jobs(snakemake(work, "--configfile", "config/test.yaml", "mine.yaml", "--cores", "2",
-                                  "--dry-run", *targets))
-    assert jobs.get("build_cache") == 1 and jobs.get("rank_features") == 4
 
 
 def test_the_leaderboard_on_the_test_configuration(test_run):

@@ -64,3 +64,40 @@ def test_a_real_run_needs_far_fewer_scheduling_rounds(tmp_path):
     # patched: about one round per finished job, plus one per second
     assert patched["rounds"] <= 2 * 40 + patched["wall_s"] + 5
     assert shipped["rounds"] > 2 * patched["rounds"]
+
+
+_SIGTERM_WHILE_LOCKED = """
+import os, signal, sys, threading
+from snakemake.scheduling.job_scheduler import JobScheduler
+from otfs.snakemake_scheduler import safe_sigterm
+if sys.argv[1] == "patched":
+    assert safe_sigterm(JobScheduler)
+scheduler = object.__new__(JobScheduler)  # the attributes the handler and the loop share, as __init__ sets them
+scheduler._lock, scheduler._open_jobs, scheduler._user_kill = threading.Lock(), threading.Semaphore(0), None
+signal.signal(signal.SIGTERM, scheduler.exit_gracefully)  # as JobScheduler.__init__ installs it
+with scheduler._lock:  # the scheduling loop collecting finished jobs or selecting new ones
+    os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here, in this thread
+    sum(range(1000))
+woken = scheduler._open_jobs.acquire(timeout=10)  # the loop waits for its next round
+print(scheduler._user_kill, woken)
+"""
+
+
+def test_a_sigterm_while_the_scheduler_holds_its_lock_no_longer_deadlocks():
+    # Snakemake's SIGTERM handler takes the scheduler's (non-reentrant) lock; a signal handler runs in the main
+    # thread, which is the scheduling loop: a SIGTERM that arrives while the loop holds the lock waits forever
+    # (seen as a hung `snakemake --cores 2` after `kill`). The patched handler sets the flag and wakes the loop.
+    import subprocess
+    import sys
+
+    patched = subprocess.run([sys.executable, "-c", _SIGTERM_WHILE_LOCKED, "patched"], capture_output=True,
+                             text=True, timeout=60)
+    assert patched.returncode == 0, patched.stderr
+    assert patched.stdout.split() == ["graceful", "True"]
+    try:
+        shipped = subprocess.run([sys.executable, "-c", _SIGTERM_WHILE_LOCKED, "shipped"], capture_output=True,
+                                 text=True, timeout=8)
+    except subprocess.TimeoutExpired:
+        shipped = None
+    assert shipped is None, ("Snakemake's own SIGTERM handler no longer deadlocks while the lock is held: "
+                             f"otfs.snakemake_scheduler.safe_sigterm may be removed ({shipped.stdout!r})")

@@ -28,7 +28,7 @@ rule plot_figure1:
         runtime=5,
     params:
         kind="curves",
-        run=run_caption(),
+        run=lambda w: run_caption([w.feature_set]),
         about=lambda w: fs_about(w.feature_set, w.target_set),
         panels=lambda w: [
             (agg(w.target_set, w.feature_set), fs_title(w.feature_set, w.target_set))
@@ -67,7 +67,7 @@ rule plot_figure2:
         runtime=5,
     params:
         kind="curves",
-        run=run_caption(),
+        run=lambda w: run_caption([w.feature_set]),
         about=lambda w: fs_about(w.feature_set, w.target_set),
         panels=lambda w: [
             (
@@ -111,7 +111,7 @@ rule plot_figure7:
         runtime=5,
     params:
         kind="curves",
-        run=run_caption(),
+        run=lambda w: run_caption(multi_fs_sets(w.target_set, "figure7")),
         about=lambda w: " ".join(
             fs_about(fs, w.target_set) for fs in multi_fs_sets(w.target_set, "figure7")
         ),

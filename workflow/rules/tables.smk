@@ -31,7 +31,7 @@ rule make_table1:
         runtime=5,
     params:
         kind="table1",
-        run=run_caption(),
+        run=lambda w: run_caption([w.feature_set]),
         about=lambda w: fs_about(w.feature_set, w.target_set),
         aggregates=lambda w: {
             a: agg(w.target_set, w.feature_set, adapter=a, grid="table1")
@@ -71,7 +71,7 @@ rule make_table2:
         runtime=5,
     params:
         kind="table2",
-        run=run_caption(),
+        run=lambda w: run_caption(multi_fs_sets(w.target_set, "table2")),
         about=lambda w: " ".join(
             fs_about(fs, w.target_set) for fs in multi_fs_sets(w.target_set, "table2")
         ),
@@ -121,7 +121,7 @@ rule make_table3:
         runtime=5,
     params:
         kind="table3",
-        run=run_caption(),
+        run=lambda w: run_caption([w.feature_set]),
         about=lambda w: fs_about(w.feature_set, w.target_set),
         aggregates=lambda w: {
             a: agg(w.target_set, w.feature_set, adapter=a, grid="table3")
@@ -164,7 +164,7 @@ rule make_table5:
         runtime=5,
     params:
         kind="table5",
-        run=run_caption(),
+        run=lambda w: run_caption([w.feature_set]),
         about=lambda w: fs_about(w.feature_set, w.target_set),
         aggregates=lambda w: {
             r: agg(w.target_set, w.feature_set, ranker=r)
@@ -202,7 +202,7 @@ rule make_table6:
         runtime=5,
     params:
         kind="table6",
-        run=run_caption(),
+        run=lambda w: run_caption(multi_fs_sets(w.target_set, "table6")),
         about=lambda w: " ".join(
             fs_about(fs, w.target_set) for fs in multi_fs_sets(w.target_set, "table6")
         ),

@@ -167,17 +167,24 @@ def fs_about(feature_set, target_set="available"):
                 )
     text = (
         f"Feature set **{feature_set}** (dataset {fs['dataset']}; domains {', '.join(domains)}; "
-        f"d = {fs_n_features(feature_set)}): {source}; preprocessing {fs['preprocessing'] or 'none'}."
+        f"d = {fs_n_features(feature_set)}): {source}; preprocessing "
+        f"{', '.join(fs['preprocessing']) or 'none'}."
     )
     notes = count_notes(feature_set)
     return text + (" Left out: " + "; ".join(notes) + "." if notes else "")
 
 
-def run_caption():
-    """The run's protocol for the captions (every key read here exists: the schema requires it)."""
+def run_caption(feature_sets=None):
+    """The run's protocol for the captions (every key read here exists: the schema requires it); the
+    per-domain overrides of the source samples are those of ``feature_sets``' domains."""
     p, sel, r = config["protocol"], config["selection"], config["ranking"]
+    domains = {
+        d for fs in (feature_sets or config["feature_sets"]) for d in fs_domains(fs)
+    }
     overrides = ", ".join(
-        f"{d}: {n}" for d, n in p["source_per_class_overrides"].items()
+        f"{d}: {n}"
+        for d, n in p["source_per_class_overrides"].items()
+        if d in domains
     )
     per_class = (
         "every source sample"
