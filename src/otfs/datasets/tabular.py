@@ -197,6 +197,11 @@ class TabularReader(DatasetReader):
             if value is not None and (isinstance(value, str) or not isinstance(value, Sequence)
                                       or not all(isinstance(v, str) and v for v in value)):
                 raise ValueError(f"{key}: a list of non-empty texts, got {value!r}")
+        if isinstance(features, str) and not features:
+            raise ValueError("features: a list of column names (tables), or the features' array key (arrays)")
+        if isinstance(features, str) and any(self._kind_of(p, format) not in ("npz", "hdf5") for p in files.values()):
+            raise ValueError(f"features: a list of column names for a table, got the text {features!r}; write "
+                             f"[{features}]")
         if features is not None and not isinstance(features, str):
             if not isinstance(features, Sequence) or not all(isinstance(f, str) and f for f in features) \
                     or not features:
@@ -334,7 +339,7 @@ class TabularReader(DatasetReader):
                 if len(self.names) != len(names):
                     raise ValueError(f"names: {len(self.names)} names for the {len(names)} columns of {path}")
                 names = list(self.names)
-        elif self.header:
+        else:
             try:
                 with open(path, encoding="utf-8-sig", newline="") as fh:
                     first = fh.readline()
@@ -346,14 +351,13 @@ class TabularReader(DatasetReader):
                 names = next(csv.reader([first], delimiter=self._sep(path)), [])
             names = [n.strip() for n in names]
             if not any(names):
-                raise ValueError(f"{path}: the first line names no column (is the file empty, or has it no "
-                                 "header? then set header: false and names)")
+                raise ValueError(f"{path}: the first line " + ("names no column (is the file empty, or has it no "
+                                 "header? then set header: false and names)" if self.header else "is empty"))
             if self.names is not None:
                 if len(self.names) != len(names):
-                    raise ValueError(f"names: {len(self.names)} names for the {len(names)} columns of {path}")
+                    raise ValueError(f"names: {len(self.names)} names for the {len(names)} columns of {path} "
+                                     f"(its first line: {first.strip()[:80]!r}; is sep right?)")
                 names = list(self.names)
-        else:
-            names = list(self.names)
         empty = [i + 1 for i, n in enumerate(names) if not n]
         if empty:
             raise ValueError(f"{path}: column(s) {empty} have no name")
