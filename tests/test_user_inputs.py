@@ -521,3 +521,21 @@ def test_target_labels_the_source_lacks_are_a_note_and_the_run_proceeds(workflow
     assert ranking["feature_names"] == ["alpha", "beta", "gamma", "delta"]
     # 20 per class of the source's x, y and z, each of which has fewer: every source sample
     assert all(sorted(it["source_subset"]) == list(range(30)) for it in ranking["iterations"])
+
+
+@pytest.mark.pipeline
+@pytest.mark.parametrize("text, message", [
+    ("protocol:\n  iterations: 2\n  pairs: [a-b, b-a\nfoo: 1\n",
+     r"Config file mine.yaml, line 4, column 4: invalid YAML: while parsing a flow sequence"),
+    ("protocol:\n  iterations: 2\nprotocol:\n  iterations: 3\n",
+     r"Config file mine.yaml, line 3, column 1: the key 'protocol' is given twice in one mapping \(first at line 1\)"),
+])
+def test_a_configfile_with_a_yaml_error_is_named_by_file_and_line(workflow_copy, text, message):
+    # Snakemake reads --configfile before the Snakefile, and says only "Config file is not valid JSON or YAML"
+    # (a duplicate key it keeps in silence): the logger plug-in snakemake_logger_plugin_otfs names both
+    from .conftest import snakemake
+
+    (workflow_copy / "mine.yaml").write_text(text)
+    proc = snakemake(workflow_copy, "--dry-run", "--cores", "1", "--configfile", "mine.yaml", check=False)
+    assert proc.returncode != 0 and __import__("re").search(message, proc.stdout + proc.stderr), \
+        proc.stdout + proc.stderr
