@@ -129,6 +129,8 @@ def _describe(error: jsonschema.ValidationError, source: str) -> str:
         return "\n".join(msgs)
     if error.validator == "required":
         return f"{source}: {where}: {error.message}"
+    if error.validator in ("anyOf", "oneOf") and "description" in error.schema:
+        return f"{source}: {where}: {error.instance!r} is not valid: {error.schema['description']}"
     if error.validator == "pattern" and "description" in error.schema:
         return f"{source}: {where}: {error.instance!r} is not a valid name: {error.schema['description']}"
     return f"{source}: {where}: {error.message}"
