@@ -281,6 +281,18 @@ def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables
         pd.testing.assert_frame_equal(a.drop(columns=timed), b.drop(columns=timed))
 
 
+def test_a_copied_project_plans_nothing(test_run, tmp_path):
+    # a finished project copied elsewhere with its files' times (a cluster's scratch to a laptop, a renamed
+    # folder): every path the workflow gives Snakemake is relative to the working directory, so the set of
+    # input files of no job changes and nothing is planned
+    import shutil
+
+    moved = tmp_path / "elsewhere" / "project"
+    shutil.copytree(test_run, moved, symlinks=True)  # copy2: the files' times are kept
+    proc = snakemake(moved, "--configfile", "config/test.yaml", "--dry-run", "--cores", "2", "available")
+    assert "Nothing to be done" in proc.stdout + proc.stderr, proc.stdout[-3000:]
+
+
 def test_rebuilding_a_figure_runs_only_what_it_needs(test_run):
     # A change to the plotting code reruns the curve plots and nothing upstream.
     plotting = test_run / "src" / "otfs" / "plotting.py"

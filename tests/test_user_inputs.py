@@ -528,7 +528,8 @@ def test_target_labels_the_source_lacks_are_a_note_and_the_run_proceeds(workflow
     ("protocol:\n  iterations: 2\n  pairs: [a-b, b-a\nfoo: 1\n",
      r"Config file mine.yaml, line 4, column 4: invalid YAML: while parsing a flow sequence"),
     ("protocol:\n  iterations: 2\nprotocol:\n  iterations: 3\n",
-     r"Config file mine.yaml, line 3, column 1: the key 'protocol' is given twice in one mapping \(first at line 1\)"),
+     r"Config file mine.yaml, line 3, column 1: invalid YAML: the key 'protocol' is given twice in one mapping "
+     r"\(first at line 1\)"),
 ])
 def test_a_configfile_with_a_yaml_error_is_named_by_file_and_line(workflow_copy, text, message):
     # Snakemake reads --configfile before the Snakefile, and says only "Config file is not valid JSON or YAML"

@@ -35,39 +35,19 @@ class ConfigError(ValueError):
 MAX_CONFIG_VALUES = 1_000_000
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader that refuses a key given twice in one mapping (PyYAML keeps the last in silence)."""
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            self.flatten_mapping(node)
-            seen = {}
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=True)
-                try:
-                    hash(key)
-                except TypeError:
-                    continue  # PyYAML's own error follows
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"the key {key!r} is given twice in one mapping (first at line {seen[key] + 1}); "
-                        "YAML would keep the last one in silence", key_node.start_mark)
-                seen[key] = key_node.start_mark.line
-        return super().construct_mapping(node, deep=deep)
-
-
 def load_yaml(path: str | os.PathLike):
     """Read a YAML file strictly: a syntax error names the file, the line and the column; a key given twice
     in one mapping is an error naming it; so is a file whose aliases expand to more than
     :data:`MAX_CONFIG_VALUES` values (checked without expanding them)."""
+    from . import _yaml
+
     try:
         with open(path, encoding="utf-8") as fh:
-            data = yaml.load(fh, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+            data = _yaml.load(fh)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark is not None else str(path)
-        problem = " ".join(str(x) for x in (getattr(exc, "context", None), getattr(exc, "problem", None)) if x)
-        raise ConfigError(f"{where}: invalid YAML: {problem or exc}") from exc
+        line, column, problem = _yaml.describe(exc)
+        where = f"{path}, line {line}, column {column}" if line is not None else str(path)
+        raise ConfigError(f"{where}: invalid YAML: {problem}") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not a text file in UTF-8 ({exc})") from exc
     check_config_size(data, str(path))

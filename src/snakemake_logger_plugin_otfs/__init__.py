@@ -32,43 +32,7 @@ from snakemake_interface_logger_plugins.base import LogHandlerBase
 
 __all__ = ["LogHandler", "wrap_configfile_loader"]
 
-_MARK = "_otfs_named_yaml_errors"
 EVENTS = Path("logs") / "snakemake-events.jsonl"
-
-
-def _yaml_problem(path):
-    """``(line, column, text)`` of the first YAML problem of ``path`` (a syntax error, or a key given twice in
-    one mapping), or None."""
-    import yaml
-
-    class Strict(yaml.SafeLoader):
-        def construct_mapping(self, node, deep=False):
-            if isinstance(node, yaml.MappingNode):
-                self.flatten_mapping(node)
-                seen = {}
-                for key_node, _ in node.value:
-                    key = self.construct_object(key_node, deep=True)
-                    try:
-                        hash(key)
-                    except TypeError:
-                        continue
-                    if key in seen:
-                        raise yaml.constructor.ConstructorError(
-                            None, None, f"the key {key!r} is given twice in one mapping (first at line "
-                            f"{seen[key] + 1}); YAML would keep the last one in silence", key_node.start_mark)
-                    seen[key] = key_node.start_mark.line
-            return super().construct_mapping(node, deep=deep)
-
-    try:
-        with open(path, encoding="utf-8") as fh:
-            yaml.load(fh, Loader=Strict)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        text = " ".join(str(x) for x in (getattr(exc, "context", None), getattr(exc, "problem", None)) if x)
-        return (mark.line + 1, mark.column + 1, text or str(exc)) if mark is not None else (None, None, str(exc))
-    except (OSError, UnicodeDecodeError):
-        return None
-    return None
 
 
 def wrap_configfile_loader() -> bool:
@@ -76,35 +40,37 @@ def wrap_configfile_loader() -> bool:
     try:
         from snakemake.common import configfile
         from snakemake_interface_common.exceptions import WorkflowError
+
+        from otfs._yaml import yaml_problem  # PyYAML only: the same strict reading as otfs.config.load_yaml
+        from otfs.snakemake_scheduler import replace_once
     except ImportError:
         return False
     original = getattr(configfile, "_load_configfile", None)
     if original is None:
         return False
-    if getattr(original, _MARK, False):
-        return True
+
+    def named(path, found):
+        line, column, text = found
+        where = f"{path}, line {line}, column {column}" if line else str(path)
+        return f"{where}: invalid YAML: {text}"
 
     def _load_configfile(configpath_or_obj, filetype="Config"):
         is_path = isinstance(configpath_or_obj, (str, Path))
         try:
             loaded = original(configpath_or_obj, filetype)
         except WorkflowError:
-            found = _yaml_problem(configpath_or_obj) if is_path else None
+            found = yaml_problem(configpath_or_obj) if is_path else None
             if found is None:
                 raise
-            line, column, text = found
-            where = f"{configpath_or_obj}, line {line}, column {column}" if line else str(configpath_or_obj)
-            raise WorkflowError(f"{filetype} file {where}: invalid YAML: {text}") from None
+            raise WorkflowError(f"{filetype} file {named(configpath_or_obj, found)}") from None
         if is_path and str(configpath_or_obj).endswith((".yaml", ".yml")):
-            found = _yaml_problem(configpath_or_obj)
+            found = yaml_problem(configpath_or_obj)  # a key given twice: loaded, the last one kept
             if found is not None:
-                line, column, text = found
-                raise WorkflowError(f"{filetype} file {configpath_or_obj}, line {line}, column {column}: {text}")
+                raise WorkflowError(f"{filetype} file {named(configpath_or_obj, found)}")
         return loaded
 
-    setattr(_load_configfile, _MARK, True)
-    configfile._load_configfile = _load_configfile
-    return True
+    return replace_once(configfile, "_load_configfile", _load_configfile,
+                        "YAML problems named by file and line: snakemake_logger_plugin_otfs")
 
 
 try:  # never let the hook stop Snakemake's command line

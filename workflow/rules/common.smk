@@ -334,6 +334,13 @@ def check_user_tables():
         except ValueError as exc:
             problems.append(f"feature set {fs!r}: {exc}")
             continue
+        for domain, found_domain in found["domains"].items():
+            if found_domain.get("constant") and domain in fs_domains(fs):
+                print(
+                    f"feature set {fs!r}: domain {domain!r}: {len(found_domain['constant'])} feature(s) "
+                    f"constant there {found_domain['constant']}: they carry nothing in it",
+                    file=sys.stderr,
+                )
         for pair in fs_pairs(fs):
             s, t = parse_pair(pair)
             try:

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._checks import constant_columns
 from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".npz": "npz", ".h5": "hdf5", ".hdf5": "hdf5"}
@@ -275,8 +276,8 @@ class TabularReader(DatasetReader):
         """Read and check every domain's file; one error lists every problem of every file.
 
         Returns ``{"features": [...], "classes": [...], "domains": {domain: {"rows": n, "labels":
-        {class: count}, "missing": {feature: count}}}}``: what the pipeline checks before any job (rows
-        per domain, classes per pair).
+        {class: count}, "missing": {feature: count}, "constant": [feature, ...]}}}``: what the pipeline
+        checks before any job (rows per domain, classes per pair) and notes (features constant in a domain).
         """
         tables = self._read_all()
         classes = self._classes(tables)
@@ -285,8 +286,10 @@ class TabularReader(DatasetReader):
             counts = {c: 0 for c in classes}
             for v in t.labels:
                 counts[v] += 1
+            X = self._impute(domain, tables)
+            constant = [t.names[j] for j in constant_columns(X)] if X.shape[0] else []
             out["domains"][domain] = {"rows": len(t.labels), "labels": {c: n for c, n in counts.items() if n},
-                                      "missing": self._imputed_counts(t)}
+                                      "missing": self._imputed_counts(t), "constant": constant}
         return out
 
     # -- reading -----------------------------------------------------------------------
