@@ -102,7 +102,7 @@ rule all:
     default_target: True
     input:
         all_target_files("paper"),
-        feature_tables("paper"),
+        lambda w: feature_tables("paper"),
         "results/paper/comparison/summary.csv",
         "results/paper/results_long.tsv",
         [f for files in CLINICAL_TARGETS.values() for f in files],
@@ -112,7 +112,7 @@ rule all:
 rule available:
     input:
         all_target_files("available"),
-        feature_tables("available"),
+        lambda w: feature_tables("available"),
         "results/available/comparison/summary.csv",
         "results/available/results_long.tsv",
         [f for files in CLINICAL_TARGETS.values() for f in files],

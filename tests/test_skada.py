@@ -201,21 +201,23 @@ def test_import_skada_says_how_to_install_it(monkeypatch):
     assert Path(_skada.__file__).name == "_skada.py"
 
 
-def test_the_readmes_library_example_runs_and_ranks_source_against_target():
-    # the README's ten lines, on generated domains: the ranker in skada's pipeline keeps the features of
-    # the direct call
-    import re
+def test_the_ranker_in_skadas_pipeline_keeps_the_features_of_the_direct_call():
+    # the README's skada pipeline (tests/test_docs.py runs the README itself), on generated domains: the
+    # ranker, given the stacked domains and sample_domain, keeps the features of the direct call, by name
+    import pandas as pd
+    import skada
+    from sklearn.neighbors import KNeighborsClassifier
 
-    text = (REPO / "README.md").read_text()
-    block = re.search(r"## The library in ten lines\n\n```python\n(.*?)```", text, re.S).group(1)
-    assert len(block.strip().splitlines()) <= 10
     Xs, ys, Xt, yt, _ = shifted_domains(d=120, k=30)
     X, y, sample_domain = _stacked(Xs, ys, Xt)
-    namespace = {"X": X, "y": y, "sample_domain": sample_domain, "Xt": Xt, "yt": yt,
-                 "target_domain": np.full(len(yt), -2)}
-    code = "\n".join(line for line in block.splitlines() if not line.startswith("X, y, sample_domain = ..."))
-    with routing():  # the README imports skada, which turns routing on; here it is put back after the test
-        exec(compile(code, "README.md", "exec"), namespace)
+    names = [f"f{i}" for i in range(X.shape[1])]
+    with routing():  # importing skada turns routing on; here it is put back after the test
+        pipe = skada.make_da_pipeline(OTFeatureRanker(n_features_to_select=100), skada.CORALAdapter(),
+                                      KNeighborsClassifier(1))
+        pipe.fit(pd.DataFrame(X, columns=names), y, sample_domain=sample_domain)
+        accuracy = pipe.score(pd.DataFrame(Xt, columns=names), yt, sample_domain=np.full(len(yt), -2))
+    ranker = pipe[0].get_estimator()
     direct = OTFeatureRanker(n_features_to_select=100).fit(Xs, X_target=Xt)
-    np.testing.assert_array_equal(namespace["ranker"].support_, direct.support_)
-    assert 0 <= namespace["accuracy"] <= 1
+    np.testing.assert_array_equal(ranker.support_, direct.support_)
+    assert list(ranker.get_feature_names_out()) == [names[i] for i in np.flatnonzero(direct.support_)]
+    assert 0 <= accuracy <= 1
