@@ -103,6 +103,17 @@ def test_a_duplicate_header_name_is_named(tmp_path):
         get_reader("tabular", {"files": files, "label": "kind"}).count_features(["a", "b"], None)
 
 
+def test_a_column_without_a_name_is_refused_unless_the_features_are_listed(tmp_path):
+    a, b = _frames()
+    a.to_csv(tmp_path / "a.csv")  # pandas' index, as a first column without a name
+    files = {"a": str(tmp_path / "a.csv"), "b": _write(b, tmp_path / "b.csv")}
+    with pytest.raises(ValueError, match=r"a.csv: column\(s\) \[1\] have no name \(an index written by pandas' "
+                                         r"to_csv\? write the file with index=False\)"):
+        get_reader("tabular", {"files": files, "label": "kind"}).inspect()
+    listed = get_reader("tabular", {"files": files, "label": "kind", "features": ["alpha", "delta"]})
+    np.testing.assert_array_equal(listed.read("a", {}, None).X, a[["alpha", "delta"]].to_numpy())
+
+
 @pytest.mark.parametrize("content, message", [
     ("", r"b.csv: empty file \(0 bytes\), the file of domain 'b'"),
     ("alpha,beta,gamma,delta,kind\n", r"b.csv: no sample \(no data line\)"),

@@ -362,8 +362,11 @@ class TabularReader(DatasetReader):
                                      f"(its first line: {first.strip()[:80]!r}; is sep right?)")
                 names = list(self.names)
         empty = [i + 1 for i, n in enumerate(names) if not n]
-        if empty:
-            raise ValueError(f"{path}: column(s) {empty} have no name")
+        if empty and self.features is None:
+            raise ValueError(f"{path}: column(s) {empty} have no name (an index written by pandas' to_csv? write "
+                             "the file with index=False), so they cannot be taken by name; name them, or list the "
+                             "features to use")
+        names = [n or f"(unnamed column {i + 1})" for i, n in enumerate(names)]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"{path}: the column name(s) {twice} appear more than once; name every column once")
