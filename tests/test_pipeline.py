@@ -360,8 +360,9 @@ def test_config_typo_stops_the_pipeline(tmp_path):
 
 
 @pytest.mark.parametrize("yaml_text, message", [
-    ("grids:\n  table3:\n    orders: [Descending]\n    feature_counts: [\"d/8\", \"d/2048\"]\n",
-     "grids.table3.feature_counts[1]: 'd/2048' gives 0 features for feature set 'surf', outside [1, 800]"),
+    ("grids:\n  table3:\n    orders: [Descending]\n    feature_counts: [\"d/1024\", \"d/2048\"]\n",
+     "grids.table3.feature_counts: every count of ['d/1024', 'd/2048'] gives 0 of the 800 features of feature set "
+     "'surf'"),
     ("targets:\n  table2:\n    n_features: [\"d/8\", 2000]\n",
      "targets.table2.n_features[1]: 2000 gives 2000 features for feature set 'surf', outside [1, 800]"),
     ("clinical:\n  feature_counts: [5, 96]\n",

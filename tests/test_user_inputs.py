@@ -534,6 +534,18 @@ def test_target_labels_the_source_lacks_are_a_note_and_the_run_proceeds(workflow
     assert all(sorted(it["source_subset"]) == list(range(30)) for it in ranking["iterations"])
 
 
+def test_the_configfile_hook_leaves_the_library_to_the_snakefile():
+    # Snakemake imports its logger plug-ins when its command line starts, before the Snakefile: had the hook
+    # imported otfs then, the workflow (which puts its own checkout's src/ first) would run another copy's
+    import subprocess
+    import sys
+
+    code = ("import sys, snakemake_logger_plugin_otfs as p; from snakemake.common import configfile; "
+            "print(p.wrap_configfile_loader(), sorted(m for m in sys.modules if m.split('.')[0] == 'otfs'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "[]"]
+
+
 @pytest.mark.pipeline
 @pytest.mark.parametrize("text, message", [
     ("protocol:\n  iterations: 2\n  pairs: [a-b, b-a\nfoo: 1\n",

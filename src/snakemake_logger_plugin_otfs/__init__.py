@@ -32,7 +32,27 @@ from snakemake_interface_logger_plugins.base import LogHandlerBase
 
 __all__ = ["LogHandler", "wrap_configfile_loader"]
 
+_MARK = "_otfs_names_yaml_problems"
+
 EVENTS = Path("logs") / "snakemake-events.jsonl"
+
+
+def _strict_yaml():
+    """``otfs/_yaml.py`` (PyYAML only), loaded from its file under a private name: importing the ``otfs``
+    package here, before Snakemake reads the Snakefile, would pin the library to the installed copy, and the
+    Snakefile puts its own checkout's first."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("otfs")  # finds the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "_yaml.py"
+    module_spec = importlib.util.spec_from_file_location("_otfs_strict_yaml", path)
+    if module_spec is None or not path.is_file():
+        return None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
 
 
 def wrap_configfile_loader() -> bool:
@@ -40,14 +60,15 @@ def wrap_configfile_loader() -> bool:
     try:
         from snakemake.common import configfile
         from snakemake_interface_common.exceptions import WorkflowError
-
-        from otfs._yaml import yaml_problem  # PyYAML only: the same strict reading as otfs.config.load_yaml
-        from otfs.snakemake_scheduler import replace_once
     except ImportError:
         return False
     original = getattr(configfile, "_load_configfile", None)
-    if original is None:
+    strict = _strict_yaml()  # the same strict reading as otfs.config.load_yaml
+    if original is None or strict is None:
         return False
+    if getattr(original, _MARK, False):
+        return True
+    yaml_problem = strict.yaml_problem
 
     def named(path, found):
         line, column, text = found
@@ -69,8 +90,9 @@ def wrap_configfile_loader() -> bool:
                 raise WorkflowError(f"{filetype} file {named(configpath_or_obj, found)}")
         return loaded
 
-    return replace_once(configfile, "_load_configfile", _load_configfile,
-                        "YAML problems named by file and line: snakemake_logger_plugin_otfs")
+    setattr(_load_configfile, _MARK, True)
+    configfile._load_configfile = _load_configfile
+    return True
 
 
 try:  # never let the hook stop Snakemake's command line
