@@ -171,14 +171,19 @@ def accuracy_curve(
         for n in n_features:
             cols = order[:n]
             start = time.perf_counter()
-            if predicts:  # the adapter predicts the target labels itself (a skada estimator with its classifier)
-                y_pred = adapter.fit_predict(Xs[:, cols], ys, Xt[:, cols])
-                seconds = time.perf_counter() - start
-                accuracy = 100.0 * float(np.mean(np.asarray(y_pred) == yt))
-            else:
-                Xs_a, Xt_a = adapter.fit_transform(Xs[:, cols], ys, Xt[:, cols])
-                seconds = time.perf_counter() - start
-                accuracy = one_nn_accuracy(Xs_a, ys, Xt_a, yt)
+            try:
+                if predicts:  # the adapter predicts the target labels itself (a skada estimator with its classifier)
+                    y_pred = adapter.fit_predict(Xs[:, cols], ys, Xt[:, cols])
+                    seconds = time.perf_counter() - start
+                    accuracy = 100.0 * float(np.mean(np.asarray(y_pred) == yt))
+                else:
+                    Xs_a, Xt_a = adapter.fit_transform(Xs[:, cols], ys, Xt[:, cols])
+                    seconds = time.perf_counter() - start
+                    accuracy = one_nn_accuracy(Xs_a, ys, Xt_a, yt)
+            except (ValueError, FloatingPointError) as exc:  # which point of the curve failed, by column
+                shown = ", ".join(str(int(c)) for c in cols[:10]) + (", ..." if n > 10 else "")
+                raise type(exc)(f"{type(adapter).__name__} on the first {n} feature(s) of the {order_name} order "
+                                f"(columns {shown}): {exc}") from exc
             rows.append({"order": order_name, "n_features": n, "accuracy": accuracy, "seconds": seconds})
     return rows
 

@@ -53,12 +53,16 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
         rows = []
         for r_it in rank["iterations"][:iterations]:
             subset = r_it["source_subset"]  # the iteration's source samples, drawn by the ranking stage
-            curve = accuracy_curve(
-                src.X[subset], src.y[subset], tgt.X, tgt.y,
-                orders={name: r_it["orders"][name] for name in orders},
-                n_features=counts,
-                adapter=_build_adapter(adapter, params),
-            )
+            try:
+                curve = accuracy_curve(
+                    src.X[subset], src.y[subset], tgt.X, tgt.y,
+                    orders={name: r_it["orders"][name] for name in orders},
+                    n_features=counts,
+                    adapter=_build_adapter(adapter, params),
+                )
+            except (ValueError, FloatingPointError) as exc:  # say where: the pair, the iteration, the features
+                raise type(exc)(f"{rank['feature_set']}/{rank['pair']}, iteration {r_it['iteration']}, adapter "
+                                f"{adapter}: {_named_columns(str(exc), cache.feature_names)}") from exc
             rows += [{**constant, "iteration": r_it["iteration"], **point} for point in curve]
         write_rows_tsv(outputs[adapter], COLUMNS, rows)
         if as_frame:
@@ -67,6 +71,17 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
             rows = pd.DataFrame(rows, columns=COLUMNS)
         results[adapter] = rows
     return results
+
+
+def _named_columns(message: str, names) -> str:
+    """``message`` with its ``(columns 3, 11)`` given by the features' names."""
+    import re
+
+    def named(match):
+        cols = [c.strip() for c in match.group(1).split(",")]
+        return "(features " + ", ".join(repr(names[int(c)]) if c.isdigit() else c for c in cols) + ")"
+
+    return re.sub(r"\(columns ([\d, .]+)\)", named, message, count=1)
 
 
 def _build_adapter(name: str, params: Mapping | None):
