@@ -147,6 +147,7 @@ def test_your_dataset_page_runs_as_written(tmp_path):
                      "Algorithm 1: exact OT sample selection (ties: lowest"):
         assert expected in text, expected
     assert "CaffeNet" not in text and "dslr" not in text  # the paper's data are not this run's
+    assert "Feature set wine2 (dataset wine2)" in html and "5.1 Office/Caltech" not in html  # its own section
 
 
     # editing a domain's file reruns its cache and what depends on it

@@ -105,7 +105,28 @@ def target_aggregates(target_set):
 from otfs.tables import FEATURE_SET_NAMES  # noqa: E402
 
 
+def fs_section(stem, section):
+    """The report's category of an output: the paper's ``section``, but for a per-feature-set output of a
+    feature set that is not of the paper's dataset (a user's), a category of that feature set's own.
+    """
+    if "{feature_set}" not in stem:
+        return section
+
+    def category(wildcards):
+        fs = wildcards.feature_set
+        paper = {
+            fs_config(f)["dataset"]
+            for f in PAPER_FEATURE_SETS
+            if f in config["feature_sets"]
+        }
+        dataset = fs_config(fs)["dataset"]
+        return section if dataset in paper else f"Feature set {fs} (dataset {dataset})"
+
+    return category
+
+
 def table_outputs(stem, caption, section, subcategory):
+    section = fs_section(stem, section)
     return {
         "csv": report(
             f"{stem}.csv", caption=caption, category=section, subcategory=subcategory
@@ -176,15 +197,14 @@ def fs_about(feature_set, target_set="available"):
 
 def run_caption(feature_sets=None):
     """The run's protocol for the captions (every key read here exists: the schema requires it); the
-    per-domain overrides of the source samples are those of ``feature_sets``' domains."""
+    per-domain overrides of the source samples are those of ``feature_sets``' domains.
+    """
     p, sel, r = config["protocol"], config["selection"], config["ranking"]
     domains = {
         d for fs in (feature_sets or config["feature_sets"]) for d in fs_domains(fs)
     }
     overrides = ", ".join(
-        f"{d}: {n}"
-        for d, n in p["source_per_class_overrides"].items()
-        if d in domains
+        f"{d}: {n}" for d, n in p["source_per_class_overrides"].items() if d in domains
     )
     per_class = (
         "every source sample"
@@ -202,6 +222,7 @@ def run_caption(feature_sets=None):
 
 
 def curve_outputs(stem, caption, section, subcategory):
+    section = fs_section(stem, section)
     return {
         "pdf": f"{stem}.pdf",
         "png": report(
