@@ -85,7 +85,7 @@ def check_two_domains(estimator, X, X_target=None, sample_domain=None, y=None, m
     (:func:`otfs._checks.check_square_scale`). Without a target, ``X`` is
     compared with itself, with a warning.
     """
-    from sklearn.utils.validation import check_array, validate_data
+    from sklearn.utils.validation import _num_features, validate_data
 
     from ._checks import as_float_matrix, split_domains
 
@@ -110,10 +110,9 @@ def check_two_domains(estimator, X, X_target=None, sample_domain=None, y=None, m
         Xt = Xs
     else:
         X_target = _match_columns(estimator, X_target)
-        Xt = check_array(X_target, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=0,
-                         input_name="X_target")
-        if Xt.shape[1] != Xs.shape[1]:
-            raise ValueError(f"X_target has {Xt.shape[1]} features, X {Xs.shape[1]}: the domains must have the "
+        width = _num_features(X_target)  # named here: validate_data's own message would say "X"
+        if width != Xs.shape[1]:
+            raise ValueError(f"X_target has {width} features, X {Xs.shape[1]}: the domains must have the "
                              "same features")
         Xt = validate_data(estimator, X_target, dtype=np.float64, ensure_all_finite=False, reset=False,
                            ensure_min_samples=0)

@@ -43,13 +43,9 @@ def seal_path(path) -> Path:
 
 
 def _sha256(path) -> str:
-    import hashlib
+    from .provenance import file_sha256
 
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+    return file_sha256(path)
 
 
 def seal(path) -> None:

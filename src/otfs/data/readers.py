@@ -192,7 +192,7 @@ def inspect_files(reader: DatasetReader, memo_dir=None) -> dict | None:
         from ..io import write_json
 
         try:
-            write_json(memo, result)
+            write_json(memo, result, sealed=False)  # a memo of the parse, read by nothing but this
         except OSError:  # a read-only working directory: inspect again next time
             pass
     return result
