@@ -213,7 +213,8 @@ def reader_local_files(feature_set, domain):
 @functools.cache
 def fs_n_features(feature_set):
     """Number of features of a feature set, from its reader or extractor (no data needed); once per
-    parse (a user's table's header is read once, however many rules and captions ask)."""
+    parse (a user's table's header is read once, however many rules and captions ask).
+    """
     fs = fs_config(feature_set)
     if is_extracted(feature_set):
         return get_extractor(fs["extractor"]).n_features
