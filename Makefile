@@ -13,12 +13,13 @@ STAMP := $(VENV)/.otfs-installed
 
 .PHONY: setup all available test lint bench clean-results slurm-packages
 
-$(STAMP): pyproject.toml envs/requirements.txt
+$(STAMP): pyproject.toml workflow/pyproject.toml envs/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# The CPU build of PyTorch, for feature extraction (a bare `torch` would pull a CUDA build).
 	$(BIN)/python -m pip install --quiet torch==$(TORCH)
-	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test,extraction,related,skada]'
+	# The library (src/otfs) and the pipeline package beside the workflow (workflow/otfs_workflow).
+	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test,extraction,related,skada]' -e ./workflow
 	touch $@
 
 setup: $(STAMP)
@@ -47,7 +48,7 @@ slurm-packages:
 		|| { apt-get update -q && apt-get install -y -q --no-install-recommends $(SLURM_PACKAGES); }; fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests workflow/scripts
+	$(BIN)/ruff check src tests workflow/scripts workflow/otfs_workflow
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint
 

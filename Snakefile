@@ -9,7 +9,7 @@
 #   snakemake --profile profiles/slurm all   # on a SLURM cluster (see README)
 #
 # Stages (workflow/rules/<stage>.smk -> workflow/scripts/<stage>.py ->
-# src/otfs/stages/<stage>.py): acquisition, extraction (features from images),
+# workflow/otfs_workflow/stages/<stage>.py): acquisition, extraction (features from images),
 # cache, selection, ranking, classification, aggregation, tables, plotting;
 # clinical (section 5.2, on a generated or user-supplied voxel table);
 # benchmarks (`snakemake --cores 2 bench`: speed against the straightforward
@@ -25,15 +25,20 @@ min_version("9.0")
 
 # A YAML syntax error in config.yaml is named with its file and line before
 # Snakemake reads it (Snakemake's own message names neither).
-sys.path.insert(0, os.path.join(workflow.basedir, "src"))
-from otfs.config import load_yaml  # noqa: E402
+sys.path[:0] = [os.path.join(workflow.basedir, d) for d in ("src", "workflow")]
+from otfs_workflow.config import load_yaml  # noqa: E402
 
-# Every job runs this checkout's library: the scripts (which Snakemake copies
-# before running them) and the jobs of a cluster inherit this, so no script
-# edits sys.path. Plug-in packages on an existing PYTHONPATH stay after it.
+# Every job runs this checkout's library (src/otfs) and pipeline package
+# (workflow/otfs_workflow): the scripts (which Snakemake copies before running
+# them) and the jobs of a cluster inherit this, so no script edits sys.path.
+# Plug-in packages on an existing PYTHONPATH stay after them.
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p
-    for p in (os.path.join(workflow.basedir, "src"), os.environ.get("PYTHONPATH"))
+    for p in (
+        os.path.join(workflow.basedir, "src"),
+        os.path.join(workflow.basedir, "workflow"),
+        os.environ.get("PYTHONPATH"),
+    )
     if p
 )
 

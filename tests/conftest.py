@@ -10,8 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from otfs.benchmark.end_to_end import copy_workflow as _copy_workflow
+from otfs_workflow.benchmark.end_to_end import copy_workflow as _copy_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -125,7 +124,7 @@ def toy_caches(folder: Path, seed: int):
     Returns ``(caches, (Xs, ys, Xt, yt))``: the caches' paths by domain, as
     the stages take them, and the arrays written (cached labels are 1..K).
     """
-    from otfs.data.cache import DomainData, write_cache
+    from otfs_workflow.data.cache import DomainData, write_cache
 
     Xs, ys, Xt, yt, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=seed)
     caches = {}

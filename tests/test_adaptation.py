@@ -7,7 +7,7 @@ import scipy.linalg
 import skada
 from sklearn.decomposition import PCA
 
-from otfs.adaptation import ADAPTERS, get_adapter
+from otfs.adapters import ADAPTERS, get_adapter
 
 from .conftest import shifted_domains
 
@@ -151,9 +151,9 @@ def test_ot3_matches_pot_sinkhorn_lpl1_transport(domains):
 @pytest.mark.filterwarnings("ignore:Sinkhorn did not converge")
 @pytest.mark.parametrize("seed", range(4))
 def test_ot3_solver_is_pots_coupling_bit_for_bit(seed):
-    """otfs._ot.sinkhorn_lpl1_mm (the class update per class, POT's layout) is ot.da.sinkhorn_lpl1_mm exactly,
+    """otfs._ot.solvers.sinkhorn_lpl1_mm (the class update per class, POT's layout) is ot.da.sinkhorn_lpl1_mm exactly,
     with string labels, 2 to 10 classes, unequal sizes and inner solves that stop at their limit."""
-    from otfs._ot import sinkhorn_lpl1_mm
+    from otfs._ot.solvers import sinkhorn_lpl1_mm
 
     rng = np.random.default_rng(seed)
     ns, nt = rng.integers(40, 300, size=2)

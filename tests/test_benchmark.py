@@ -4,16 +4,16 @@ import numpy as np
 import ot
 import pandas as pd
 import pytest
+from otfs_workflow.benchmark import reference
+from otfs_workflow.benchmark.cases import office_like
+from otfs_workflow.benchmark.harness import aligned_relative_difference, relative_difference
+from otfs_workflow.benchmark.suite import main, run_suite
 from sklearn.neighbors import KNeighborsClassifier
 
-from otfs.adaptation import CORAL, SubspaceAlignment, TransferComponentAnalysis
-from otfs.benchmark import reference
-from otfs.benchmark.cases import office_like
-from otfs.benchmark.harness import aligned_relative_difference, relative_difference
-from otfs.benchmark.suite import main, run_suite
+from otfs.adapters._base import CORAL, SubspaceAlignment, TransferComponentAnalysis
 from otfs.classification import accuracy_curve, nested_one_nn_accuracies, one_nn_accuracy
 from otfs.preprocessing import zscore
-from otfs.ranking import descending_order, feature_coupling_diagonal, rank_features
+from otfs.rankers._base import descending_order, feature_coupling_diagonal, rank_features
 
 
 @pytest.mark.parametrize("shape", [(30, 45, 80), (60, 70, 12), (25, 40, 25)])
@@ -126,7 +126,7 @@ def test_suite_command_writes_table_figure_and_provenance(tmp_path, capsys):
 
 
 def test_scaling_study_fits_power_laws(tmp_path):
-    from otfs.benchmark.scaling import fit_slope, plot_scaling, run_scaling
+    from otfs_workflow.benchmark.scaling import fit_slope, plot_scaling, run_scaling
 
     k, a = fit_slope([10, 100, 1000], [3e-4, 3e-2, 3.0])
     assert k == pytest.approx(2.0) and a == pytest.approx(3e-6)
@@ -142,7 +142,7 @@ def test_scaling_study_fits_power_laws(tmp_path):
 
 
 def test_pipeline_profile_groups_benchmark_files(tmp_path):
-    from otfs.benchmark.profile import collect_benchmarks, plot_profile, summarise
+    from otfs_workflow.benchmark.profile import collect_benchmarks, plot_profile, summarise
 
     header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
     files = {"rank_features/surf/ot/a-b.tsv": (2.0, 150.0), "rank_features/surf/ot/b-a.tsv": (4.0, 250.0),
@@ -162,7 +162,7 @@ def test_pipeline_profile_groups_benchmark_files(tmp_path):
 
 
 def test_table3_protocol_runs_the_stage_code(tmp_path):
-    from otfs.benchmark.table3 import ADAPTERS, run
+    from otfs_workflow.benchmark.table3 import ADAPTERS, run
 
     wall, df = run(tmp_path, jobs=2, iterations=1, d=32, log=lambda *_: None)
     assert wall > 0
@@ -175,11 +175,12 @@ def test_table3_protocol_runs_the_stage_code(tmp_path):
 def test_plain_protocol_equals_the_library_on_real_surf(mirror):
     # The straightforward protocol (POT's ot.da classes, a fresh 1-NN per point)
     # and the library give the same accuracies on a real pair and iteration.
-    from otfs.benchmark.end_to_end import plain_figure7
-    from otfs.data.matfile import load_mat_features
+    from otfs_workflow.benchmark.end_to_end import plain_figure7
+    from otfs_workflow.protocol import derive_seed, draw_source_subset, feature_counts
+
+    from otfs.datasets import load_mat_features
     from otfs.preprocessing import apply_steps
-    from otfs.protocol import derive_seed, draw_source_subset, feature_counts
-    from otfs.ranking import feature_orders
+    from otfs.rankers import feature_orders
 
     surf = mirror / "surf"
     plain = plain_figure7(surf, iterations=1, pairs=["webcam-dslr"])
@@ -198,8 +199,9 @@ def test_plain_protocol_equals_the_library_on_real_surf(mirror):
 def test_authors_protocol_on_two_real_surf_domains(mirror):
     """The end-to-end reference (the authors' protocol, step for step): its curves have the script's points,
     and with every feature its 1-NN accuracy is the library's on the same source subset."""
-    from otfs.benchmark.authors import ORDER_NAMES, run
-    from otfs.data.matfile import load_mat_features
+    from otfs_workflow.benchmark.authors import ORDER_NAMES, run
+
+    from otfs.datasets import load_mat_features
     from otfs.preprocessing import apply_steps
 
     out = run(mirror / "surf", iterations=1, domains=("webcam", "dslr"), keep=True)
@@ -216,7 +218,7 @@ def test_authors_protocol_on_two_real_surf_domains(mirror):
 
 def test_main_job_stage_table_and_figure(tmp_path):
     """Benchmark records grouped by stage (rules outside STAGES are "other"), drawn beside a reference."""
-    from otfs.benchmark.main_job import _jobs, plot_stages, stage_table
+    from otfs_workflow.benchmark.main_job import _jobs, plot_stages, stage_table
 
     records = {"select_samples/surf/ot/a-b.tsv": (0.4, 60), "select_samples/surf/ot/b-a.tsv": (0.6, 70),
                "rank_features/surf/ot/a-b.tsv": (0.5, 80), "classify/surf/ot/NA/paper/a-b.tsv": (1.0, 90),
@@ -240,7 +242,7 @@ def test_main_job_reads_the_cpu_time_of_the_snakemake_process_itself_not_its_job
     import subprocess
     import sys
 
-    from otfs.benchmark.main_job import _own_cpu_until_exit
+    from otfs_workflow.benchmark.main_job import _own_cpu_until_exit
 
     # the process burns about 0.6 s of CPU itself, then waits on a child that burns 1.5 s more
     code = ("import subprocess, sys, time\n"

@@ -1,11 +1,11 @@
-"""Non-linear domain adaptation with boosting (otfs.boosting, Becker et al.)."""
+"""Non-linear domain adaptation with boosting (otfs.domain_classifiers._boosting, Becker et al.)."""
 
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 from sklearn.tree import DecisionTreeRegressor
 
-from otfs.boosting import DomainAdaptationBoosting, _TaskData, _TreeBuilder, bin_edges
+from otfs.domain_classifiers._boosting import DomainAdaptationBoosting, _TaskData, _TreeBuilder, bin_edges
 
 
 def _binary(n, d, rng, shift=None):
@@ -118,7 +118,7 @@ def test_contract_and_errors():
 
 
 def test_task_samples_balanced_and_errors():
-    from otfs.stages.boosting import nested_labelled, task_samples
+    from otfs_workflow.stages.boosting import nested_labelled, task_samples
 
     names = ["a", "b", "c", "d"]
     y = np.repeat([1, 2, 3, 4], [10, 4, 6, 3])
@@ -139,7 +139,7 @@ def test_task_samples_balanced_and_errors():
 
 
 def test_config_names_bad_boosting_entries(tmp_path):
-    from otfs.config import ConfigError, load_yaml, validate_config
+    from otfs_workflow.config import ConfigError, load_yaml, validate_config
 
     cfg = load_yaml("config.yaml")
     cfg["boosting"]["pairs"] = ["amazon-amazon", "amazon-nowhere"]
@@ -167,8 +167,9 @@ def test_config_names_bad_boosting_entries(tmp_path):
 
 
 def test_registry_and_unknown_method():
-    from otfs.boosting import DOMAIN_CLASSIFIERS, register_domain_classifier
-    from otfs.stages.boosting import _domain_classifier
+    from otfs_workflow.stages.boosting import _domain_classifier
+
+    from otfs.domain_classifiers import DOMAIN_CLASSIFIERS, register_domain_classifier
 
     assert DOMAIN_CLASSIFIERS["DA boosting"] is DomainAdaptationBoosting
     assert isinstance(_domain_classifier("DA boosting", {"n_estimators": 3}), DomainAdaptationBoosting)

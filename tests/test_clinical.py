@@ -7,9 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from otfs_workflow.io import read_json
+from otfs_workflow.stages import clinical as stage
+from otfs_workflow.stages import clinical_report
 from scipy.stats import skew
 
-from otfs.clinical import (
+from otfs.datasets._clinical import (
     EXAMS,
     TABLE4,
     VoxelTable,
@@ -22,9 +25,6 @@ from otfs.clinical import (
     voxel_table_width,
     write_voxel_table,
 )
-from otfs.io import read_json
-from otfs.stages import clinical as stage
-from otfs.stages import clinical_report
 
 SMALL = {
     "source": "1.5T", "target": "3T",

@@ -21,8 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
-from otfs.cluster import (
+from otfs_workflow.cluster import (
     compare_results,
     count_submissions,
     local_rules,
@@ -204,7 +203,7 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
 def test_stage_fetches_every_input_and_nothing_else(tmp_path):
     work = copy_workflow(tmp_path)
     jobs = planned_jobs(snakemake(work, "--dry-run", "--cores", "1", "stage"))
-    from otfs.data.readers import get_reader, reader_spec
+    from otfs.datasets import get_reader, reader_spec
 
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     released = {(fs["dataset"], rel) for fs in config["feature_sets"].values() if "extractor" not in fs

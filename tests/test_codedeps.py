@@ -1,4 +1,4 @@
-"""Code dependencies derived from imports (otfs.codedeps), and the rules' code inputs."""
+"""Code dependencies derived from imports (otfs_workflow.codedeps), and the rules' code inputs."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from otfs.codedeps import (
+from otfs_workflow.codedeps import (
     code_manifest_paths,
     code_manifest_text,
     direct_imports,
@@ -19,11 +18,20 @@ from otfs.codedeps import (
     write_code_manifest,
     write_code_manifests,
 )
-from otfs.stages import check_code_inputs
+from otfs_workflow.stages import check_code_inputs
 
 from .conftest import REPO
 
 SRC = REPO / "src" / "otfs"
+#: The packages a rule's code comes from: the library and the pipeline package beside the workflow.
+PKGS = (SRC, REPO / "workflow" / "otfs_workflow")
+
+
+def _closure(script: str, work: Path = REPO) -> set[str]:
+    """The import closure of ``workflow/scripts/<script>``, as paths relative to the checkout."""
+    pkgs = (work / "src" / "otfs", work / "workflow" / "otfs_workflow")
+    return {p.relative_to(work.resolve()).as_posix() for p in
+            import_closure(work / "workflow" / "scripts" / script, pkgs)}
 
 
 def _package(root: Path, files: dict[str, str]) -> Path:
@@ -82,6 +90,40 @@ def test_lazy_exports_are_followed_where_used(tmp_path):
     assert _names(direct_imports(pkg / "attr.py", pkg), pkg) == {"__init__.py", "model.py"}
 
 
+def test_a_stubs_lazy_exports_are_followed_where_used(tmp_path):
+    # SPEC 1: a package whose __init__.py calls lazy_loader.attach_stub exports what its .pyi lists
+    pkg = _package(tmp_path, {
+        "__init__.py": "import lazy_loader as lazy\n__getattr__, __dir__, __all__ = lazy.attach_stub(__name__, __file__)\n",
+        "__init__.pyi": "from ._base import (\n    Ranker as Ranker,\n)\nfrom . import extra as extra\n",
+        "_base.py": "", "extra.py": "", "other.py": "",
+        "user.py": "from pkg import Ranker\n",
+        "attr.py": "import pkg\n\ndef f():\n    return pkg.extra\n",
+        "bare.py": "import pkg\n",
+    })
+    assert _names(direct_imports(pkg / "user.py", pkg), pkg) == {"__init__.py", "__init__.pyi", "_base.py"}
+    assert _names(direct_imports(pkg / "attr.py", pkg), pkg) == {"__init__.py", "__init__.pyi", "extra.py"}
+    # importing the package alone loads nothing it exports; the stub is listed, never followed
+    assert _names(import_closure(pkg / "bare.py", pkg), pkg) == {"__init__.py", "__init__.pyi", "bare.py"}
+
+
+def test_a_closure_spans_several_packages(tmp_path):
+    lib = _package(tmp_path / "src", {"__init__.py": "", "method.py": "", "unused.py": ""})
+    wf_root = tmp_path / "workflow"
+    (wf_root / "wf").mkdir(parents=True)
+    (wf_root / "wf" / "__init__.py").write_text("")
+    (wf_root / "wf" / "stage.py").write_text("from pkg.method import x\n")
+    script = tmp_path / "script.py"
+    script.write_text("from wf import stage\n")
+    closure = import_closure(script, (lib, wf_root / "wf"))
+    assert {p.relative_to(tmp_path.resolve()).as_posix() for p in closure} == {
+        "src/pkg/__init__.py", "src/pkg/method.py", "workflow/wf/__init__.py", "workflow/wf/stage.py"}
+    # a manifest lists them relative to the packages' common folder
+    out = write_code_manifest(script, (lib, wf_root / "wf"), tmp_path / "m")
+    assert json.loads(out.read_text())["files"] == ["src/pkg/__init__.py", "src/pkg/method.py",
+                                                     "workflow/wf/__init__.py", "workflow/wf/stage.py"]
+    assert set(manifest_files(out, (lib, wf_root / "wf"))) == set(closure)
+
+
 def test_closure_is_transitive_and_includes_parent_packages(tmp_path):
     pkg = _package(tmp_path, {
         "__init__.py": "", "top.py": "from .mid.low import x\n", "mid/__init__.py": "from .helper import y\n",
@@ -112,27 +154,31 @@ def test_a_syntax_error_names_the_file(tmp_path):
 
 def test_the_ranking_script_depends_on_what_ranking_imports():
     # the drift the hand-kept lists had: ranking.py imports selection.py
-    closure = _names(import_closure(REPO / "workflow" / "scripts" / "ranking.py", SRC), SRC)
-    assert {"ranking.py", "selection.py", "_ot.py", "preprocessing.py", "stages/ranking.py",
-            "data/cache.py", "codedeps.py"} <= closure
+    closure = _closure("ranking.py")
+    assert {"src/otfs/rankers/_feature_coupling.py", "src/otfs/sample_selection/_base.py", "src/otfs/_ot/solvers.py",
+            "src/otfs/preprocessing.py", "workflow/otfs_workflow/stages/ranking.py",
+            "workflow/otfs_workflow/data/cache.py", "workflow/otfs_workflow/codedeps.py"} <= closure
     # and nothing the ranking job never runs
-    assert not closure & {"adaptation.py", "plotting.py", "tables.py", "clinical.py", "wda.py"}
+    assert not closure & {"src/otfs/adapters/_base.py", "workflow/otfs_workflow/plotting.py",
+                          "workflow/otfs_workflow/tables.py", "src/otfs/datasets/_clinical.py",
+                          "src/otfs/reducers/_wda.py"}
 
 
 def test_compute_jobs_do_not_depend_on_tables_or_plots():
     # editing a table or a plot reruns no computation
     for script in ("selection.py", "ranking.py", "classification.py", "clinical.py", "wda.py", "invariance.py",
                    "boosting.py", "semfs.py", "cache.py", "extraction.py"):
-        closure = _names(import_closure(REPO / "workflow" / "scripts" / script, SRC), SRC)
-        assert not closure & {"plotting.py", "tables.py"}, script
+        closure = _closure(script)
+        assert not closure & {"workflow/otfs_workflow/plotting.py", "workflow/otfs_workflow/tables.py"}, script
 
 
 def test_data_jobs_do_not_depend_on_the_methods():
     # editing a ranker, an adapter or the configuration checks re-acquires, re-extracts and re-caches nothing
     for script in ("acquisition.py", "acquisition_images.py", "extraction.py", "cache.py"):
-        closure = _names(import_closure(REPO / "workflow" / "scripts" / script, SRC), SRC)
-        methods = {n for n in closure if n.startswith(("rankers/", "adapters/", "reducers/", "selection_strategies/"))}
-        assert not methods and not closure & {"config.py", "ranking.py", "adaptation.py"}, (script, methods)
+        closure = _closure(script)
+        methods = {n for n in closure if n.startswith(tuple(f"src/otfs/{k}/" for k in (
+            "rankers", "adapters", "reducers", "sample_selection", "k_selection", "zero_shot", "domain_classifiers")))}
+        assert not methods and "workflow/otfs_workflow/config.py" not in closure, (script, methods)
 
 
 def test_a_code_manifest_is_rewritten_only_when_a_listed_file_changes(tmp_path):
@@ -169,10 +215,10 @@ def test_a_job_step_finds_the_manifests_where_the_scheduler_wrote_them(tmp_path)
 
 
 def test_a_job_that_ran_an_undeclared_module_fails():
-    import otfs.ranking  # noqa: F401 - loaded in this process
+    import otfs.rankers._base  # noqa: F401 - loaded in this process
 
-    declared = [p for p in import_closure(REPO / "workflow" / "scripts" / "tables.py", SRC)]
-    with pytest.raises(RuntimeError, match=r"not among its code inputs: \[.*ranking\.py"):
+    declared = [p for p in import_closure(REPO / "workflow" / "scripts" / "tables.py", PKGS)]
+    with pytest.raises(RuntimeError, match=r"not among its code inputs: \[.*rankers/_base\.py"):
         check_code_inputs(declared)
 
 
@@ -218,19 +264,23 @@ def test_every_job_lists_the_closure_of_its_script(tmp_path):
         script = scripts.get(job["rule"])
         if script is None or job["rule"] in CONTENT_ADDRESSED:
             continue
-        closure = set(import_closure(work / "workflow" / "scripts" / script, work / "src" / "otfs"))
+        closure = set(import_closure(work / "workflow" / "scripts" / script, _pkgs(work)))
         # the code input is one manifest, which lists the closure (and whose digest changes with it)
         manifest = f".snakemake/otfs-code/{script}.json"
         assert manifest in job["input"], (job["rule"], job["input"])
-        assert set(manifest_files(work / manifest, work / "src" / "otfs")) == closure, job["rule"]
+        assert set(manifest_files(work / manifest, _pkgs(work))) == closure, job["rule"]
         checked.add(job["rule"])
     # every rule with a script was planned, and checked
     assert checked == set(scripts) - CONTENT_ADDRESSED
 
 
+def _pkgs(work: Path) -> tuple[Path, Path]:
+    return work / "src" / "otfs", work / "workflow" / "otfs_workflow"
+
+
 def _rules_importing(module: Path, work: Path) -> set[str]:
     return {rule for rule, script in _rule_scripts().items() if rule not in CONTENT_ADDRESSED
-            and module.resolve() in import_closure(work / "workflow" / "scripts" / script, work / "src" / "otfs")}
+            and module.resolve() in import_closure(work / "workflow" / "scripts" / script, _pkgs(work))}
 
 
 def _pending(work: Path, *extra: str) -> tuple[list[dict], dict[str, int]]:
@@ -242,7 +292,9 @@ def _pending(work: Path, *extra: str) -> tuple[list[dict], dict[str, int]]:
 
 
 @pytest.mark.pipeline
-@pytest.mark.parametrize("module", ["selection.py", "tables.py", "plotting.py", "data/cache.py", "clinical.py"])
+@pytest.mark.parametrize("module", ["src/otfs/sample_selection/_base.py", "workflow/otfs_workflow/tables.py",
+                                    "workflow/otfs_workflow/plotting.py", "workflow/otfs_workflow/data/cache.py",
+                                    "src/otfs/datasets/_clinical.py"])
 def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, module):
     # After a full run, an edited library file makes Snakemake rerun the jobs whose
     # code imports it, what lies downstream of them, and nothing else: the same
@@ -251,9 +303,9 @@ def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, modul
     # nothing, an edit does.)
     assert _pending(test_run)[0] == []  # the run is complete
     built = {j["rule"] for j in _pending(test_run, "--forceall")[0]}
-    importers = sorted(_rules_importing(test_run / "src" / "otfs" / module, test_run) & built)
+    importers = sorted(_rules_importing(test_run / module, test_run) & built)
     assert importers, module
-    path = test_run / "src" / "otfs" / module
+    path = test_run / module
     original = path.read_text()
     path.write_text(original + "\n# edited\n")
     try:
@@ -266,7 +318,7 @@ def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, modul
             # the updated input is the rule's code manifest, rewritten because a file it lists changed
             assert j["rule"] in importers and ".snakemake/otfs-code/" in j["reason"], j
             manifest = re.search(r"(\.snakemake/otfs-code/[\w.]+\.json)", j["reason"]).group(1)
-            assert path.resolve() in manifest_files(test_run / manifest, test_run / "src" / "otfs"), j
+            assert path.resolve() in manifest_files(test_run / manifest, _pkgs(test_run)), j
         else:
             assert "Input files updated by another job" in j["reason"], j
     assert set(importers) <= {j["rule"] for j in jobs}
@@ -294,7 +346,7 @@ def test_stage_jobs_keep_pot_from_importing_torch_and_the_library_does_not():
                              capture_output=True, text=True, check=True)
         return out.stdout.split()
 
-    assert run("otfs.stages") == ["0", "1"]
+    assert run("otfs_workflow.stages") == ["0", "1"]
     library = run("otfs")
     assert library[1] == "None"
     try:

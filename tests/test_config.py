@@ -3,9 +3,7 @@
 import copy
 
 import pytest
-from snakemake.utils import update_config
-
-from otfs.config import (
+from otfs_workflow.config import (
     ConfigError,
     check_clinical_counts,
     check_feature_counts,
@@ -14,6 +12,7 @@ from otfs.config import (
     pairs_for,
     validate_config,
 )
+from snakemake.utils import update_config
 
 from .conftest import REPO
 
@@ -135,7 +134,7 @@ def test_a_fraction_that_gives_no_feature_is_left_out_with_a_note(config):
     assert "targets.table2.n_features[0]: 'd/32' gives 0 of the 11 features of feature set 'EfficientNetLite0': " \
            "left out for it" in notes
     assert not check_feature_counts(config, SIZES.__getitem__)  # nothing left out at the paper's sizes
-    from otfs.protocol import feature_counts, resolve_feature_counts
+    from otfs_workflow.protocol import feature_counts, resolve_feature_counts
 
     assert feature_counts(11) == list(range(1, 12)) and feature_counts(13)[-1] == 13
     assert resolve_feature_counts(["d/32", "d/8", "d/2", "d"], 13) == [1, 6, 13]

@@ -6,21 +6,20 @@ import subprocess
 import numpy as np
 import pytest
 import scipy.io
-
-from otfs.data import (
+from otfs_workflow.data import (
     CacheError,
     HashMismatchError,
-    MatFileError,
     MissingDataError,
     Sources,
     acquire,
     git_blob_sha1,
-    load_mat_features,
     read_cache,
     read_manifest,
     write_cache,
 )
-from otfs.data.cache import DomainData
+from otfs_workflow.data.cache import DomainData
+
+from otfs.datasets import MatFileError, load_mat_features
 
 from .conftest import REPO
 
@@ -192,7 +191,7 @@ def test_cache_round_trip_and_errors(tmp_path):
 
 
 def test_atomic_writes_leave_nothing_on_failure(tmp_path):
-    from otfs.io import atomic_path, read_json, write_json
+    from otfs_workflow.io import atomic_path, read_json, write_json
 
     target = tmp_path / "out.json"
     write_json(target, {"a": 1})
@@ -210,8 +209,9 @@ def test_atomic_writes_leave_nothing_on_failure(tmp_path):
 
 def test_the_mat_reader_caches_the_released_file_as_read_directly(tmp_path, mirror, manifest):
     # the cache stage with the `mat` reader against scipy.io.loadmat and the released protocol's preprocessing
-    from otfs.data.readers import DATASET_READERS, get_reader, reader_spec
-    from otfs.stages import cache as cache_stage
+    from otfs_workflow.stages import cache as cache_stage
+
+    from otfs.datasets import DATASET_READERS, get_reader, reader_spec
 
     assert "mat" in DATASET_READERS and reader_spec({"folder": "surf"}) == ("mat", {"folder": "surf"})
     assert get_reader("mat", {"folder": "surf"}).count_features(["amazon", "dslr"], manifest) == 800
@@ -235,7 +235,7 @@ def test_the_mat_reader_caches_the_released_file_as_read_directly(tmp_path, mirr
 
 
 def test_what_a_reader_returns_is_checked():
-    from otfs.data.readers import DomainFeatures
+    from otfs.datasets import DomainFeatures
 
     X, y = np.ones((4, 3)), np.array([1, 2, 1, 2])
     assert DomainFeatures(X, y, ["a", "b"]).check("fs/d").X.dtype == np.float64
@@ -258,7 +258,7 @@ def _wine_frames():
 def test_the_tabular_reader_reads_every_format_alike(tmp_path):
     import h5py
 
-    from otfs.data.readers import get_reader
+    from otfs.datasets import get_reader
 
     a, b = _wine_frames()
     feats = [c for c in a.columns if c != "cultivar"]
@@ -288,7 +288,7 @@ def test_the_tabular_reader_reads_every_format_alike(tmp_path):
 
 
 def test_the_tabular_reader_names_the_file_and_column_of_every_problem(tmp_path):
-    from otfs.data.readers import get_reader
+    from otfs.datasets import get_reader
     from otfs.datasets.tabular import sha256
 
     a, b = _wine_frames()
@@ -349,7 +349,7 @@ def test_area_resize_equals_block_means_of_the_upsampled_image():
 
 
 def test_usps_mnist_reads_the_jda_protocols_samples():
-    from otfs.data.readers import get_reader
+    from otfs.datasets import get_reader
 
     from .conftest import uci_mirror_dir
 

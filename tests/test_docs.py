@@ -112,8 +112,8 @@ def test_your_dataset_page_runs_as_written(tmp_path):
             proc = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=1200)
             assert proc.returncode == 0, f"{' '.join(argv)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
             outputs.append(proc.stdout)
-    from otfs.data import read_cache
-    from otfs.io import read_tsv
+    from otfs_workflow.data import read_cache
+    from otfs_workflow.io import read_tsv
 
     for ranker in ("ot", "ks"):
         summary = read_tsv(work / f"results/aggregate/wine2/all/{ranker}/NA/curves/summary.tsv")

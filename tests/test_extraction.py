@@ -16,12 +16,15 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
+from otfs_workflow.config import ConfigError, load_yaml, validate_config
+from otfs_workflow.data import HashMismatchError, MissingDataError, Sources, git_blob_sha1, read_cache, read_manifest
+from otfs_workflow.data.acquisition import acquire_tree
+from otfs_workflow.data.images import check_class_counts, domain_images
+from otfs_workflow.provenance import file_sha256
+from otfs_workflow.stages import cache as cache_stage
+from otfs_workflow.stages import extraction as extraction_stage
 
-from otfs.config import ConfigError, load_yaml, validate_config
-from otfs.data import HashMismatchError, MissingDataError, Sources, git_blob_sha1, read_cache, read_manifest
-from otfs.data.acquisition import acquire_tree
-from otfs.data.images import check_class_counts, domain_images
-from otfs.extraction import (
+from otfs.extractors import (
     EXTRACTORS,
     ExtractionError,
     Extractor,
@@ -33,9 +36,6 @@ from otfs.extraction import (
     load_image,
     register_extractor,
 )
-from otfs.provenance import file_sha256
-from otfs.stages import cache as cache_stage
-from otfs.stages import extraction as extraction_stage
 
 from .conftest import REPO, require_module
 

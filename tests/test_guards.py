@@ -10,12 +10,12 @@ import pytest
 import scipy.sparse
 
 from otfs._checks import DegenerateResultWarning
-from otfs._ot import NumericalFallbackWarning
-from otfs.adaptation import ADAPTERS, get_adapter
+from otfs._ot.solvers import NumericalFallbackWarning
+from otfs.adapters import ADAPTERS, get_adapter
 from otfs.classification import one_nn_accuracy
-from otfs.ranking import OTFeatureRanker, feature_coupling_diagonal, rank_features
-from otfs.selection import select_samples
-from otfs.wda import WassersteinDiscriminantAnalysis
+from otfs.rankers import OTFeatureRanker, feature_coupling_diagonal, rank_features
+from otfs.reducers import WassersteinDiscriminantAnalysis
+from otfs.sample_selection import select_samples
 
 from .conftest import shifted_domains
 

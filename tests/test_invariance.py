@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from otfs.invariance import (
+from otfs.rankers._relevant_invariant import (
     InvarianceCriteria,
     RelevantInvariantSelector,
     conditional_shift,
@@ -76,7 +76,7 @@ def test_theta_grows_with_a_planted_shift(output, classes):
 def test_signed_output_kernel_is_indefinite_beyond_two_classes():
     """Documented limit: with 3+ classes the 1/-1 kernel is not positive semi-definite, so Theta
     is no longer a squared distance (it can be negative)."""
-    from otfs.invariance import output_kernel
+    from otfs.rankers._relevant_invariant import output_kernel
 
     y = np.repeat(np.arange(3), 2)
     assert np.linalg.eigvalsh(output_kernel(y, y, "signed")).min() < -1e-9

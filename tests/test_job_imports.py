@@ -10,11 +10,11 @@ import numpy as np
 import ot
 import pandas as pd
 import pytest
+from otfs_workflow.io import write_rows_tsv, write_tsv
 from sklearn.utils import check_random_state as sklearn_check_random_state
 
 from otfs._checks import check_random_state
-from otfs._emd import emd, sqeuclidean, uniform
-from otfs.io import write_rows_tsv, write_tsv
+from otfs._ot.emd import emd, sqeuclidean, uniform
 
 from .conftest import toy_caches
 
@@ -63,7 +63,7 @@ def test_the_solver_loads_without_pot_and_pot_still_imports_after_it():
     out = _run("""
         import sys
         import numpy as np
-        from otfs._emd import emd, emd_module, uniform
+        from otfs._ot.emd import emd, emd_module, uniform
         rng = np.random.default_rng(1)
         M = rng.random((20, 30))
         G, code, _ = emd(uniform(20), uniform(30), M, 100000)
@@ -82,7 +82,7 @@ def test_the_solver_loads_without_pot_and_pot_still_imports_after_it():
 def test_pot_imported_first_is_used_as_it_is():
     out = _run("""
         import ot
-        from otfs._emd import emd_module
+        from otfs._ot.emd import emd_module
         print(emd_module() is ot.lp.emd_wrap)
     """)
     assert out.strip() == "True"
@@ -120,12 +120,12 @@ def test_selection_ranking_and_na_curves_run_without_the_heavy_imports(tmp_path)
     """The three commonest jobs of the pipeline, run as its scripts run them, import none of HEAVY,
     and give what the library's estimator path gives."""
     caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=3)
-    from otfs.stages.ranking import build_ranker
+    from otfs_workflow.stages.ranking import build_ranker
 
     params = build_ranker("ot").get_params()
     out = _run(f"""
         import sys
-        from otfs.stages import classification, ranking, selection
+        from otfs_workflow.stages import classification, ranking, selection
         caches = {caches!r}
         selection.run(caches, "toy", "src-tgt", [0, 1], "ot", per_class=10, tie_break="lowest",
                       emd_max_iter=100000, output={str(tmp_path / "sel.json")!r})
@@ -138,7 +138,7 @@ def test_selection_ranking_and_na_curves_run_without_the_heavy_imports(tmp_path)
     """)
     assert out.strip() == "[]", f"the light jobs imported {out.strip()}"
     # the estimator path, in this process: the same rankings (but their wall times) and the same curves
-    from otfs.stages import classification, ranking
+    from otfs_workflow.stages import classification, ranking
 
     ranking.run(caches, "toy", "src-tgt", "ot", iterations=[0, 1], per_class=10, output=tmp_path / "heavy.json",
                 selection_path=tmp_path / "sel.json")
@@ -147,7 +147,7 @@ def test_selection_ranking_and_na_curves_run_without_the_heavy_imports(tmp_path)
         for it in doc["iterations"]:
             it.pop("ranking_time_s")
     assert light == heavy
-    from otfs.adaptation import NoAdaptation
+    from otfs.adapters._base import NoAdaptation
 
     df = classification.run(caches, tmp_path / "heavy.json", "NA", "g", ["Descending", "Random"], [2, 6, "d"],
                             tmp_path / "heavy.tsv")
@@ -165,10 +165,10 @@ def test_selection_ranking_and_na_curves_run_without_the_heavy_imports(tmp_path)
 def test_a_lookup_imports_only_the_plug_in_file_named_like_it():
     out = _run("""
         import sys
-        from otfs.selection import STRATEGIES
+        from otfs.sample_selection import STRATEGIES
         STRATEGIES["ot"]
-        print("otfs.selection_strategies.nearest_neighbour" in sys.modules, STRATEGIES._loaded)
-        print("1nn" in STRATEGIES, "otfs.selection_strategies.nearest_neighbour" in sys.modules, STRATEGIES._loaded)
+        print("otfs.sample_selection.nearest_neighbour" in sys.modules, STRATEGIES._loaded)
+        print("1nn" in STRATEGIES, "otfs.sample_selection.nearest_neighbour" in sys.modules, STRATEGIES._loaded)
         try:
             STRATEGIES["otx"]
         except KeyError as exc:
@@ -180,12 +180,12 @@ def test_a_lookup_imports_only_the_plug_in_file_named_like_it():
 
 
 def test_the_clinical_module_imports_pandas_and_scikit_learn_only_where_used(tmp_path):
-    """Every Snakemake process parses the workflow, which imports otfs.clinical (voxel_table_width)."""
+    """Every Snakemake process parses the workflow, which imports otfs.datasets._clinical (voxel_table_width)."""
     table = tmp_path / "voxels.tsv"
     table.write_text("exam\tdomain\tlabel\tf1\tf2\tf3\ne1\t1.5T\t0\t1\t2\t3\n")
     out = _run(f"""
         import sys
-        from otfs.clinical import voxel_table_width
+        from otfs.datasets import voxel_table_width
         print(voxel_table_width({str(table)!r}), sorted({{k.split(".")[0] for k in sys.modules}} & {set(HEAVY)!r}))
     """)
     assert out.split(" ", 1) == ["3", "[]\n"]

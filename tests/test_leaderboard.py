@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
-
-from otfs.stages.leaderboard import average_ranks, collect, nauc, per_dataset_table, rank_tests, versus_reference
+from otfs_workflow.stages.leaderboard import average_ranks, collect, nauc, per_dataset_table, rank_tests, versus_reference
 
 
 def test_nauc_is_the_trapezoidal_mean_level():

@@ -12,7 +12,7 @@ from .conftest import REPO, require_module, shifted_domains
 require_module("skada", "skada", module_level=True)
 
 from otfs.classification import make_classifier  # noqa: E402
-from otfs.model_selection import SELECTION_RULES, choose_k, get_rule, score_adapted  # noqa: E402
+from otfs.k_selection._base import SELECTION_RULES, choose_k, get_rule, score_adapted  # noqa: E402
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -102,7 +102,7 @@ def _long(accuracy, scores):
 
 
 def test_choices_measure_regret_against_the_oracle_and_gain_over_all_features():
-    from otfs.stages.model_selection import choices, summarise
+    from otfs_workflow.stages.model_selection import choices, summarise
 
     long = _long(accuracy=[[50, 70, 60], [40, 30, 45]], scores=[[0.1, 0.2, 0.3], [0.9, 0.1, 0.1]])
     rules = {"entropy": {}, "shift-test": {}, "oracle": {}, "all-features": {}}
@@ -131,7 +131,7 @@ def test_choices_measure_regret_against_the_oracle_and_gain_over_all_features():
     ({"adapters": ["NA", "skada:KMMReweight"]}, "'skada:KMMReweight' predicts labels without adapted samples"),
 ])
 def test_the_configuration_of_model_selection_is_checked(change, message):
-    from otfs.config import ConfigError, load_yaml, validate_config
+    from otfs_workflow.config import ConfigError, load_yaml, validate_config
 
     cfg = load_yaml(REPO / "config.yaml")
     cfg["model_selection"].update(change)

@@ -16,9 +16,8 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-
-from otfs.data import read_cache
-from otfs.io import read_tsv
+from otfs_workflow.data import read_cache
+from otfs_workflow.io import read_tsv
 
 from .conftest import (
     ROWS_PER_PAIR_ITERATION,
@@ -235,7 +234,7 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_results(test_run, tmp_pat
 
 def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables(test_run, tmp_path):
     # `kill` (SIGTERM) of a running `snakemake --cores 2`: it starts no new job, lets the running ones finish
-    # and exits (Snakemake's own handler could deadlock on its scheduler's lock: otfs.snakemake_scheduler).
+    # and exits (Snakemake's own handler could deadlock on its scheduler's lock: otfs_workflow.snakemake_scheduler).
     # Ten SIGTERMs at random points each end the run within 30 s; the rerun's tables are an uninterrupted
     # run's.
     import random
@@ -468,7 +467,7 @@ def test_bench_targets_on_the_test_configuration(test_run):
 
 
 PLUGIN_ADAPTER = '''
-from otfs.adaptation import BaseAdapter
+from otfs.adapters import BaseAdapter
 
 
 class CentreEachDomain(BaseAdapter):
@@ -508,7 +507,7 @@ PLUGIN_RANKER = '''"""``mean-gap``: the standardised gap between the domains' me
 import numpy as np
 
 from otfs.base import N_FEATURES_TO_SELECT, BaseFeatureRanker
-from otfs.ranking import FEATURE_RANKERS
+from otfs.rankers import FEATURE_RANKERS
 
 
 class MeanGapRanker(BaseFeatureRanker):
@@ -530,7 +529,7 @@ PLUGIN_DATASET = '''"""Two generated domains of Gaussian classes; the target's f
 
 import numpy as np
 
-from otfs.data.readers import DatasetReader, DomainFeatures
+from otfs.datasets import DatasetReader, DomainFeatures
 
 
 class ShiftedBlobs(DatasetReader):
@@ -674,10 +673,11 @@ def test_model_selection_on_the_test_configuration(test_run):
 def test_a_skada_estimator_runs_as_an_adapter_of_the_grid(test_run):
     # skada:NAME in a file path: one classification job of the table1 grid, with skada's LinearOTMapping
     # (its 1-NN predictions) on the test run's ranking; the accuracy is the library's on the same samples
-    from otfs.adaptation import get_adapter
+    from otfs_workflow.data.cache import read_domains
+    from otfs_workflow.io import read_json
+
+    from otfs.adapters import get_adapter
     from otfs.classification import accuracy_curve
-    from otfs.data.cache import read_domains
-    from otfs.io import read_json
 
     if not (test_run / SKADA_JOB).exists():  # the model_selection test builds it; alone, this one does
         snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", SKADA_JOB)

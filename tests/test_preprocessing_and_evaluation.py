@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from otfs.adaptation import ADAPTERS, get_adapter
+from otfs.adapters import ADAPTERS, get_adapter
 from otfs.classification import accuracy_curve, one_nn_accuracy
 from otfs.preprocessing import apply_steps, row_sum_normalize, zscore
 

@@ -2,8 +2,7 @@
 
 import numpy as np
 import pytest
-
-from otfs.protocol import (
+from otfs_workflow.protocol import (
     derive_seed,
     draw_source_subset,
     feature_counts,

@@ -8,9 +8,8 @@ import pytest
 
 from otfs._checks import DegenerateResultWarning
 from otfs.base import BaseFeatureRanker, n_features_kept
-from otfs.invariance import RelevantInvariantSelector
-from otfs.ranking import OTFeatureRanker
-from otfs.semfs import LassoSelector, SemanticFeatureSelector, SpectralSelector
+from otfs.rankers import OTFeatureRanker, RelevantInvariantSelector
+from otfs.zero_shot import LassoSelector, SemanticFeatureSelector, SpectralSelector
 
 from .conftest import shifted_domains, sklearn_checks, toy_caches
 
@@ -79,7 +78,7 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 def test_two_domain_estimators_accept_skadas_sample_domain():
-    from otfs.adaptation import ADAPTERS, get_adapter
+    from otfs.adapters import ADAPTERS, get_adapter
 
     Xs, ys, Xt, yt, _ = shifted_domains(n_s=50, n_t=60, d=10, k=2, n_classes=3, seed=2)
     X = np.vstack([Xs, Xt])
@@ -108,10 +107,10 @@ def test_two_domain_estimators_accept_skadas_sample_domain():
         OTFeatureRanker().fit(X, X_target=Xt, sample_domain=sample_domain)
 
 
-@pytest.mark.parametrize("name", sorted(__import__("otfs.ranking", fromlist=["FEATURE_RANKERS"]).FEATURE_RANKERS))
+@pytest.mark.parametrize("name", sorted(__import__("otfs.rankers._base", fromlist=["FEATURE_RANKERS"]).FEATURE_RANKERS))
 def test_every_registered_ranker_fits_as_the_pipeline_fits_it(name):
     # the ranking stage builds a registered ranker by name and fits it as fit(Xs, ys, X_target=Xt)
-    from otfs.ranking import FEATURE_RANKERS
+    from otfs.rankers import FEATURE_RANKERS
 
     Xs, ys, Xt, _, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=1)
     Xs0, Xt0 = Xs.copy(), Xt.copy()
@@ -126,10 +125,11 @@ def test_every_registered_ranker_fits_as_the_pipeline_fits_it(name):
 @pytest.mark.parametrize("name, strategy", [("ot", "ot"), ("ot-1nn", "1nn"), ("ot-random", "random")])
 def test_the_ranking_stage_gives_the_estimators_scores(tmp_path, name, strategy):
     # the stage ranks the pairs the selection stage stored; the estimator finds them itself: the same scores
-    from otfs.io import read_json
-    from otfs.protocol import derive_seed
-    from otfs.ranking import FEATURE_RANKERS
-    from otfs.stages import ranking, selection
+    from otfs_workflow.io import read_json
+    from otfs_workflow.protocol import derive_seed
+    from otfs_workflow.stages import ranking, selection
+
+    from otfs.rankers import FEATURE_RANKERS
 
     caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=2)
     sel = tmp_path / "sel.json"
@@ -147,8 +147,8 @@ def test_the_ranking_stage_gives_the_estimators_scores(tmp_path, name, strategy)
 
 def test_one_job_for_several_adapters_writes_what_one_job_per_adapter_writes(tmp_path):
     # the leaderboard's classification job (run_adapters) against the per-adapter job (run)
-    from otfs.io import read_tsv
-    from otfs.stages import classification, ranking
+    from otfs_workflow.io import read_tsv
+    from otfs_workflow.stages import classification, ranking
 
     caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=3)
     rank = tmp_path / "rank.json"

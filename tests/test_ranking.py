@@ -9,7 +9,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 
 from otfs.preprocessing import zscore
-from otfs.ranking import (
+from otfs.rankers import (
     OTFeatureRanker,
     feature_coupling_diagonal,
     feature_orders,

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from otfs.selection import argmax_rows, select_samples
+from otfs.sample_selection._base import argmax_rows, select_samples
 
 
 def _clusters(n=6, extra=2, seed=0):

@@ -1,9 +1,9 @@
-"""Zero-shot feature selection (otfs.semfs, Wang et al.) and its experiment's helpers."""
+"""Zero-shot feature selection (otfs.zero_shot._semfs, Wang et al.) and its experiment's helpers."""
 
 import numpy as np
 import pytest
 
-from otfs.semfs import (
+from otfs.zero_shot._semfs import (
     LassoSelector,
     SemanticFeatureSelector,
     SpectralSelector,
@@ -52,7 +52,7 @@ def test_projected_gradient_reaches_the_bounded_minimum():
     """On a quadratic whose minimum over s >= 0 has zeros: monotone decrease, s >= 0, the L-BFGS-B optimum."""
     from scipy.optimize import minimize
 
-    from otfs.semfs import projected_gradient
+    from otfs.zero_shot._semfs import projected_gradient
 
     rng = np.random.default_rng(3)
     B = rng.normal(size=(8, 6))
@@ -113,7 +113,7 @@ def test_clustering_accuracy_is_the_best_matching():
 
 
 def test_seen_unseen_split_and_attribute_table(tmp_path):
-    from otfs.stages.semfs import read_attributes, seen_unseen
+    from otfs_workflow.stages.semfs import read_attributes, seen_unseen
 
     seen, unseen = seen_unseen(10, 5, seed=7)
     assert sorted([*seen, *unseen]) == list(range(1, 11)) and unseen.size == 5
@@ -132,8 +132,9 @@ def test_seen_unseen_split_and_attribute_table(tmp_path):
 
 @pytest.mark.filterwarnings("ignore:Graph is not fully connected")  # the planted classes are separate clusters
 def test_registry_runs_every_selector_and_names_unknown_ones():
-    from otfs.semfs import ZERO_SHOT_SELECTORS, register_zero_shot_selector
-    from otfs.stages.semfs import _orders
+    from otfs_workflow.stages.semfs import _orders
+
+    from otfs.zero_shot import ZERO_SHOT_SELECTORS, register_zero_shot_selector
 
     X, y, A, _ = _planted(seed=4, d=20)
     cfg = {"methods": list(ZERO_SHOT_SELECTORS), "alpha": 1.0, "gamma": 0.1, "max_iter": 5, "s_steps": 5,

@@ -20,9 +20,9 @@ import sklearn  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 
 from otfs._skada import routing  # noqa: E402
-from otfs.adaptation import ADAPTERS, get_adapter  # noqa: E402
+from otfs.adapters._base import ADAPTERS, get_adapter  # noqa: E402
 from otfs.classification import accuracy_curve  # noqa: E402
-from otfs.ranking import FEATURE_RANKERS, OTFeatureRanker  # noqa: E402
+from otfs.rankers._base import FEATURE_RANKERS, OTFeatureRanker  # noqa: E402
 
 
 def _stacked(Xs, ys, Xt):
@@ -67,8 +67,8 @@ def test_skadas_pipeline_gives_the_projects_accuracy_on_a_surf_pair(tmp_path, mi
     # the project's path (cache, Algorithm 1, Algorithm 2, classification with skada's CORAL as adapter
     # skada:CORALAdapter) and skada's pipeline (OTFeatureRanker -> CORALAdapter -> 1-NN with sample_domain)
     # on the same source subset of amazon -> dslr, iteration 0, at d/8 = 100 features
-    from otfs.stages import cache as cache_stage
-    from otfs.stages import classification, ranking, selection
+    from otfs_workflow.stages import cache as cache_stage
+    from otfs_workflow.stages import classification, ranking, selection
 
     manifest = REPO / "data" / "manifests" / "office-caltech.tsv"
     fs_cfg = {"dataset": "office-caltech", "folder": "surf", "preprocessing": ["row_sum_normalize", "zscore"]}
@@ -85,8 +85,8 @@ def test_skadas_pipeline_gives_the_projects_accuracy_on_a_surf_pair(tmp_path, mi
                 selection_path=sel)
     ours = classification.run(caches, rank, "skada:CORALAdapter", "test", ["Descending"], ["d/8"],
                               tmp_path / "classification.tsv")
-    from otfs.data.cache import read_domains
-    from otfs.io import read_json
+    from otfs_workflow.data.cache import read_domains
+    from otfs_workflow.io import read_json
 
     subset = read_json(rank)["iterations"][0]["source_subset"]
     cache = read_domains(caches)
@@ -143,7 +143,7 @@ def test_skada_estimators_are_adapters_by_name():
 
 
 def test_skada_adapters_are_checked_by_the_config():
-    from otfs.config import ConfigError, load_yaml, validate_config
+    from otfs_workflow.config import ConfigError, load_yaml, validate_config
 
     cfg = load_yaml(REPO / "config.yaml")
     cfg["adapters"] = {"skada:LinearOTMapping": {"reg": 1e-6}, "skada:Nope": {}, "skada:CORALAdapter": {"bogus": 1}}
@@ -162,9 +162,9 @@ def test_importing_skada_through_otfs_changes_no_other_result(tmp_path):
         import numpy as np, sklearn
         from sklearn.neighbors import KNeighborsClassifier
         from sklearn.pipeline import Pipeline
-        from otfs.ranking import OTFeatureRanker
+        from otfs.rankers import OTFeatureRanker
         from otfs.classification import accuracy_curve
-        from otfs.adaptation import get_adapter
+        from otfs.adapters import get_adapter
 
         rng = np.random.RandomState(0)
         Xs, Xt = rng.randn(60, 10), rng.randn(70, 10) + np.r_[np.zeros(7), 3 * np.ones(3)]
@@ -177,7 +177,7 @@ def test_importing_skada_through_otfs_changes_no_other_result(tmp_path):
             return pipe.predict(Xt).tolist(), [r["accuracy"] for r in curve]
 
         before = results()
-        from otfs.model_selection import get_rule, score_adapted
+        from otfs.k_selection._base import get_rule, score_adapted
         from otfs.classification import make_classifier
         get_adapter("skada:CORALAdapter").fit_transform(Xs, ys, Xt)
         score_adapted(Xs, ys, Xt, {"entropy": get_rule("entropy")}, make_classifier("knn"), 1, 0.5, 0)

@@ -1,10 +1,10 @@
-"""otfs.snakemake_scheduler: one pending re-evaluation timer instead of a chain per finished job."""
+"""otfs_workflow.snakemake_scheduler: one pending re-evaluation timer instead of a chain per finished job."""
 
 import threading
 import time
 
-from otfs.benchmark.scheduler import run
-from otfs.snakemake_scheduler import coalesce_reevaluations
+from otfs_workflow.benchmark.scheduler import run
+from otfs_workflow.snakemake_scheduler import coalesce_reevaluations
 
 
 class _Scheduler:
@@ -53,7 +53,7 @@ def test_snakemakes_scheduler_has_the_method_the_workflow_patches():
     from snakemake.scheduling.job_scheduler import JobScheduler
 
     assert coalesce_reevaluations(JobScheduler)
-    assert coalesce_reevaluations() and "otfs.snakemake_scheduler" in JobScheduler._schedule_reevalutation.__doc__
+    assert coalesce_reevaluations() and "otfs_workflow.snakemake_scheduler" in JobScheduler._schedule_reevalutation.__doc__
 
 
 def test_a_real_run_needs_far_fewer_scheduling_rounds(tmp_path):
@@ -69,7 +69,7 @@ def test_a_real_run_needs_far_fewer_scheduling_rounds(tmp_path):
 _SIGTERM_WHILE_LOCKED = """
 import os, signal, sys, threading
 from snakemake.scheduling.job_scheduler import JobScheduler
-from otfs.snakemake_scheduler import safe_sigterm
+from otfs_workflow.snakemake_scheduler import safe_sigterm
 if sys.argv[1] == "patched":
     assert safe_sigterm(JobScheduler)
 scheduler = object.__new__(JobScheduler)  # the attributes the handler and the loop share, as __init__ sets them
@@ -100,4 +100,4 @@ def test_a_sigterm_while_the_scheduler_holds_its_lock_no_longer_deadlocks():
     except subprocess.TimeoutExpired:
         shipped = None
     assert shipped is None, ("Snakemake's own SIGTERM handler no longer deadlocks while the lock is held: "
-                             f"otfs.snakemake_scheduler.safe_sigterm may be removed ({shipped.stdout!r})")
+                             f"otfs_workflow.snakemake_scheduler.safe_sigterm may be removed ({shipped.stdout!r})")

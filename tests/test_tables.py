@@ -3,9 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
-
-from otfs.aggregation import mean_over_pairs, per_pair_summary
-from otfs.tables import cell_label, compare, pair_label, points, render_latex, render_markdown, wide
+from otfs_workflow.aggregation import mean_over_pairs, per_pair_summary
+from otfs_workflow.tables import cell_label, compare, pair_label, points, render_latex, render_markdown, wide
 
 
 @pytest.fixture()
@@ -75,7 +74,7 @@ def test_compare_with_published(long):
 
 
 def test_empty_collections_write_headers(tmp_path):
-    from otfs.stages import aggregation, tables
+    from otfs_workflow.stages import aggregation, tables
 
     aggregation.collect([], tmp_path / "long.tsv")
     assert (tmp_path / "long.tsv").read_text().startswith("feature_set\tpair")

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from otfs.data.readers import get_reader
+from otfs.datasets import get_reader
 
 from .conftest import REPO
 
@@ -299,7 +299,7 @@ def two_domains():
 
 @pytest.mark.parametrize("ranker", ["ot", "ks", "mmd"])
 def test_x_target_is_named_when_it_is_at_fault(two_domains, ranker):
-    from otfs.ranking import FEATURE_RANKERS
+    from otfs.rankers import FEATURE_RANKERS
 
     Xs, Xt = two_domains
     est = FEATURE_RANKERS[ranker]()
@@ -364,14 +364,14 @@ def test_sample_domain_that_names_one_domain_only_is_an_error(two_domains):
                                                           r"the 4 classes of the source 'red'"),
 ])
 def test_a_pair_whose_domains_cannot_run_the_protocol_is_refused(source, target, message):
-    from otfs.protocol import DegenerateDomainError, check_pair
+    from otfs_workflow.protocol import DegenerateDomainError, check_pair
 
     with pytest.raises(DegenerateDomainError, match=message):
         check_pair("red-white", source, target)
 
 
 def test_target_labels_the_source_lacks_are_warned_with_the_users_labels():
-    from otfs.protocol import check_pair, draw_source_subset
+    from otfs_workflow.protocol import check_pair, draw_source_subset
 
     notes = check_pair("red-white", {"5": 600, "6": 500}, {"5": 1400, "6": 2000, "9": 5})
     assert notes == ["pair red-white: the target 'white' has labels that the source 'red' lacks (['9'], 5 of 3405 "
@@ -383,7 +383,7 @@ def test_target_labels_the_source_lacks_are_warned_with_the_users_labels():
 
 # --- the configuration -------------------------------------------------------------------------------------
 def test_a_key_given_twice_is_named(tmp_path):
-    from otfs.config import ConfigError, load_yaml
+    from otfs_workflow.config import ConfigError, load_yaml
 
     (tmp_path / "mine.yaml").write_text("protocol:\n  iterations: 2\n  pairs: all\n  iterations: 3\n")
     with pytest.raises(ConfigError, match=r"mine.yaml, line 4, column 3: invalid YAML: the key 'iterations' is given "
@@ -392,7 +392,7 @@ def test_a_key_given_twice_is_named(tmp_path):
 
 
 def test_an_alias_bomb_is_refused_at_once(tmp_path):
-    from otfs.config import ConfigError, load_yaml
+    from otfs_workflow.config import ConfigError, load_yaml
 
     lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
@@ -405,7 +405,7 @@ def test_an_alias_bomb_is_refused_at_once(tmp_path):
 
 
 def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
-    from otfs.config import ConfigError, load_yaml
+    from otfs_workflow.config import ConfigError, load_yaml
 
     (tmp_path / "mine.yaml").write_text("protocol:\n  pairs: [a-b, b-a\nfoo: 1\n")
     with pytest.raises(ConfigError, match=r"mine.yaml, line 3, column \d+: invalid YAML"):
@@ -433,7 +433,7 @@ def shipped():
     (lambda c: c["selection"].update(emd_max_iter="many"), r"selection.emd_max_iter"),
 ])
 def test_names_and_parameters_are_checked_before_they_become_paths(shipped, mutate, message):
-    from otfs.config import ConfigError, validate_config
+    from otfs_workflow.config import ConfigError, validate_config
 
     config = copy.deepcopy(shipped)
     mutate(config)
@@ -541,7 +541,8 @@ def test_the_configfile_hook_leaves_the_library_to_the_snakefile():
     import sys
 
     code = ("import sys, snakemake_logger_plugin_otfs as p; from snakemake.common import configfile; "
-            "print(p.wrap_configfile_loader(), sorted(m for m in sys.modules if m.split('.')[0] == 'otfs'))")
+            "print(p.wrap_configfile_loader(), sorted(m for m in sys.modules if m.split('.')[0] in ('otfs', "
+            "'otfs_workflow')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "[]"]
 

@@ -9,16 +9,16 @@ import numpy as np
 import ot.dr
 import pandas as pd
 import pytest
+from otfs_workflow.data.acquisition import Sources, acquire
+from otfs_workflow.data.manifest import ManifestEntry, git_blob_sha1, read_manifest
 from sklearn.datasets import load_iris, load_wine
 from sklearn.neighbors import KNeighborsClassifier
 
 from otfs._checks import DegenerateResultWarning
-from otfs.adaptation import get_adapter
-from otfs.data.acquisition import Sources, acquire
-from otfs.data.manifest import ManifestEntry, git_blob_sha1, read_manifest
-from otfs.data.uci import UCI_DATASETS, load_dataset
-from otfs.dimred import evaluate_split, knn_errors, make_split
-from otfs.wda import WassersteinDiscriminantAnalysis, _BatchedObjective, random_stiefel
+from otfs.adapters import get_adapter
+from otfs.datasets import UCI_DATASETS, load_dataset
+from otfs.reducers._base import evaluate_split, knn_errors, make_split
+from otfs.reducers._wda import WassersteinDiscriminantAnalysis, _BatchedObjective, random_stiefel
 
 from .conftest import uci_mirror_dir
 
@@ -144,7 +144,7 @@ def test_initial_projections():
     from sklearn.decomposition import PCA
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-    from otfs.wda import initial_projection
+    from otfs.reducers._wda import initial_projection
 
     X, y = _wine()
     for init in ("random", "pca", "fda"):
@@ -283,8 +283,8 @@ def test_a_vanished_within_class_term_is_warned():
 
 
 def test_ablation_reruns_table1_splits_one_variant_at_a_time(tmp_path):
-    from otfs.stages import wda as stage
-    from otfs.stages import wda_report
+    from otfs_workflow.stages import wda as stage
+    from otfs_workflow.stages import wda_report
 
     cfg = {"splits": 2, "cv_folds": 2, "p_grid": [2, 5], "k_grid": [1, 5], "noise_features": 10,
            "train_fraction": 0.5, "max_train": 1000, "max_test": 2000, "overrides": {},
@@ -312,10 +312,9 @@ def test_ablation_reruns_table1_splits_one_variant_at_a_time(tmp_path):
 
 
 def test_table1_sets_ours_beside_the_papers_with_the_difference_and_the_paired_test(tmp_path):
+    from otfs_workflow.io import write_tsv
+    from otfs_workflow.stages import wda_report
     from scipy.stats import wilcoxon
-
-    from otfs.io import write_tsv
-    from otfs.stages import wda_report
 
     rng = np.random.default_rng(0)
     pca = {"iris": 30 + rng.normal(0, 1, 8), "usps": 12 + rng.normal(0, 1, 8)}

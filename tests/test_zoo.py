@@ -9,7 +9,7 @@ from sklearn.feature_selection import f_classif
 from sklearn.metrics import roc_auc_score
 
 from otfs._checks import DegenerateResultWarning
-from otfs.ranking import FEATURE_RANKERS
+from otfs.rankers import FEATURE_RANKERS
 
 from .conftest import sklearn_checks
 
@@ -136,7 +136,7 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 def test_planted_shifts_move_what_they_say_and_nothing_else():
-    from otfs.data.readers import get_reader
+    from otfs.datasets import get_reader
 
     reader = get_reader("planted-shifts", {"n_features": 40, "per_kind": 3, "n_samples": 3000, "seed": 1})
     src, tgt = reader.read("source", {}, None), reader.read("target", {}, None)
@@ -158,12 +158,12 @@ def test_planted_shifts_move_what_they_say_and_nothing_else():
 
 
 def test_recovery_counts_the_planted_features_ranked_last():
-    from otfs.stages.shift_recovery import recovery
+    from otfs_workflow.stages.shift_recovery import recovery
 
     planted = {"a": [0, 1], "b": [2, 3]}
     # the last 4 of the order hold 0, 1 and 3
     assert recovery([2, 5, 4, 0, 1, 3], planted) == {"a": 1.0, "b": 0.5}
-    runs = __import__("otfs.stages.shift_recovery", fromlist=["run"])
+    runs = __import__("otfs_workflow.stages.shift_recovery", fromlist=["run"])
     df = runs.run(["wasserstein1d", "random"], {}, {"n_features": 32, "per_kind": 2, "n_samples": 300}, [0],
                   output=__import__("tempfile").mktemp(suffix=".csv"))
     w = df[df["ranker"] == "wasserstein1d"].set_index("kind")["recovered"]

@@ -1,40 +1,31 @@
-"""otfs: optimal-transport feature selection for unsupervised domain adaptation.
+"""otfs: feature selection for unsupervised domain adaptation, the methods.
 
-A library and benchmark reproducing Gautheron, Redko & Lartizien, *Feature
-Selection for Unsupervised Domain Adaptation using Optimal Transport*
-(ECML PKDD 2018).
+The algorithm library of the benchmark reproducing Gautheron, Redko &
+Lartizien, *Feature Selection for Unsupervised Domain Adaptation using
+Optimal Transport* (ECML PKDD 2018), with the related papers' methods beside
+it. One folder per kind of method, each with its base class, its registry
+and its plug-ins, one file per method:
 
-Main entry points
------------------
-- :func:`otfs.selection.select_samples` -- Algorithm 1 (sample selection)
-- :func:`otfs.ranking.rank_features` -- Algorithm 2 (feature ranking)
-- :class:`otfs.ranking.OTFeatureRanker` -- Algorithm 2 as a scikit-learn selector
-- :func:`otfs.classification.one_nn_accuracy` -- the paper's evaluation
-- :data:`otfs.adaptation.ADAPTERS` -- registered domain-adaptation methods
+- :mod:`otfs.rankers` -- feature rankers; :class:`OTFeatureRanker` is Algorithm 2
+- :mod:`otfs.sample_selection` -- Algorithm 1 (:func:`select_samples`) and its strategies
+- :mod:`otfs.adapters` -- domain-adaptation methods (:data:`ADAPTERS`)
+- :mod:`otfs.k_selection` -- choosing the number of features without target labels
+- :mod:`otfs.reducers`, :mod:`otfs.domain_classifiers`, :mod:`otfs.zero_shot` -- the related methods
+- :mod:`otfs.datasets`, :mod:`otfs.extractors` -- data readers and image feature extractors
+
+The pipeline that runs them (stages, tables, figures, benchmarks) is not
+part of the library: it is the package ``otfs_workflow`` beside the
+Snakemake workflow. Names are imported on first use (SPEC 1,
+``lazy_loader``; they are listed in ``__init__.pyi``).
 """
 
-from importlib import import_module as _import_module
+import lazy_loader as _lazy
 
-# The entry points are imported on first use (PEP 562), so that a pipeline job
-# that needs neither POT nor scikit-learn (acquisition, caching, tables,
-# plots) does not pay for importing them: about a second per job.
-_LAZY = {
-    "ADAPTERS": "adaptation",
-    "get_adapter": "adaptation",
-    "register_adapter": "adaptation",
-    "accuracy_curve": "classification",
-    "one_nn_accuracy": "classification",
-    "OTFeatureRanker": "ranking",
-    "feature_orders": "ranking",
-    "rank_features": "ranking",
-    "select_samples": "selection",
-}
-
-__all__ = sorted(_LAZY)
+_getattr, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)
 
 
 def _version() -> str:
-    from importlib import metadata  # on use: 80 ms, at the start of every pipeline job otherwise
+    from importlib import metadata  # on use: 80 ms at the start of every pipeline job otherwise
 
     try:
         return metadata.version("otfs")
@@ -45,10 +36,4 @@ def _version() -> str:
 def __getattr__(name):
     if name == "__version__":
         return _version()
-    if name in _LAZY:
-        return getattr(_import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module 'otfs' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted([*globals(), *_LAZY, "__version__"])
+    return _getattr(name)

@@ -14,6 +14,7 @@ would drop their imaginary part when casting to float.
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 import sys
 
@@ -198,3 +199,18 @@ def split_domains(X, sample_domain, y=None):
         y = np.asarray(y)
         ys, yt = y[source], y[~source]
     return X[source], X[~source], ys, yt, source
+
+
+def derive_seed(*keys: object) -> int:
+    """A 32-bit seed determined by ``keys`` alone.
+
+    The seed is the first four bytes of the SHA-256 of the keys joined by
+    ``"|"``, so it does not depend on job order, process or platform.
+
+    Examples
+    --------
+    >>> derive_seed("surf", "amazon-dslr", 3, "source_subset")
+    2835922011
+    """
+    text = "|".join(str(k) for k in keys)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big")

@@ -3,7 +3,7 @@
 ``import skada`` calls ``sklearn.set_config(enable_metadata_routing=True)``
 for the whole process. With routing on, scikit-learn behaves differently
 elsewhere: for example ``Pipeline.fit(X, y, ranker__X_target=Xt)``, the
-documented way to give :class:`otfs.ranking.OTFeatureRanker` its target in
+documented way to give :class:`otfs.rankers.OTFeatureRanker` its target in
 a plain scikit-learn pipeline, raises instead of fitting. So otfs imports
 skada only through :func:`import_skada`, which puts the setting back, and
 runs skada's estimators and scorers inside :func:`routing`, which turns it

@@ -87,7 +87,7 @@ def check_two_domains(estimator, X, X_target=None, sample_domain=None, y=None, m
     """
     from sklearn.utils.validation import _num_features, validate_data
 
-    from ._checks import as_float_matrix, split_domains
+    from otfs._checks import as_float_matrix, split_domains
 
     name = type(estimator).__name__
     if sample_domain is not None:
@@ -127,7 +127,7 @@ def check_two_domains(estimator, X, X_target=None, sample_domain=None, y=None, m
 def _warn_constant(name, Xs, Xt, names) -> None:
     """A warning naming the features that are constant (up to round-off) in both domains: they carry
     nothing, and their scores, driven by round-off, say nothing."""
-    from ._checks import DegenerateResultWarning, constant_columns
+    from otfs._checks import DegenerateResultWarning, constant_columns
 
     both = np.intersect1d(constant_columns(Xs), constant_columns(Xt))
     if both.size:
@@ -149,7 +149,7 @@ class BaseFeatureRanker(SelectorMixin, BaseEstimator):
         index). Non-finite scores are an error; all-equal scores a warning
         (``warn_equal=False`` where the caller has already warned).
         """
-        from ._checks import DegenerateResultWarning, scores_all_equal
+        from otfs._checks import DegenerateResultWarning, scores_all_equal
 
         scores = np.asarray(scores, dtype=np.float64)
         if scores.ndim != 1 or not np.isfinite(scores).all():
@@ -181,7 +181,7 @@ class TwoDomainRanker(BaseFeatureRanker):
     ``fit(X, y=None, X_target=None, sample_domain=None)`` takes the two domains
     either as ``X`` and ``X_target`` or stacked in ``X`` with skada's
     ``sample_domain`` (positive: source, negative: target; without either,
-    ``X`` against itself, with a warning, as :class:`otfs.ranking.OTFeatureRanker`), checks them (finite,
+    ``X`` against itself, with a warning, as :class:`otfs.rankers.OTFeatureRanker`), checks them (finite,
     2-D, the same features, at least ``_min_samples`` samples each) and calls
     :meth:`_score(Xs, ys, Xt)`, which returns one score per feature (higher:
     more similar across the domains). Inputs are never modified.

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._checks import as_float_matrix, as_label_vector, check_same_features
-from .registry import Registry
+from otfs._checks import as_float_matrix, as_label_vector, check_same_features
+from otfs.registry import Registry
 
 if TYPE_CHECKING:
-    from .adaptation import BaseAdapter
+    from otfs.adapters._base import BaseAdapter
 
 __all__ = ["CLASSIFIERS", "accuracy_curve", "make_classifier", "nested_one_nn_accuracies", "one_nn_accuracy"]
 
@@ -121,7 +121,7 @@ def accuracy_curve(
     orders : mapping of order name to feature indices
     n_features : sequence of int
     adapter : BaseAdapter, default=None
-        None (or :class:`otfs.adaptation.NoAdaptation`) adapts nothing.
+        None (or :class:`otfs.adapters._base.NoAdaptation`) adapts nothing.
 
     Returns
     -------
@@ -143,7 +143,7 @@ def accuracy_curve(
     if adapter is None:
         nested = True  # no adaptation: nothing to build (and POT and scikit-learn are not imported)
     else:
-        from .adaptation import NoAdaptation
+        from otfs.adapters._base import NoAdaptation
 
         nested = type(adapter) is NoAdaptation
     ys = as_label_vector(ys, Xs.shape[0], "ys")

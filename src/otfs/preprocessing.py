@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._checks import as_float_matrix
+from otfs._checks import as_float_matrix
 
 __all__ = ["STEPS", "row_sum_normalize", "zscore", "apply_steps"]
 

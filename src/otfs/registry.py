@@ -39,16 +39,16 @@ REGISTRIES: dict[str, Registry] = {}
 
 #: The module that defines each registry and its built-in methods.
 REGISTRY_MODULES = {
-    "otfs.adapters": "otfs.adaptation",
-    "otfs.feature_rankers": "otfs.ranking",
-    "otfs.sample_selection_strategies": "otfs.selection",
-    "otfs.dimension_reducers": "otfs.dimred",
-    "otfs.domain_classifiers": "otfs.boosting",
-    "otfs.zero_shot_selectors": "otfs.semfs",
-    "otfs.feature_extractors": "otfs.extraction",
-    "otfs.dataset_readers": "otfs.data.readers",
+    "otfs.adapters": "otfs.adapters._base",
+    "otfs.feature_rankers": "otfs.rankers._base",
+    "otfs.sample_selection_strategies": "otfs.sample_selection._base",
+    "otfs.dimension_reducers": "otfs.reducers._base",
+    "otfs.domain_classifiers": "otfs.domain_classifiers._boosting",
+    "otfs.zero_shot_selectors": "otfs.zero_shot._semfs",
+    "otfs.feature_extractors": "otfs.extractors._base",
+    "otfs.dataset_readers": "otfs.datasets._readers",
     "otfs.classifiers": "otfs.classification",
-    "otfs.selection_rules": "otfs.model_selection",
+    "otfs.k_selection": "otfs.k_selection._base",
 }
 
 
@@ -80,13 +80,15 @@ class Registry(Mapping):
     package : str, optional
         A package whose modules are imported on first use: one method per
         file, registered by being there.
+    group : str, optional
+        The entry-point group; by default ``otfs.<plural>``.
     """
 
-    def __init__(self, kind: str, plural: str, *, package: str | None = None):
+    def __init__(self, kind: str, plural: str, *, package: str | None = None, group: str | None = None):
         self.kind = kind
         self.plural = plural
         self.package = package
-        self.group = "otfs." + plural.replace(" ", "_").replace("-", "_")
+        self.group = group or "otfs." + plural.replace(" ", "_").replace("-", "_")
         self._table: dict[str, Any] = {}
         self._namespaces: dict[str, tuple[Callable[[str], Any], str]] = {}
         self._loaded = False

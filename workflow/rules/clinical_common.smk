@@ -2,7 +2,7 @@
 
 CLINICAL_REPETITIONS = list(range(config["clinical"]["iterations"]))
 CLINICAL_SOURCE = (
-    "synthetic data, otfs.clinical.make_clinical_data"
+    "synthetic data, otfs.datasets.make_clinical_data"
     if config["clinical"]["data"] == "synthetic"
     else config["clinical"]["data"]
 )

@@ -13,12 +13,16 @@ os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
 
 REPO = Path(workflow.basedir)
 SRC = REPO / "src"
-# The pipeline always runs the library of this checkout (the scripts do the same).
-sys.path.insert(0, str(SRC))
+# The pipeline always runs the library (src/otfs) and the pipeline package
+# (workflow/otfs_workflow) of this checkout (the scripts do the same).
+sys.path[:0] = [str(SRC), str(REPO / "workflow")]
 
-from otfs.codedeps import code_manifest_paths, write_code_manifests  # noqa: E402
-from otfs.clinical import voxel_table_width  # noqa: E402
-from otfs.config import (
+from otfs_workflow.codedeps import (
+    code_manifest_paths,
+    write_code_manifests,
+)  # noqa: E402
+from otfs.datasets._clinical import voxel_table_width  # noqa: E402
+from otfs_workflow.config import (
     check_clinical_counts,
     check_config_size,
     load_yaml,
@@ -26,12 +30,13 @@ from otfs.config import (
     pairs_for,
     validate_config,
 )  # noqa: E402
-from otfs.data.images import domain_images  # noqa: E402
-from otfs.data.uci import raw_files  # noqa: E402
-from otfs.data.manifest import read_manifest  # noqa: E402
-from otfs.data.readers import get_reader, inspect_files, reader_spec  # noqa: E402
-from otfs.extraction import get_extractor  # noqa: E402
-from otfs.protocol import (
+from otfs_workflow.data.images import domain_images  # noqa: E402
+from otfs.datasets._uci import raw_files  # noqa: E402
+from otfs_workflow.data.manifest import read_manifest  # noqa: E402
+from otfs.datasets._readers import get_reader, reader_spec  # noqa: E402
+from otfs_workflow.data.inspection import inspect_files  # noqa: E402
+from otfs.extractors._base import get_extractor  # noqa: E402
+from otfs_workflow.protocol import (
     DegenerateDomainError,
     check_pair,
     parse_pair,
@@ -39,17 +44,20 @@ from otfs.protocol import (
     source_per_class,
     usable_counts,
 )  # noqa: E402
-from otfs.provenance import package_versions  # noqa: E402
-from otfs.stages.acquisition import sources_for  # noqa: E402
-from otfs.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
-from otfs.snakemake_scheduler import coalesce_reevaluations, safe_sigterm  # noqa: E402
+from otfs_workflow.provenance import package_versions  # noqa: E402
+from otfs_workflow.stages.acquisition import sources_for  # noqa: E402
+from otfs_workflow.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
+from otfs_workflow.snakemake_scheduler import (
+    coalesce_reevaluations,
+    safe_sigterm,
+)  # noqa: E402
 
 # Snakemake's rate limiter starts a re-evaluation timer chain per finished job,
 # and each chain re-runs the job selection every second: one pending timer at a
-# time instead (otfs.snakemake_scheduler; snakemake/snakemake#3804).
+# time instead (otfs_workflow.snakemake_scheduler; snakemake/snakemake#3804).
 coalesce_reevaluations()
 # Snakemake's SIGTERM handler takes a lock the scheduling loop may hold, and then
-# waits for it forever: a handler that never blocks (otfs.snakemake_scheduler).
+# waits for it forever: a handler that never blocks (otfs_workflow.snakemake_scheduler).
 safe_sigterm()
 
 # Files given with --configfile, read again strictly: Snakemake keeps the last of a
@@ -88,9 +96,9 @@ wildcard_constraints:
     domain=r"[A-Za-z0-9_]+",
     extractor=r"[A-Za-z0-9_.-]+",
     pair=r"[A-Za-z0-9_]+-[A-Za-z0-9_]+",
-    selection=r"[A-Za-z0-9_]+",  # a name of otfs.selection.STRATEGIES, plug-ins included
-    ranker=r"[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",  # a name of otfs.ranking.FEATURE_RANKERS, plug-ins included
-    adapter=r"(skada:)?[A-Za-z0-9_]+",  # a name of otfs.adaptation.ADAPTERS, or skada:NAME
+    selection=r"[A-Za-z0-9_]+",  # a name of otfs.sample_selection.STRATEGIES, plug-ins included
+    ranker=r"[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*",  # a name of otfs.rankers.FEATURE_RANKERS, plug-ins included
+    adapter=r"(skada:)?[A-Za-z0-9_]+",  # a name of otfs.adapters.ADAPTERS, or skada:NAME
     grid=r"[A-Za-z0-9_]+",
     scope=r"all|[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)+",
     target_set=r"paper|available",
@@ -105,7 +113,9 @@ wildcard_constraints:
 # another (a cluster job step) reads the manifests that one wrote.
 _SCRIPTS = sorted((REPO / "workflow" / "scripts").glob("*.py"))
 if workflow.is_main_process:
-    CODE_MANIFESTS = write_code_manifests(_SCRIPTS, SRC / "otfs")
+    CODE_MANIFESTS = write_code_manifests(
+        _SCRIPTS, (SRC / "otfs", REPO / "workflow" / "otfs_workflow")
+    )
 else:
     CODE_MANIFESTS = code_manifest_paths(_SCRIPTS)
 
@@ -115,13 +125,13 @@ def script_code(script):
 
     Snakemake does not follow a script's imports, so each rule depends on
     the library files its script imports, transitively. They are derived
-    from the code (otfs.codedeps, every import at module level and inside
+    from the code (otfs_workflow.codedeps, every import at module level and inside
     functions), never kept by hand, and listed with their content's digest
     in one file, .snakemake/otfs-code/<script>.json, rewritten when parsing
     finds that an edit changed it: a change to any of them reruns the rule,
     and Snakemake watches one code input per job instead of about thirty.
     Each job checks at its end that every otfs module it ran is among the
-    files listed (otfs.stages.job).
+    files listed (otfs_workflow.stages.job).
     """
     try:
         return str(CODE_MANIFESTS[script])
@@ -229,7 +239,7 @@ def fs_n_features(feature_set):
 # --- rankers -----------------------------------------------------------------
 # The OT rankers (ot, ot-1nn, ot-random) take Algorithm 1's settings from config
 # `selection` and Algorithm 2's from `ranking`; every other ranker its own from
-# `rankers.<name>` (its defaults where absent). otfs.config checks both.
+# `rankers.<name>` (its defaults where absent). otfs_workflow.config checks both.
 OT_RANKER_SETTINGS = {
     "selection": ("tie_break", "emd_max_iter"),
     "ranking": ("reg", "norm", "method", "max_iter", "tol"),
@@ -262,7 +272,7 @@ def ot_ranker_estimator_params(name):
     """Every parameter of OT ranker ``name`` (``get_params()``), None for another ranker.
 
     Given to the ranking jobs, which then rank Algorithm 1's pairs without
-    building the scikit-learn estimator (otfs.stages.ranking.run).
+    building the scikit-learn estimator (otfs_workflow.stages.ranking.run).
     """
     params = _ot_ranker_estimator_params(name)
     return None if params is None else dict(params)
@@ -554,7 +564,7 @@ CONTENT_ADDRESSED_RULES = {"acquire", "acquire_images", "acquire_uci"}
 
 def check_rule_conventions(workflow_rules):
     """Every rule with a script lists that script's import closure as its ``code`` input, and every
-    benchmark file lies under ``logs/benchmarks/<rule>/`` (otfs.cluster maps a file to its rule by it).
+    benchmark file lies under ``logs/benchmarks/<rule>/`` (otfs_workflow.cluster maps a file to its rule by it).
     """
     problems = []
     for r in workflow_rules:

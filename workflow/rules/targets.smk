@@ -102,7 +102,7 @@ def target_aggregates(target_set):
 
 
 # --- output helpers of the table and figure rules -----------------------------
-from otfs.tables import FEATURE_SET_NAMES  # noqa: E402
+from otfs_workflow.tables import FEATURE_SET_NAMES  # noqa: E402
 
 
 def fs_section(stem, section):

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.acquisition (rule acquire)."""
+"""Snakemake wrapper of otfs_workflow.stages.acquisition (rule acquire)."""
 
-from otfs.stages import acquisition, job
+from otfs_workflow.stages import acquisition, job
 
 with job(snakemake.log[0], snakemake.threads, "acquisition"):  # noqa: F821
     acquisition.run(

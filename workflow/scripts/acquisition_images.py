@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.acquisition.run_images (rule acquire_images)."""
+"""Snakemake wrapper of otfs_workflow.stages.acquisition.run_images (rule acquire_images)."""
 
-from otfs.stages import acquisition, job
+from otfs_workflow.stages import acquisition, job
 
 with job(snakemake.log[0], snakemake.threads, "acquisition"):  # noqa: F821
     acquisition.run_images(

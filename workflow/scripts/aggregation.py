@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.aggregation (rule aggregate)."""
+"""Snakemake wrapper of otfs_workflow.stages.aggregation (rule aggregate)."""
 
-from otfs.stages import aggregation, job
+from otfs_workflow.stages import aggregation, job
 
 with job(snakemake.log[0], snakemake.threads, "aggregation", code=snakemake.input.code):  # noqa: F821
     aggregation.run(

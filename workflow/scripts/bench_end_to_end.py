@@ -1,9 +1,9 @@
-"""Snakemake wrapper of otfs.benchmark.end_to_end (rule end_to_end)."""
+"""Snakemake wrapper of otfs_workflow.benchmark.end_to_end (rule end_to_end)."""
 
 from pathlib import Path
 
-from otfs.benchmark.end_to_end import TOLERANCE, compare
-from otfs.stages import job
+from otfs_workflow.benchmark.end_to_end import TOLERANCE, compare
+from otfs_workflow.stages import job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:

@@ -1,8 +1,8 @@
-"""Snakemake wrapper of otfs.benchmark.goals (rule benchmark_goals)."""
+"""Snakemake wrapper of otfs_workflow.benchmark.goals (rule benchmark_goals)."""
 
-from otfs.benchmark.goals import goals_markdown, goals_table
-from otfs.io import write_csv, write_text
-from otfs.stages import job
+from otfs_workflow.benchmark.goals import goals_markdown, goals_table
+from otfs_workflow.io import write_csv, write_text
+from otfs_workflow.stages import job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:

@@ -1,12 +1,11 @@
-"""Snakemake wrapper of otfs.benchmark.main_job (rule main_job_timing)."""
+"""Snakemake wrapper of otfs_workflow.benchmark.main_job (rule main_job_timing)."""
 
 from pathlib import Path
 
 import pandas as pd
-
-from otfs.benchmark.main_job import plot_stages, run
-from otfs.io import write_csv
-from otfs.stages import job
+from otfs_workflow.benchmark.main_job import plot_stages, run
+from otfs_workflow.io import write_csv
+from otfs_workflow.stages import job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:

@@ -1,9 +1,9 @@
-"""Snakemake wrapper of otfs.benchmark.profile (rule pipeline_profile)."""
+"""Snakemake wrapper of otfs_workflow.benchmark.profile (rule pipeline_profile)."""
 
 from pathlib import Path
 
-from otfs.benchmark.profile import main
-from otfs.stages import job
+from otfs_workflow.benchmark.profile import main
+from otfs_workflow.stages import job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code):

@@ -1,9 +1,9 @@
-"""Snakemake wrapper of otfs.benchmark.scaling (rule scaling_study)."""
+"""Snakemake wrapper of otfs_workflow.benchmark.scaling (rule scaling_study)."""
 
 from pathlib import Path
 
-from otfs.benchmark.scaling import main
-from otfs.stages import job
+from otfs_workflow.benchmark.scaling import main
+from otfs_workflow.stages import job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code):

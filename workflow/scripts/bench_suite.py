@@ -1,9 +1,9 @@
-"""Snakemake wrapper of otfs.benchmark.suite (rule benchmark_suite)."""
+"""Snakemake wrapper of otfs_workflow.benchmark.suite (rule benchmark_suite)."""
 
 from pathlib import Path
 
-from otfs.benchmark.suite import write_suite
-from otfs.stages import job
+from otfs_workflow.benchmark.suite import write_suite
+from otfs_workflow.stages import job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:

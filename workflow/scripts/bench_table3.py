@@ -1,9 +1,9 @@
-"""Snakemake wrapper of otfs.benchmark.table3 (rule table3_4096)."""
+"""Snakemake wrapper of otfs_workflow.benchmark.table3 (rule table3_4096)."""
 
 from pathlib import Path
 
-from otfs.benchmark.table3 import main
-from otfs.stages import job
+from otfs_workflow.benchmark.table3 import main
+from otfs_workflow.stages import job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code):

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.boosting (rule boosting_run)."""
+"""Snakemake wrapper of otfs_workflow.stages.boosting (rule boosting_run)."""
 
-from otfs.stages import boosting, domain_caches, job
+from otfs_workflow.stages import boosting, domain_caches, job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "boosting", code=sm.input.code):

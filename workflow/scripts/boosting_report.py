@@ -1,7 +1,7 @@
-"""Snakemake wrapper of otfs.stages.boosting_report (rules make_boosting_table, plot_boosting_figure)."""
+"""Snakemake wrapper of otfs_workflow.stages.boosting_report (rules make_boosting_table, plot_boosting_figure)."""
 
-from otfs.provenance import provenance_record
-from otfs.stages import boosting_report, job
+from otfs_workflow.provenance import provenance_record
+from otfs_workflow.stages import boosting_report, job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "boosting", code=sm.input.code):

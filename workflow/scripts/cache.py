@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.cache (rule build_cache)."""
+"""Snakemake wrapper of otfs_workflow.stages.cache (rule build_cache)."""
 
-from otfs.stages import cache, job
+from otfs_workflow.stages import cache, job
 
 with job(snakemake.log[0], snakemake.threads, "cache", code=snakemake.input.code):  # noqa: F821
     if "features" in snakemake.input.keys():  # noqa: F821

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.classification (rule classify)."""
+"""Snakemake wrapper of otfs_workflow.stages.classification (rule classify)."""
 
-from otfs.stages import classification, domain_caches, job
+from otfs_workflow.stages import classification, domain_caches, job
 
 with job(snakemake.log[0], snakemake.threads, "classification", code=snakemake.input.code):  # noqa: F821
     classification.run(

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.classification.run_adapters (rule classify_leaderboard_adapters)."""
+"""Snakemake wrapper of otfs_workflow.stages.classification.run_adapters (rule classify_leaderboard_adapters)."""
 
-from otfs.stages import classification, domain_caches, job
+from otfs_workflow.stages import classification, domain_caches, job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "classification", code=sm.input.code):

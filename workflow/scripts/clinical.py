@@ -1,6 +1,7 @@
-"""Snakemake wrapper of otfs.stages.clinical (rules clinical_data, clinical_rank, clinical_classify, clinical_aggregate)."""
+"""Snakemake wrapper of otfs_workflow.stages.clinical (rules clinical_data, clinical_rank, clinical_classify,
+clinical_aggregate)."""
 
-from otfs.stages import clinical, job
+from otfs_workflow.stages import clinical, job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "clinical", code=sm.input.code):

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.clinical_report (rules make_table4, plot_figure3, plot_figure4)."""
+"""Snakemake wrapper of otfs_workflow.stages.clinical_report (rules make_table4, plot_figure3, plot_figure4)."""
 
-from otfs.stages import clinical_report, job
+from otfs_workflow.stages import clinical_report, job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "clinical", code=sm.input.code):

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.aggregation.collect (rule collect_results)."""
+"""Snakemake wrapper of otfs_workflow.stages.aggregation.collect (rule collect_results)."""
 
-from otfs.stages import aggregation, job
+from otfs_workflow.stages import aggregation, job
 
 with job(snakemake.log[0], snakemake.threads, "collect", code=snakemake.input.code):  # noqa: F821
     aggregation.collect(

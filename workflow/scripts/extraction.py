@@ -1,8 +1,8 @@
-"""Snakemake wrapper of otfs.stages.extraction (rule extract_features)."""
+"""Snakemake wrapper of otfs_workflow.stages.extraction (rule extract_features)."""
 
-from otfs.data.manifest import read_manifest
-from otfs.stages import extraction, job
-from otfs.stages.acquisition import sources_for
+from otfs_workflow.data.manifest import read_manifest
+from otfs_workflow.stages import extraction, job
+from otfs_workflow.stages.acquisition import sources_for
 
 with job(snakemake.log[0], snakemake.threads, "extraction", code=snakemake.input.code):  # noqa: F821
     extraction.run(

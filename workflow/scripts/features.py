@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.aggregation.feature_table (rule feature_table)."""
+"""Snakemake wrapper of otfs_workflow.stages.aggregation.feature_table (rule feature_table)."""
 
-from otfs.stages import aggregation, job
+from otfs_workflow.stages import aggregation, job
 
 with job(snakemake.log[0], snakemake.threads, "features", code=snakemake.input.code):  # noqa: F821
     aggregation.feature_table(list(snakemake.input.rankings), snakemake.output.tsv)  # noqa: F821

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.invariance (rule invariance_run)."""
+"""Snakemake wrapper of otfs_workflow.stages.invariance (rule invariance_run)."""
 
-from otfs.stages import domain_caches, invariance, job
+from otfs_workflow.stages import domain_caches, invariance, job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "invariance", code=sm.input.code):

@@ -1,7 +1,7 @@
-"""Snakemake wrapper of otfs.stages.invariance_report (rules make_invariance_table, plot_invariance_figure3)."""
+"""Snakemake wrapper of otfs_workflow.stages.invariance_report (rules make_invariance_table, plot_invariance_figure3)."""
 
-from otfs.provenance import provenance_record
-from otfs.stages import invariance_report, job
+from otfs_workflow.provenance import provenance_record
+from otfs_workflow.stages import invariance_report, job
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "invariance", code=sm.input.code):

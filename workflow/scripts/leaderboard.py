@@ -1,7 +1,7 @@
-"""Snakemake wrapper of otfs.stages.leaderboard (rule make_leaderboard)."""
+"""Snakemake wrapper of otfs_workflow.stages.leaderboard (rule make_leaderboard)."""
 
-from otfs.provenance import package_versions, provenance_record
-from otfs.stages import job, leaderboard
+from otfs_workflow.provenance import package_versions, provenance_record
+from otfs_workflow.stages import job, leaderboard
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "leaderboard", code=sm.input.code):

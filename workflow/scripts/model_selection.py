@@ -1,7 +1,7 @@
-"""Snakemake wrapper of otfs.stages.model_selection.report (rule make_model_selection)."""
+"""Snakemake wrapper of otfs_workflow.stages.model_selection.report (rule make_model_selection)."""
 
-from otfs.provenance import package_versions, provenance_record
-from otfs.stages import job, model_selection
+from otfs_workflow.provenance import package_versions, provenance_record
+from otfs_workflow.stages import job, model_selection
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "model_selection", code=sm.input.code):

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.model_selection.run_pair (rule score_model_selection)."""
+"""Snakemake wrapper of otfs_workflow.stages.model_selection.run_pair (rule score_model_selection)."""
 
-from otfs.stages import domain_caches, job, model_selection
+from otfs_workflow.stages import domain_caches, job, model_selection
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "model_selection", code=sm.input.code):

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.plotting (rules plot_figure*)."""
+"""Snakemake wrapper of otfs_workflow.stages.plotting (rules plot_figure*)."""
 
-from otfs.stages import job, plotting
+from otfs_workflow.stages import job, plotting
 
 with job(snakemake.log[0], snakemake.threads, "plotting", code=snakemake.input.code):  # noqa: F821
     p = snakemake.params  # noqa: F821

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.ranking (rule rank_features)."""
+"""Snakemake wrapper of otfs_workflow.stages.ranking (rule rank_features)."""
 
-from otfs.stages import domain_caches, job, ranking
+from otfs_workflow.stages import domain_caches, job, ranking
 
 with job(snakemake.log[0], snakemake.threads, "ranking", code=snakemake.input.code):  # noqa: F821
     w = snakemake.wildcards  # noqa: F821

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.selection (rule select_samples)."""
+"""Snakemake wrapper of otfs_workflow.stages.selection (rule select_samples)."""
 
-from otfs.stages import domain_caches, job, selection
+from otfs_workflow.stages import domain_caches, job, selection
 
 with job(snakemake.log[0], snakemake.threads, "selection", code=snakemake.input.code):  # noqa: F821
     w = snakemake.wildcards  # noqa: F821

@@ -1,7 +1,7 @@
-"""Snakemake wrapper of otfs.stages.semfs (rule semfs_run)."""
+"""Snakemake wrapper of otfs_workflow.stages.semfs (rule semfs_run)."""
 
-from otfs.protocol import parse_pair
-from otfs.stages import domain_caches, job, semfs
+from otfs_workflow.protocol import parse_pair
+from otfs_workflow.stages import domain_caches, job, semfs
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "semfs", code=sm.input.code):

@@ -1,7 +1,7 @@
-"""Snakemake wrapper of otfs.stages.semfs_report (rules make_semfs_table, plot_semfs_figure)."""
+"""Snakemake wrapper of otfs_workflow.stages.semfs_report (rules make_semfs_table, plot_semfs_figure)."""
 
-from otfs.provenance import provenance_record
-from otfs.stages import job, semfs_report
+from otfs_workflow.provenance import provenance_record
+from otfs_workflow.stages import job, semfs_report
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "semfs", code=sm.input.code):

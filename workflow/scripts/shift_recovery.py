@@ -1,7 +1,7 @@
-"""Snakemake wrapper of otfs.stages.shift_recovery (rules shift_recovery_run, make_shift_recovery_table)."""
+"""Snakemake wrapper of otfs_workflow.stages.shift_recovery (rules shift_recovery_run, make_shift_recovery_table)."""
 
-from otfs.provenance import provenance_record
-from otfs.stages import job, shift_recovery
+from otfs_workflow.provenance import provenance_record
+from otfs_workflow.stages import job, shift_recovery
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "shift_recovery", code=sm.input.code):

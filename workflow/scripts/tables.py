@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.tables (rules make_table*, make_comparison)."""
+"""Snakemake wrapper of otfs_workflow.stages.tables (rules make_table*, make_comparison)."""
 
-from otfs.stages import job, tables
+from otfs_workflow.stages import job, tables
 
 with job(snakemake.log[0], snakemake.threads, "tables", code=snakemake.input.code):  # noqa: F821
     p = snakemake.params  # noqa: F821

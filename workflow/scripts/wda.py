@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs.stages.wda (rules wda_evaluate, wda_ablation_evaluate, wda_curves)."""
+"""Snakemake wrapper of otfs_workflow.stages.wda (rules wda_evaluate, wda_ablation_evaluate, wda_curves)."""
 
-from otfs.stages import job, wda
+from otfs_workflow.stages import job, wda
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "wda", code=sm.input.code):

@@ -1,8 +1,8 @@
-"""Snakemake wrapper of otfs.stages.wda_report (rules make_wda_table1, make_wda_ablation, plot_wda_figure2,
+"""Snakemake wrapper of otfs_workflow.stages.wda_report (rules make_wda_table1, make_wda_ablation, plot_wda_figure2,
 make_wda_office)."""
 
-from otfs.provenance import provenance_record
-from otfs.stages import job, wda_report
+from otfs_workflow.provenance import provenance_record
+from otfs_workflow.stages import job, wda_report
 
 sm = snakemake  # noqa: F821
 with job(sm.log[0], sm.threads, "wda", code=sm.input.code):

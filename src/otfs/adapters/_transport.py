@@ -1,6 +1,6 @@
 """The shared part of the OT adapters: uniform weights, the cost, the barycentric map (Eq. 6).
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import ot
 
-from .._ot import check_coupling, normalise_cost
-from ..adaptation import (
+from otfs._ot.solvers import check_coupling, normalise_cost
+from otfs.adapters._base import (
     BaseAdapter,
 )
 

@@ -1,13 +1,13 @@
 """CORAL: correlation alignment (Sun et al., AAAI 2016).
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..adaptation import (
+from otfs.adapters._base import (
     _POSITIVE,
     BaseAdapter,
     register_adapter,
@@ -30,7 +30,7 @@ class CORAL(BaseAdapter):
     ``g = (f(reg + s^2 / (n - 1)) - f(reg)) / s^2``. Applying it costs
     ``O(n^2 d)`` operations instead of the ``O(d^3)`` of
     ``scipy.linalg.sqrtm``. This is exact (not an
-    approximation); :func:`otfs.benchmark.reference.coral` is the dense
+    approximation); :func:`otfs_workflow.benchmark.reference.coral` is the dense
     version it is measured against.
 
     Parameters

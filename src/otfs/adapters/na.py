@@ -1,11 +1,11 @@
 """NA: no adaptation.
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 """
 
 from __future__ import annotations
 
-from ..adaptation import (
+from otfs.adapters._base import (
     BaseAdapter,
     register_adapter,
 )

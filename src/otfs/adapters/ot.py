@@ -1,18 +1,18 @@
 """OT: exact transport and its barycentric map (Courty et al., 2014).
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 """
 
 from __future__ import annotations
 
 from sklearn.utils._param_validation import StrOptions
 
-from .._ot import exact_coupling
-from ..adaptation import (
+from otfs._ot.solvers import exact_coupling
+from otfs.adapters._base import (
     _AT_LEAST_ONE,
     register_adapter,
 )
-from ._transport import _OTAdapter
+from otfs.adapters._transport import _OTAdapter
 
 
 @register_adapter("OT")

@@ -1,6 +1,6 @@
 """OT2: entropic transport (Cuturi, 2013).
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ import numpy as np
 import ot
 from sklearn.utils._param_validation import StrOptions
 
-from .._ot import NumericalFallbackWarning, check_coupling, gibbs_kernel, sinkhorn_scalings
-from ..adaptation import (
+from otfs._ot.solvers import NumericalFallbackWarning, check_coupling, gibbs_kernel, sinkhorn_scalings
+from otfs.adapters._base import (
     _AT_LEAST_ONE,
     _NON_NEGATIVE,
     _NORMS,
     _POSITIVE,
     register_adapter,
 )
-from ._transport import _barycentric_map, _OTAdapter
+from otfs.adapters._transport import _barycentric_map, _OTAdapter
 
 
 @register_adapter("OT2")
@@ -71,12 +71,12 @@ class SinkhornAdapter(_OTAdapter):
         kernel, and POT's ``"sinkhorn"`` stops on a zero scaling with a
         coupling that forgets samples. The coupling is then computed in the
         log domain (POT's ``"sinkhorn_log"``, the same iterations) with a
-        :class:`~otfs._ot.NumericalFallbackWarning`; a coupling that still
+        :class:`~otfs._ot.solvers.NumericalFallbackWarning`; a coupling that still
         loses a sample is an error naming ``reg``.
         """
         if self.method != "sinkhorn":
             return super().fit_transform(Xs, ys, Xt)
-        # POT's "sinkhorn" iterations on a kernel computed in place (otfs._ot):
+        # POT's "sinkhorn" iterations on a kernel computed in place (otfs._ot.solvers):
         # equal to ot.sinkhorn to round-off, without its extra n_s x n_t arrays.
         Xs, ys, Xt = self._check(Xs, ys, Xt)
         with np.errstate(under="ignore"):

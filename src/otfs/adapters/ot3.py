@@ -1,6 +1,6 @@
 """OT3: entropic transport with the class-based l_{1/2,1} group regularisation (Courty et al., 2014).
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 """
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ import warnings
 
 import numpy as np
 
-from .._ot import sinkhorn_lpl1_mm
-from ..adaptation import (
+from otfs._ot.solvers import sinkhorn_lpl1_mm
+from otfs.adapters._base import (
     _AT_LEAST_ONE,
     _NON_NEGATIVE,
     _NORMS,
     _POSITIVE,
     register_adapter,
 )
-from ._transport import _OTAdapter
+from otfs.adapters._transport import _OTAdapter
 
 
 @register_adapter("OT3")
@@ -26,7 +26,7 @@ class SinkhornLpl1Adapter(_OTAdapter):
 
     Solved by POT's majoration-minimisation ``ot.da.sinkhorn_lpl1_mm`` (its
     inner Sinkhorn solver is POT's ``"sinkhorn"``), then barycentric mapping.
-    The solver is :func:`otfs._ot.sinkhorn_lpl1_mm`: POT's iterations and
+    The solver is :func:`otfs._ot.solvers.sinkhorn_lpl1_mm`: POT's iterations and
     POT's Sinkhorn, with the class update between them computed per class,
     which gives POT's coupling bit for bit in about half the time.
 
@@ -69,7 +69,7 @@ class SinkhornLpl1Adapter(_OTAdapter):
     def _coupling(self, a, b, M, ys):
         # POT's majoration-minimisation has no log-domain inner solver: an
         # underflowing kernel gives a coupling that loses samples, which
-        # fit_transform reports as an error naming reg (otfs._ot.check_coupling).
+        # fit_transform reports as an error naming reg (otfs._ot.solvers.check_coupling).
         with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore", under="ignore", over="ignore"):
             # POT warns when an inner Sinkhorn stops at its iteration limit,
             # which the paper's protocol accepts; its numerical errors are

@@ -1,11 +1,11 @@
 """SA: subspace alignment (Fernando et al., ICCV 2013).
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 """
 
 from __future__ import annotations
 
-from ..adaptation import (
+from otfs.adapters._base import (
     _AT_LEAST_ONE,
     BaseAdapter,
     _n_components,

@@ -1,6 +1,6 @@
 """``skada:NAME``: any domain-adaptation estimator of skada as an adapter of the grid.
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`): it adds
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`): it adds
 the namespace ``skada:`` to the registry, so that config names skada's
 estimators as it names the built-in adapters, with their parameters::
 
@@ -31,15 +31,15 @@ from functools import cache
 
 import numpy as np
 
-from ..adaptation import ADAPTERS, BaseAdapter
-from ..registry import UnknownNameError
+from otfs.adapters._base import ADAPTERS, BaseAdapter
+from otfs.registry import UnknownNameError
 
 __all__ = ["SkadaAdapter", "skada_estimators"]
 
 @cache
 def skada_estimators() -> dict[str, str]:
     """skada's estimators that can be adapters, by name: ``"adapter"``, ``"factory"`` or ``"classifier"``."""
-    from .._skada import import_skada
+    from otfs._skada import import_skada
 
     skada = import_skada()
     base = import_skada("skada.base")
@@ -119,7 +119,7 @@ class SkadaAdapter(BaseAdapter):
 
     def _validate_params(self):
         super()._validate_params()
-        from ..classification import make_classifier
+        from otfs.classification import make_classifier
 
         make_classifier(self.classifier)  # an unknown name or parameter is an error here
         estimator = self._build_estimator()  # an unknown parameter of skada's is an error here
@@ -134,7 +134,7 @@ class SkadaAdapter(BaseAdapter):
         return params
 
     def _build_estimator(self, classifier=None):
-        from .._skada import import_skada, routing
+        from otfs._skada import import_skada, routing
 
         skada = import_skada()
         obj = getattr(skada, self.skada_name)
@@ -148,7 +148,7 @@ class SkadaAdapter(BaseAdapter):
         """True where the target labels come from :meth:`fit_predict` rather than the 1-NN on :meth:`fit_transform`."""
         if self.skada_kind != "adapter" or self.classifier != "1nn":
             return True
-        from .._skada import import_skada
+        from otfs._skada import import_skada
 
         skada = import_skada()
         cls = getattr(skada, self.skada_name)
@@ -158,7 +158,7 @@ class SkadaAdapter(BaseAdapter):
     # -- the adapter interface -------------------------------------------------------
     def fit_transform(self, Xs, ys, Xt):
         """The skada adapter's output on the stacked domains, split back into ``(Xs_adapted, Xt_adapted)``."""
-        from .._skada import routing, stack_domains
+        from otfs._skada import routing, stack_domains
 
         Xs, ys, Xt = self._check(Xs, ys, Xt)
         if self.skada_kind != "adapter":
@@ -175,8 +175,8 @@ class SkadaAdapter(BaseAdapter):
 
     def fit_predict(self, Xs, ys, Xt):
         """Fit on the labelled source and the unlabelled target; return the predicted target labels."""
-        from .._skada import TARGET_DOMAIN, import_skada, routing, stack_domains
-        from ..classification import make_classifier
+        from otfs._skada import TARGET_DOMAIN, import_skada, routing, stack_domains
+        from otfs.classification import make_classifier
 
         Xs, ys, Xt = self._check(Xs, ys, Xt)
         X, y, sample_domain, encoder = stack_domains(Xs, ys, Xt)
@@ -200,7 +200,7 @@ class SkadaAdapter(BaseAdapter):
     def _check_weights_reach(self, estimator, classifier) -> None:
         """A reweighting adapter's weights must reach the classifier: ask for them, or refuse one that has
         no ``sample_weight`` (skada would drop the weights in silence: the result would be no adaptation)."""
-        from .._skada import import_skada
+        from otfs._skada import import_skada
 
         # a skada pipeline's steps are selectors around their base estimators
         steps = [getattr(step, "base_estimator", step) for _, step in getattr(estimator, "steps", [(None, estimator)])]
@@ -230,7 +230,7 @@ def _resolve(name: str):
 
 @cache
 def _adapter_class(name: str, kind: str):
-    from .._skada import import_skada
+    from otfs._skada import import_skada
 
     obj = getattr(import_skada(), name)
     cls = type(f"Skada{name}", (SkadaAdapter,), {

@@ -1,6 +1,6 @@
 """TCA: transfer component analysis (Pan et al., 2011), linear kernel.
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.utils._param_validation import StrOptions
 
-from ..adaptation import (
+from otfs.adapters._base import (
     _AT_LEAST_ONE,
     _NON_NEGATIVE,
     BaseAdapter,
@@ -46,7 +46,7 @@ class TransferComponentAnalysis(BaseAdapter):
     ``(I + mu k k^T)^{-1}`` has a closed form (Sherman-Morrison): the
     ``(n_s + n_t)^2`` matrices ``L``, ``H`` and the pseudo-inverse of the
     released code are never formed, and only the ``n_components`` leading
-    eigenpairs are computed. :func:`otfs.benchmark.reference.tca` is the
+    eigenpairs are computed. :func:`otfs_workflow.benchmark.reference.tca` is the
     dense version this is measured against.
 
     References

@@ -1,13 +1,13 @@
 """WDA as an adapter: the projection learned on the labelled source samples (Flamary et al.).
 
-One file of the adapters' folder (:data:`otfs.adaptation.ADAPTERS`).
+One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 """
 
 from __future__ import annotations
 
 from sklearn.utils._param_validation import StrOptions
 
-from ..adaptation import (
+from otfs.adapters._base import (
     _AT_LEAST_ONE,
     _POSITIVE,
     BaseAdapter,
@@ -19,7 +19,7 @@ from ..adaptation import (
 class WDAAdapter(BaseAdapter):
     """Wasserstein Discriminant Analysis as an adapter: fit on the labelled source, project both domains.
 
-    Uses :class:`otfs.wda.WassersteinDiscriminantAnalysis` (needs POT's
+    Uses :class:`otfs.reducers.WassersteinDiscriminantAnalysis` (needs POT's
     optional ``autograd`` and ``pymanopt``). The target is never used for
     fitting: WDA is a supervised projection, not an adaptation, and is
     reported beside the adapters as such.
@@ -68,7 +68,7 @@ class WDAAdapter(BaseAdapter):
         self.init = init
 
     def fit_transform(self, Xs, ys, Xt):
-        from ..wda import WassersteinDiscriminantAnalysis
+        from otfs.reducers._wda import WassersteinDiscriminantAnalysis
 
         Xs, ys, Xt = self._check(Xs, ys, Xt)
         wda = WassersteinDiscriminantAnalysis(

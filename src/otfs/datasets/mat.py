@@ -2,15 +2,15 @@
 with ``fts`` and ``labels``), described by the dataset's manifest (class names, and per file its shape and
 class counts).
 
-One file of the dataset readers' folder (:data:`otfs.data.readers.DATASET_READERS`).
+One file of the dataset readers' folder (:data:`otfs.datasets.DATASET_READERS`).
 """
 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from ..data.matfile import load_mat_features
-from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures
+from otfs.datasets._matfile import load_mat_features
+from otfs.datasets._readers import DATASET_READERS, DatasetReader, DomainFeatures
 
 
 class MatReader(DatasetReader):

@@ -1,13 +1,13 @@
 """``planted-shifts``: a seeded two-domain generator whose shifted features are known, one group per kind of shift.
 
-One file of the dataset readers' folder (:data:`otfs.data.readers.DATASET_READERS`).
+One file of the dataset readers' folder (:data:`otfs.datasets.DATASET_READERS`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
+from otfs.datasets._readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
 
 #: The kinds of planted shift, in the order of their feature groups.
 SHIFT_KINDS = ("mean", "scale", "shape", "class-conditional", "correlation")

@@ -1,7 +1,7 @@
 """``tabular``: your own dataset, one file per domain (CSV, TSV, Parquet, NumPy ``.npz`` or HDF5) holding a
 feature matrix and a label column, read in place and checked against optional SHA-256s.
 
-One file of the dataset readers' folder (:data:`otfs.data.readers.DATASET_READERS`).
+One file of the dataset readers' folder (:data:`otfs.datasets.DATASET_READERS`).
 
 What the reader guarantees (``docs/your-dataset.md`` says it for users):
 
@@ -38,8 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import constant_columns
-from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
+from otfs._checks import constant_columns
+from otfs.datasets._readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".npz": "npz", ".h5": "hdf5", ".hdf5": "hdf5"}
 KINDS = ("csv", "tsv", "parquet", "npz", "hdf5")

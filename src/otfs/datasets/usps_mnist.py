@@ -1,15 +1,15 @@
 """``usps-mnist``: the digits pair of Long et al. (JDA, 2013), USPS and MNIST as two domains of 16 x 16 images.
 
-One file of the dataset readers' folder (:data:`otfs.data.readers.DATASET_READERS`).
+One file of the dataset readers' folder (:data:`otfs.datasets.DATASET_READERS`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..data.readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
+from otfs.datasets._readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
 
-#: The domains and the data sets of :mod:`otfs.data.uci` they are read from.
+#: The domains and the data sets of :mod:`otfs.datasets._uci` they are read from.
 DOMAINS = {"usps": "usps", "mnist": "mnist"}
 
 
@@ -67,7 +67,7 @@ class USPSMNIST(DatasetReader):
         self.n_usps, self.n_mnist, self.seed = n_usps, n_mnist, seed
 
     def files(self, domain):
-        from ..data.uci import raw_files
+        from otfs.datasets._uci import raw_files
 
         return list(raw_files(self._dataset(domain)))
 
@@ -77,7 +77,7 @@ class USPSMNIST(DatasetReader):
         return self.size * self.size
 
     def read(self, domain, paths, manifest):
-        from ..data.uci import load_dataset
+        from otfs.datasets._uci import load_dataset
 
         X, y = load_dataset(self._dataset(domain), [paths[f] for f in self.files(domain)])
         n = self.n_usps if domain == "usps" else self.n_mnist

@@ -1,15 +1,15 @@
 """``domain-auc``: how well each feature alone tells target from source samples, ``|AUC - 0.5|``.
 
-One file of the feature rankers' folder (:data:`otfs.ranking.FEATURE_RANKERS`).
+One file of the feature rankers' folder (:data:`otfs.rankers.FEATURE_RANKERS`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..base import N_FEATURES_TO_SELECT, TwoDomainRanker
-from ..ranking import FEATURE_RANKERS
-from ._per_feature import domain_auc
+from otfs.base import N_FEATURES_TO_SELECT, TwoDomainRanker
+from otfs.rankers._base import FEATURE_RANKERS
+from otfs.rankers._per_feature import domain_auc
 
 
 @FEATURE_RANKERS.register("domain-auc")

@@ -1,6 +1,6 @@
 """``fmmd``: MMD feature weighting, in the spirit of Uguroglu & Carbonell (the paper's reference [23]).
 
-One file of the feature rankers' folder (:data:`otfs.ranking.FEATURE_RANKERS`).
+One file of the feature rankers' folder (:data:`otfs.rankers.FEATURE_RANKERS`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ..base import N_FEATURES_TO_SELECT, TwoDomainRanker, n_features_kept
-from ..ranking import FEATURE_RANKERS
-from ._per_feature import subsample_domains
+from otfs.base import N_FEATURES_TO_SELECT, TwoDomainRanker, n_features_kept
+from otfs.rankers._base import FEATURE_RANKERS
+from otfs.rankers._per_feature import subsample_domains
 
 __all__ = ["FMMDRanker", "mmd2_weighted", "project_capped_simplex"]
 

@@ -1,13 +1,13 @@
 """``ks``: the two-sample Kolmogorov–Smirnov statistic of each feature, with its p-value.
 
-One file of the feature rankers' folder (:data:`otfs.ranking.FEATURE_RANKERS`).
+One file of the feature rankers' folder (:data:`otfs.rankers.FEATURE_RANKERS`).
 """
 
 from __future__ import annotations
 
-from ..base import N_FEATURES_TO_SELECT, TwoDomainRanker
-from ..ranking import FEATURE_RANKERS
-from ._per_feature import ks_pvalue, ks_statistic
+from otfs.base import N_FEATURES_TO_SELECT, TwoDomainRanker
+from otfs.rankers._base import FEATURE_RANKERS
+from otfs.rankers._per_feature import ks_pvalue, ks_statistic
 
 
 @FEATURE_RANKERS.register("ks")

@@ -1,6 +1,6 @@
 """``mmd``: the per-feature unbiased MMD² between source and target, Gaussian kernel, median-heuristic bandwidth.
 
-One file of the feature rankers' folder (:data:`otfs.ranking.FEATURE_RANKERS`).
+One file of the feature rankers' folder (:data:`otfs.rankers.FEATURE_RANKERS`).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from numbers import Integral
 
 from sklearn.utils._param_validation import Interval
 
-from ..base import N_FEATURES_TO_SELECT, TwoDomainRanker
-from ..ranking import FEATURE_RANKERS
-from ._per_feature import mmd2_unbiased, subsample_domains
+from otfs.base import N_FEATURES_TO_SELECT, TwoDomainRanker
+from otfs.rankers._base import FEATURE_RANKERS
+from otfs.rankers._per_feature import mmd2_unbiased, subsample_domains
 
 
 @FEATURE_RANKERS.register("mmd")

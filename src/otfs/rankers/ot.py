@@ -1,12 +1,12 @@
-"""``ot``: the paper's ranking, Algorithms 1 and 2 (:class:`otfs.ranking.OTFeatureRanker`), and the two
+"""``ot``: the paper's ranking, Algorithms 1 and 2 (:class:`otfs.rankers.OTFeatureRanker`), and the two
 variants of its Table 5: ``ot-1nn`` and ``ot-random`` pair the samples of Algorithm 1 by 1-NN and at random.
 
-One file of the feature rankers' folder (:data:`otfs.ranking.FEATURE_RANKERS`).
+One file of the feature rankers' folder (:data:`otfs.rankers.FEATURE_RANKERS`).
 """
 
 from functools import partial
 
-from ..ranking import FEATURE_RANKERS, OTFeatureRanker
+from otfs.rankers._base import FEATURE_RANKERS, OTFeatureRanker
 
 FEATURE_RANKERS.register("ot", OTFeatureRanker)
 FEATURE_RANKERS.register("ot-1nn", partial(OTFeatureRanker, selection="1nn"))

@@ -1,14 +1,14 @@
 """``random``: a random order of the features, the floor every ranker must beat.
 
-One file of the feature rankers' folder (:data:`otfs.ranking.FEATURE_RANKERS`).
+One file of the feature rankers' folder (:data:`otfs.rankers.FEATURE_RANKERS`).
 """
 
 from __future__ import annotations
 
 from sklearn.utils import check_random_state
 
-from ..base import N_FEATURES_TO_SELECT, TwoDomainRanker
-from ..ranking import FEATURE_RANKERS
+from otfs.base import N_FEATURES_TO_SELECT, TwoDomainRanker
+from otfs.rankers._base import FEATURE_RANKERS
 
 
 @FEATURE_RANKERS.register("random")

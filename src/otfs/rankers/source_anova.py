@@ -1,6 +1,6 @@
 """``source-anova``: scikit-learn's ANOVA F-statistic on the source labels, a relevance baseline blind to shift.
 
-One file of the feature rankers' folder (:data:`otfs.ranking.FEATURE_RANKERS`).
+One file of the feature rankers' folder (:data:`otfs.rankers.FEATURE_RANKERS`).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import warnings
 
 import numpy as np
 
-from ..base import N_FEATURES_TO_SELECT, TwoDomainRanker
-from ..ranking import FEATURE_RANKERS
+from otfs.base import N_FEATURES_TO_SELECT, TwoDomainRanker
+from otfs.rankers._base import FEATURE_RANKERS
 
 
 @FEATURE_RANKERS.register("source-anova")
@@ -56,7 +56,7 @@ class SourceANOVARanker(TwoDomainRanker):
             F, p = f_classif(Xs, ys)
         bad = ~np.isfinite(F)
         if bad.any():
-            from .._checks import DegenerateResultWarning
+            from otfs._checks import DegenerateResultWarning
 
             warnings.warn(f"source-anova: {int(bad.sum())} of {F.size} features are constant within every class "
                           "of the source; they score 0", DegenerateResultWarning, stacklevel=3)

@@ -1,13 +1,13 @@
 """``wasserstein1d``: the 1-D Wasserstein distance between each feature's source and target marginals.
 
-One file of the feature rankers' folder (:data:`otfs.ranking.FEATURE_RANKERS`).
+One file of the feature rankers' folder (:data:`otfs.rankers.FEATURE_RANKERS`).
 """
 
 from __future__ import annotations
 
-from ..base import N_FEATURES_TO_SELECT, TwoDomainRanker
-from ..ranking import FEATURE_RANKERS
-from ._per_feature import wasserstein1d
+from otfs.base import N_FEATURES_TO_SELECT, TwoDomainRanker
+from otfs.rankers._base import FEATURE_RANKERS
+from otfs.rankers._per_feature import wasserstein1d
 
 
 @FEATURE_RANKERS.register("wasserstein1d")

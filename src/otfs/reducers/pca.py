@@ -1,9 +1,9 @@
 """``PCA``: principal component analysis (scikit-learn).
 
-One file of the reducers' folder (:data:`otfs.dimred.REDUCERS`).
+One file of the reducers' folder (:data:`otfs.reducers.REDUCERS`).
 """
 
-from ..dimred import register_reducer
+from otfs.reducers._base import register_reducer
 
 
 @register_reducer("PCA")

@@ -1,2 +1,10 @@
-"""The feature rankers of the zero-shot experiment, one per file: every module here registers its
-function in :data:`otfs.semfs.ZERO_SHOT_SELECTORS` when the registry is first read."""
+"""The feature rankers of the zero-shot experiment (SemFS and its baselines), one per file: every
+module here registers its function in :data:`ZERO_SHOT_SELECTORS` when the registry is first read.
+
+The names below are imported on first use (SPEC 1, ``lazy_loader``; they are
+listed in ``__init__.pyi``).
+"""
+
+import lazy_loader as _lazy
+
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

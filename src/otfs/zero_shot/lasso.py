@@ -1,10 +1,10 @@
 """``LASSO``: a multi-output LASSO on the seen labels.
 
-One file of the zero-shot selectors' folder (:data:`otfs.semfs.ZERO_SHOT_SELECTORS`).
+One file of the zero-shot selectors' folder (:data:`otfs.zero_shot.ZERO_SHOT_SELECTORS`).
 """
 
 
-from ..semfs import LassoSelector, register_zero_shot_selector
+from otfs.zero_shot._semfs import LassoSelector, register_zero_shot_selector
 
 
 @register_zero_shot_selector("LASSO")

@@ -1,11 +1,11 @@
 """``Random``: a random feature order.
 
-One file of the zero-shot selectors' folder (:data:`otfs.semfs.ZERO_SHOT_SELECTORS`).
+One file of the zero-shot selectors' folder (:data:`otfs.zero_shot.ZERO_SHOT_SELECTORS`).
 """
 
 import numpy as np
 
-from ..semfs import register_zero_shot_selector
+from otfs.zero_shot._semfs import register_zero_shot_selector
 
 
 @register_zero_shot_selector("Random")

@@ -1,10 +1,10 @@
 """``SemFS``: semantic feature selection (Wang et al., Algorithm 1).
 
-One file of the zero-shot selectors' folder (:data:`otfs.semfs.ZERO_SHOT_SELECTORS`).
+One file of the zero-shot selectors' folder (:data:`otfs.zero_shot.ZERO_SHOT_SELECTORS`).
 """
 
 
-from ..semfs import SemanticFeatureSelector, register_zero_shot_selector
+from otfs.zero_shot._semfs import SemanticFeatureSelector, register_zero_shot_selector
 
 
 @register_zero_shot_selector("SemFS")

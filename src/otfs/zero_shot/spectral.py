@@ -1,11 +1,11 @@
 """``Spectral``: an MCFS-like spectral selector.
 
-One file of the zero-shot selectors' folder (:data:`otfs.semfs.ZERO_SHOT_SELECTORS`).
+One file of the zero-shot selectors' folder (:data:`otfs.zero_shot.ZERO_SHOT_SELECTORS`).
 """
 
 import numpy as np
 
-from ..semfs import SpectralSelector, register_zero_shot_selector
+from otfs.zero_shot._semfs import SpectralSelector, register_zero_shot_selector
 
 
 @register_zero_shot_selector("Spectral")

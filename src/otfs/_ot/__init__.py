@@ -1,0 +1,1 @@
+"""Optimal-transport solvers shared by the methods (private)."""

@@ -1,7 +1,0 @@
-"""``python -m otfs.benchmark``: run the benchmark suite."""
-
-import sys
-
-from .suite import main
-
-sys.exit(main())

@@ -1,0 +1,208 @@
+"""Label-free choice of the number of features, k*, and its registry of selection rules.
+
+The paper shows accuracy against the number of features and lets the reader
+pick the best point, which reads the target labels. A selection rule picks
+k* from the grid's numbers of features without them (or, for the
+references, with them):
+
+- **scorer rules** score the adapted domains at each k with a scorer of
+  skada (``skada.metrics``): importance-weighted validation (``IW``), deep
+  embedded validation (``DEV``), circular validation (``circular``),
+  prediction entropy (``entropy``) and soft neighbourhood density
+  (``SND``); k* is the k of the best mean score;
+- **data rules** read the two domains only: ``shift-test`` keeps as many
+  features as a per-feature two-sample test finds unshifted after a
+  Benjamini–Hochberg correction;
+- **oracle rules** (``oracle``: the best k in hindsight; ``all-features``)
+  are references, never methods: the oracle reads the target labels.
+
+Every rule is one file of :mod:`otfs.k_selection`, registered in
+:data:`SELECTION_RULES` by being there (or from another package, by the
+entry-point group ``otfs.k_selection``).
+
+How a scorer scores. The adapters of the grid are transductive: they adapt
+the source subset and the whole target at once and have no transform of new
+samples. So each (adapter, k) is fitted once, on every sample, exactly as the
+classification stage does; the scorers then validate the classifier in the
+adapted space. The samples are split by skada's
+``StratifiedDomainShuffleSplit`` (the source stratified by class, the target
+labels masked; the same splits for every k, ranker and adapter), a
+*probabilistic* classifier (k-NN with k = 5 by default: the paper's 1-NN
+gives one-hot probabilities, which make entropy-based scores meaningless) is
+fitted on the training part inside ``skada.make_da_pipeline`` and the scorer
+is called on the validation part, as skada's cross-validation does. The
+adapters that read source labels (OT3, SA's none, ...) saw the validation
+source labels when they were fitted; the scores are therefore a little
+optimistic for them, the same for every k.
+
+References
+----------
+.. [1] Y. Lalou, T. Gnassounou, A. Collas, A. de Mathelin, O. Kachaiev,
+   A. Odonnat, A. Gramfort, T. Moreau, R. Flamary. SKADA-Bench: Benchmarking
+   Unsupervised Domain Adaptation Methods with Realistic Validation. 2024.
+.. [2] Y. Benjamini, Y. Hochberg. Controlling the false discovery rate.
+   JRSS B 57(1), 1995.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from otfs.registry import Registry
+
+__all__ = [
+    "DataRule",
+    "OracleRule",
+    "SELECTION_RULES",
+    "ScorerRule",
+    "SelectionRule",
+    "choose_k",
+    "get_rule",
+    "score_adapted",
+]
+
+#: Registered selection rules by name (entry-point group ``otfs.k_selection``).
+SELECTION_RULES = Registry("selection rule", "selection rules", package="otfs.k_selection",
+                           group="otfs.k_selection")
+
+
+def register_rule(name: str):
+    """Class decorator adding a selection rule to :data:`SELECTION_RULES` under ``name`` (and setting its ``name``)."""
+    return SELECTION_RULES.register_class(name)
+
+
+def get_rule(name: str, **params) -> SelectionRule:
+    """Instantiate the registered selection rule ``name`` with ``params``."""
+    rule = SELECTION_RULES[name](**params)
+    rule._validate_params()
+    return rule
+
+
+class SelectionRule(BaseEstimator):
+    """A rule that picks k* from the numbers of features of a grid.
+
+    Subclasses are :class:`ScorerRule`, :class:`DataRule` or :class:`OracleRule`.
+    """
+
+    name = "base"
+    #: ``"scorer"``, ``"data"`` or ``"oracle"``.
+    kind = ""
+    #: True for the references that read the target labels (never a method).
+    reads_target_labels = False
+    _parameter_constraints: dict = {}
+
+
+class ScorerRule(SelectionRule):
+    """A rule that scores each k with a skada scorer; k* has the best mean score (:func:`choose_k`).
+
+    Subclasses implement :meth:`make_scorer`, which returns the skada scorer
+    (built inside scikit-learn's metadata routing, which skada's scorers need).
+    """
+
+    kind = "scorer"
+
+    def make_scorer(self, random_state: int):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def diagnostics(self, scorer, X_val, sample_domain_val) -> dict:
+        """Numbers that say whether the score just computed is degenerate (none by default)."""
+        return {}
+
+
+class DataRule(SelectionRule):
+    """A rule that picks k* from the two domains alone (:meth:`choose_count`)."""
+
+    kind = "data"
+
+    def choose_count(self, Xs, Xt, counts: Sequence[int]) -> tuple[int, dict]:  # pragma: no cover - interface
+        """Return k* (one of ``counts``) and what the choice rests on (recorded with it)."""
+        raise NotImplementedError
+
+
+class OracleRule(SelectionRule):
+    """A reference that picks k* from the accuracies themselves (:meth:`choose_from`)."""
+
+    kind = "oracle"
+
+    def choose_from(self, counts: np.ndarray, accuracies: np.ndarray) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def choose_k(counts, scores) -> int:
+    """The number of features of the best score; ties (and only NaN scores) go to the most features.
+
+    Parameters
+    ----------
+    counts : array-like of int
+        The grid's numbers of features.
+    scores : array-like of float
+        One score per count, higher is better (skada's scorers are signed so).
+    """
+    counts = np.asarray(counts)
+    scores = np.asarray(scores, dtype=float)
+    if counts.shape != scores.shape or counts.size == 0:
+        raise ValueError(f"one score per number of features: {counts.size} counts, {scores.size} scores")
+    if np.isnan(scores).all():
+        return int(counts.max())
+    best = np.nanmax(scores)
+    return int(counts[scores == best].max())
+
+
+def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_splits: int, test_size: float,
+                  random_state: int) -> dict[str, dict]:
+    """Score one adapted pair ``(Zs, Zt)`` with every scorer rule; the scores are means over the splits.
+
+    Parameters
+    ----------
+    Zs, ys : adapted source samples and their labels
+    Zt : adapted target samples (their labels are never given)
+    rules : mapping of name to :class:`ScorerRule`
+    classifier : scikit-learn classifier with ``predict_proba``
+        Cloned for every split (:func:`otfs.classification.make_classifier`).
+    n_splits, test_size : skada's ``StratifiedDomainShuffleSplit`` settings
+    random_state : int
+        Seeds the splits and the scorers; the same for every k, so the
+        choices compare the numbers of features on the same samples.
+
+    Returns
+    -------
+    dict
+        ``{rule: {"score": mean score, **diagnostics (means)}}``; warnings of
+        skada's scorers are collected under ``"warnings"`` (their count).
+    """
+    from sklearn.base import clone
+
+    from otfs._skada import import_skada, routing, stack_domains
+
+    skada = import_skada()
+    split = import_skada("skada.model_selection").StratifiedDomainShuffleSplit
+    X, y, sample_domain, _ = stack_domains(Zs, ys, Zt)  # labels 0..C-1: DEV's loss indexes probabilities by label
+    out = {name: {"score": [], "warnings": 0} for name in rules}
+    with routing():
+        scorers = {name: rule.make_scorer(random_state) for name, rule in rules.items()}
+        splits = split(n_splits=n_splits, test_size=test_size, random_state=random_state)
+        for train, val in splits.split(X, y, sample_domain):
+            clf = clone(classifier)
+            if "sample_weight" in _score_parameters(clf):
+                clf.set_score_request(sample_weight=True)  # importance-weighted validation weighs the source
+            pipe = skada.make_da_pipeline(clf).fit(X[train], y[train], sample_domain=sample_domain[train])
+            for name, scorer in scorers.items():
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    value = float(scorer(pipe, X[val], y[val], sample_domain=sample_domain[val]))
+                out[name]["score"].append(value)
+                out[name]["warnings"] += len(caught)
+                for key, v in rules[name].diagnostics(scorer, X[val], sample_domain[val]).items():
+                    out[name].setdefault(key, []).append(v)
+    return {name: {k: (float(np.mean(v)) if isinstance(v, list) else v) for k, v in rec.items()}
+            for name, rec in out.items()}
+
+
+def _score_parameters(estimator) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(estimator.score).parameters)

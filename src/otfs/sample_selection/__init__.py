@@ -1,0 +1,10 @@
+"""Sample selection (Algorithm 1) and its strategies, one per file: every module here registers
+its strategy in :data:`STRATEGIES` when the registry is first read.
+
+The names below are imported on first use (SPEC 1, ``lazy_loader``; they are
+listed in ``__init__.pyi``).
+"""
+
+import lazy_loader as _lazy
+
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

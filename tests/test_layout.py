@@ -1,0 +1,95 @@
+"""The library is only the methods: ``import otfs`` pulls in no Snakemake, YAML or pipeline module, no module of
+``src/otfs`` imports the pipeline package or reads a configuration or a results path, and every kind of method
+is one folder with its base, its registry, its plug-ins and its public names."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from .conftest import REPO
+
+SRC = REPO / "src" / "otfs"
+KINDS = ("adapters", "rankers", "sample_selection", "reducers", "k_selection", "zero_shot", "domain_classifiers",
+         "datasets", "extractors")
+
+
+def _run(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          check=False, cwd=REPO / "tests")  # not the checkout: workflow/ is not on the path there
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_importing_the_library_and_every_public_name_pulls_in_no_pipeline():
+    out = _run("""
+        import sys
+        import otfs
+        names = list(otfs.__all__)
+        for kind in %r:
+            module = getattr(otfs, kind)
+            names += [f"{kind}.{n}" for n in module.__all__]
+            for n in module.__all__:
+                getattr(module, n)  # every name the stub lists exists
+        for n in otfs.__all__:
+            getattr(otfs, n)
+        bad = sorted(m for m in sys.modules if m.split(".")[0] in ("snakemake", "otfs_workflow", "yaml", "jsonschema",
+                                                                  "matplotlib", "snakemake_logger_plugin_otfs"))
+        print(len(names), bad)
+    """ % (KINDS,))
+    count, bad = out.split(" ", 1)
+    assert int(count) > 40 and bad.strip() == "[]"
+
+
+def test_importing_otfs_alone_loads_none_of_its_methods():
+    # SPEC 1 (lazy_loader): the names are imported on first use, so a pipeline job pays for what it runs
+    out = _run("""
+        import sys
+        import otfs, otfs.rankers, otfs.adapters
+        print(sorted(m for m in sys.modules if m.startswith("otfs")), "sklearn" in sys.modules, "ot" in sys.modules)
+    """)
+    assert out.split() == ["['otfs',", "'otfs.adapters',", "'otfs.rankers']", "False", "False"]
+
+
+def _imports(path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.add(node.module)
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
+def test_no_library_module_imports_the_pipeline_or_reads_config(path):
+    imports = _imports(path)
+    pipeline = {m for m in imports if m.split(".")[0] in ("otfs_workflow", "snakemake", "yaml", "jsonschema",
+                                                          "matplotlib")}
+    assert not pipeline, f"{path}: the library imports {sorted(pipeline)}"
+    text = path.read_text(encoding="utf-8")
+    # no library code reads a configuration or a results path (docstrings may name config keys)
+    code = ast.unparse(ast.parse(text))  # without comments
+    body = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("'", '"')))
+    for needle in ('config["', "config.get(", '"results/', "'results/", "snakemake."):
+        assert needle not in body, f"{path}: {needle!r}"
+
+
+def test_every_kind_is_one_folder_with_its_base_registry_and_stub():
+    from otfs.registry import REGISTRY_MODULES
+
+    for kind in KINDS:
+        folder = SRC / kind
+        assert (folder / "__init__.py").is_file() and (folder / "__init__.pyi").is_file(), kind
+        assert "attach_stub" in (folder / "__init__.py").read_text(), kind
+    # every registry is defined inside its kind's folder (or the two top-level helpers' modules)
+    for group, module in REGISTRY_MODULES.items():
+        assert module.split(".")[1] in (*KINDS, "classification"), (group, module)
+    # no flat module of the old layout is left at the top level
+    top = sorted(p.stem for p in SRC.glob("*.py"))
+    assert top == ["__init__", "_checks", "_skada", "base", "classification", "preprocessing", "registry"], top

@@ -1,0 +1,285 @@
+"""The benchmark cases: each stage of the pipeline against its straightforward version.
+
+Shapes are the paper's: Office-Caltech sources of 200 samples (20 per class,
+10 classes), targets of 958 (amazon) or 1,123 (caltech10) samples, and
+800 (SURF), 1,024 (GoogleNet) or 4,096 (CaffeNet) features. The data are
+generated (:func:`office_like`), so the suite runs on any machine; the
+case :func:`ranking_orders` replays the rankings of the real SURF and
+GoogleNet runs when their feature caches are present.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from otfs.adapters._base import CORAL, SubspaceAlignment, TransferComponentAnalysis, get_adapter
+from otfs.classification import accuracy_curve
+from otfs.rankers._base import descending_order, rank_features
+from otfs_workflow.benchmark import reference
+from otfs_workflow.benchmark.harness import Case, aligned_relative_difference, relative_difference
+
+__all__ = ["SIZES", "make_cases", "office_like", "ranking_orders"]
+
+#: (n_source, n_target, d) per case family, full and quick.
+SIZES = {
+    "full": {"surf": (200, 958, 800), "googlenet": (200, 958, 1024), "caffenet": (200, 958, 4096),
+             "tca": (200, 1123, 1024), "ot": (200, 958, 512)},
+    "quick": {"surf": (40, 90, 64), "googlenet": (40, 90, 96), "caffenet": (40, 90, 256),
+              "tca": (40, 110, 96), "ot": (40, 90, 48)},
+}
+
+
+def office_like(n_source, n_target, d, n_classes=10, seed=0):
+    """Class-structured source and target sets with a shift on a third of the features.
+
+    Each class has a random mean; the target adds an offset and a rescaling
+    to a random third of the features. Both sets are z-scored per feature
+    with the statistics of their own domain, as the feature caches are.
+    """
+    rng = np.random.RandomState(seed)
+    means = rng.randn(n_classes, d)
+    ys = np.arange(n_source) % n_classes + 1
+    yt = np.arange(n_target) % n_classes + 1
+    Xs = means[ys - 1] + 1.5 * rng.randn(n_source, d)
+    shifted = rng.rand(d) < 1 / 3
+    Xt = means[yt - 1] + 1.5 * rng.randn(n_target, d)
+    Xt[:, shifted] = 2.0 * Xt[:, shifted] + 3.0
+    Xs = (Xs - Xs.mean(0)) / Xs.std(0)
+    Xt = (Xt - Xt.mean(0)) / Xt.std(0)
+    return Xs, ys, Xt, yt
+
+
+def _setup(n_source, n_target, d, seed=0):
+    Xs, ys, Xt, yt = office_like(n_source, n_target, d, seed=seed)
+    order = np.random.RandomState(seed + 1).permutation(d)
+    return {"Xs": Xs, "ys": ys, "Xt": Xt, "yt": yt, "order": order}
+
+
+def _compare_scores(a, b):
+    same = np.array_equal(descending_order(a), descending_order(b))
+    diff = relative_difference(a, b)
+    if same:
+        return diff, "identical order"
+    moved = int(np.sum(descending_order(a) != descending_order(b)))
+    return float("inf"), f"orders differ at {moved} ranks (scores differ by {diff:.2g})"
+
+
+def _compare_accuracies(a, b):
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b)))), ""
+
+
+def _compare_aligned(a, b):
+    return aligned_relative_difference(a, b), ""
+
+
+def _compare(a, b):
+    return relative_difference(a, b), ""
+
+
+def _skada(factory):
+    """Run a skada adapter on the stacked domains; return (source, target) outputs."""
+    try:
+        import skada  # noqa: F401
+    except ImportError:  # pragma: no cover - skada is optional
+        return None
+
+    def run(data):
+        Xs, Xt, ys = data["Xs"], data["Xt"], data["ys"]
+        X = np.vstack([Xs, Xt])
+        sample_domain = np.r_[np.ones(len(Xs), int), -np.ones(len(Xt), int)]
+        y = np.r_[ys, -np.ones(len(Xt), int)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            Z = factory(data).fit_transform(X, y, sample_domain=sample_domain)
+        return Z[: len(Xs)], Z[len(Xs):]
+
+    return run
+
+
+def _skada_factory(name):
+    import skada
+
+    def components(D):
+        return min(80, D["Xs"].shape[0], D["Xt"].shape[0], D["Xs"].shape[1])
+
+    return {
+        "CORAL": lambda D: skada.CORALAdapter(reg=1.0),
+        "SA": lambda D: skada.SubspaceAlignmentAdapter(n_components=components(D)),
+        "TCA": lambda D: skada.TransferComponentAnalysisAdapter(
+            kernel="linear", n_components=components(D), mu=1.0),
+        "OT": lambda D: skada.OTMappingAdapter(),
+        "OT2": lambda D: skada.EntropicOTMappingAdapter(reg_e=2.0, norm="median"),
+        "OT3": lambda D: skada.ClassRegularizerOTMappingAdapter(reg_e=2.0, reg_cl=1.0),
+    }[name]
+
+
+def _with_skada(name):
+    try:
+        return _skada(_skada_factory(name))
+    except ImportError:  # pragma: no cover
+        return None
+
+
+def _ranking_case(label, size, goal):
+    return Case(
+        name=f"ranking {label}",
+        shape="n_s={}, n_t={}, d={}".format(*size),
+        setup=partial(_setup, *size),
+        implementations={
+            "otfs": lambda D: rank_features(D["Xs"], D["Xt"]).scores,
+            "reference": lambda D: reference.rank(D["Xs"], D["Xt"]),
+        },
+        compare=_compare_scores,
+        difference="scores, max relative (inf: order differs)",
+        tolerance=1e-6,
+        goal=goal,
+        goal_text=f">= {goal:g}x, identical order",
+        notes=["reference: ot.da.EMDTransport + SinkhornTransport(reg_e=1, norm='log'), POT defaults"],
+    )
+
+
+def make_cases(size: str = "full") -> list[Case]:
+    """All timing cases, at the paper's sizes (``"full"``) or small ones (``"quick"``)."""
+    S = SIZES[size]
+    cases = [
+        _ranking_case("SURF", S["surf"], 5.0),
+        _ranking_case("GoogleNet", S["googlenet"], 5.0),
+        _ranking_case("CaffeNet", S["caffenet"], 5.0),
+    ]
+    ns, nt, d = S["caffenet"]
+    cases.append(Case(
+        name="CORAL",
+        shape=f"n_s={ns}, n_t={nt}, d={d}",
+        setup=partial(_setup, ns, nt, d),
+        implementations={
+            "otfs": lambda D: CORAL(reg=1.0).fit_transform(D["Xs"], D["ys"], D["Xt"]),
+            "reference": lambda D: reference.coral(D["Xs"], D["Xt"], reg=1.0),
+            "skada": _with_skada("CORAL"),
+        },
+        compare=_compare, difference="max relative", tolerance=1e-6,
+        goal=100.0, goal_text=">= 100x, equal to 1e-6",
+        notes=["reference: scipy.linalg.sqrtm and inv; skada centres and shrinks (another variant)"],
+        repeats=3,
+    ))
+    ns, nt, d = S["tca"]
+    cases.append(Case(
+        name="TCA",
+        shape=f"n_s+n_t={ns + nt}, d={d}",
+        setup=partial(_setup, ns, nt, d),
+        implementations={
+            "otfs": lambda D: TransferComponentAnalysis().fit_transform(D["Xs"], D["ys"], D["Xt"]),
+            "reference": lambda D: reference.tca(D["Xs"], D["Xt"]),
+            "skada": _with_skada("TCA"),
+        },
+        compare=_compare_aligned, difference="max relative, up to coordinate signs", tolerance=1e-6,
+        goal=10.0, goal_text=">= 10x",
+        notes=["reference: dense L, H, pinv and eigh of the released code"],
+        repeats=3,
+    ))
+    ns, nt, d = S["caffenet"]
+    cases.append(Case(
+        name="SA",
+        shape=f"n_s={ns}, n_t={nt}, d={d}",
+        setup=partial(_setup, ns, nt, d),
+        implementations={
+            "otfs": lambda D: SubspaceAlignment().fit_transform(D["Xs"], D["ys"], D["Xt"]),
+            "reference": lambda D: reference.subspace_alignment(D["Xs"], D["Xt"]),
+            "skada": _with_skada("SA"),
+        },
+        compare=_compare_aligned, difference="max relative, up to coordinate signs", tolerance=1e-6,
+        goal=0.9, goal_text=">= 0.9x (no slower, within timing noise)",
+        notes=["reference: scikit-learn PCA(svd_solver='full')"],
+        repeats=3,
+    ))
+    ns, nt, d = S["ot"]
+    for name in ("OT", "OT2", "OT3"):
+        cases.append(Case(
+            name=name,
+            shape=f"n_s={ns}, n_t={nt}, d={d}",
+            setup=partial(_setup, ns, nt, d),
+            implementations={
+                "otfs": partial(lambda D, n: get_adapter(n).fit_transform(D["Xs"], D["ys"], D["Xt"]), n=name),
+                "reference": partial(lambda D, n: reference.ot_adapter(n, D["Xs"], D["ys"], D["Xt"]), n=name),
+                "skada": _with_skada(name),
+            },
+            compare=_compare, difference="max relative", tolerance=1e-9,
+            goal=0.9, goal_text=">= 0.9x (no slower than POT, within timing noise)",
+            notes=["reference: POT's ot.da classes"],
+            repeats=3,
+        ))
+    for label, key in (("SURF", "surf"), ("CaffeNet", "caffenet")):
+        ns, nt, d = S[key]
+        counts = [d // 32, *range(d // 16, d + 1, d // 16)]
+
+        def fast(D, counts=counts):
+            orders = dict(enumerate(_orders(D)))
+            return [r["accuracy"] for r in accuracy_curve(D["Xs"], D["ys"], D["Xt"], D["yt"], orders, counts)]
+
+        def slow(D, counts=counts):
+            return [a for o in _orders(D) for a in reference.na_curve(
+                D["Xs"], D["ys"], D["Xt"], D["yt"], o, counts)]
+
+        cases.append(Case(
+            name=f"NA curve {label}",
+            shape=f"3 orders x {len(counts)} counts, n_s={ns}, n_t={nt}, d={d}",
+            setup=partial(_setup, ns, nt, d),
+            implementations={"otfs": fast, "reference": slow},
+            compare=_compare_accuracies, difference="accuracy points", tolerance=0.0,
+            goal=10.0, goal_text=">= 10x, same accuracies",
+            notes=["reference: a fresh KNeighborsClassifier(1) per point",
+                   "1 BLAS thread, as the pipeline's classification jobs"],
+            repeats=9, threads=1,
+        ))
+    return cases
+
+
+def _orders(D):
+    order = D["order"]
+    return [order, order[::-1], np.random.RandomState(7).permutation(order.size)]
+
+
+def ranking_orders(cache_root="data/cache", feature_sets=("surf", "GoogleNet1024"), iterations=19,
+                   per_class=20, per_class_overrides=None, log=print) -> list[dict]:
+    """Compare the orders of the library's ranking and the reference on real runs.
+
+    For every pair of domains present under ``cache_root`` and every
+    iteration, the source subset is drawn as in the pipeline (seeded by
+    feature set, pair and iteration; ``per_class`` samples per class, or
+    ``per_class_overrides[source]``) and both implementations rank the
+    features. Returns one row per feature set.
+    """
+    from otfs_workflow.data.cache import read_domains
+    from otfs_workflow.protocol import derive_seed, draw_source_subset, make_pairs, pair_name
+
+    overrides = {"dslr": 8} if per_class_overrides is None else dict(per_class_overrides)
+    rows = []
+    for fs in feature_sets:
+        folder = Path(cache_root) / fs
+        domains = sorted(p.stem for p in folder.glob("*.h5"))
+        if len(domains) < 2:
+            rows.append({"feature_set": fs, "runs": 0, "identical": 0,
+                         "note": f"no feature cache under {folder}"})
+            continue
+        cache = read_domains({d: str(folder / f"{d}.h5") for d in domains})
+        runs = identical = 0
+        worst = 0.0
+        for pair in make_pairs(domains):
+            s, t = pair.split("-")
+            src, tgt = cache.domain(s), cache.domain(t)
+            for it in range(iterations):
+                seed = derive_seed(fs, pair_name(s, t), it, "source_subset")
+                classes = range(1, len(cache.class_names) + 1)
+                sub = draw_source_subset(src.y, overrides.get(s, per_class), random_state=seed, classes=classes)
+                fast = rank_features(src.X[sub], tgt.X).scores
+                ref = reference.rank(src.X[sub], tgt.X)
+                runs += 1
+                identical += int(np.array_equal(descending_order(fast), descending_order(ref)))
+                worst = max(worst, relative_difference(fast, ref))
+        log(f"ranking orders {fs}: {identical}/{runs} identical, scores differ by at most {worst:.2g}")
+        rows.append({"feature_set": fs, "runs": runs, "identical": identical,
+                     "max_score_difference": worst, "note": ""})
+    return rows

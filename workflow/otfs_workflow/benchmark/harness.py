@@ -1,0 +1,177 @@
+"""Timing and memory harness of the benchmark suite.
+
+Every case runs the library's implementation (``otfs``), the straightforward
+one (``reference``, see :mod:`otfs_workflow.benchmark.reference`) and, where it offers
+the method, skada, in the same process on the same data:
+
+1. one warm-up call of each, traced with :mod:`tracemalloc` for the peak
+   memory of the call (numpy and SciPy allocate through Python's allocator,
+   so their arrays are counted; BLAS scratch buffers are not);
+2. ``repeats`` rounds in which the implementations alternate, so a change of
+   machine load hits all of them alike; the median is reported.
+
+An implementation whose warm-up alone takes longer than ``max_seconds`` is
+not repeated: that single (traced) call is its time.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Case", "aligned_relative_difference", "measure", "relative_difference"]
+
+IMPLEMENTATIONS = ("otfs", "reference", "skada")
+
+
+@dataclass
+class Case:
+    """One benchmark case.
+
+    Attributes
+    ----------
+    name : str
+    shape : str
+        What the data look like, for the table.
+    setup : callable
+        ``setup() -> data`` builds the inputs (not timed).
+    implementations : dict
+        ``{"otfs": f, "reference": g[, "skada": h]}``, each ``f(data) -> output``.
+    compare : callable
+        ``compare(output, reference_output) -> (difference, note)``.
+    difference : str
+        What the difference measures (e.g. "max relative").
+    tolerance : float
+        Largest difference counted as equal.
+    goal : float or None
+        Smallest acceptable speed ratio reference / otfs (None: no goal).
+    goal_text : str
+    repeats : int
+    notes : list of str
+        Shown in the table's note column.
+    threads : int or None
+        BLAS/OpenMP threads for both implementations (None: the process's).
+    """
+
+    name: str
+    shape: str
+    setup: Callable
+    implementations: dict
+    compare: Callable
+    difference: str
+    tolerance: float
+    goal: float | None = None
+    goal_text: str = ""
+    repeats: int = 5
+    notes: list = field(default_factory=list)
+    threads: int | None = None
+
+
+def relative_difference(a, b) -> float:
+    """``max |a - b| / max |b|`` over arrays or tuples of arrays."""
+    if isinstance(a, tuple):
+        return max(relative_difference(x, y) for x, y in zip(a, b, strict=True))
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        return float("inf")
+    scale = float(np.abs(b).max()) or 1.0
+    return float(np.abs(a - b).max()) / scale
+
+
+def aligned_relative_difference(a, b) -> float:
+    """:func:`relative_difference` after flipping the sign of columns to match ``b``.
+
+    For embeddings (TCA, SA) whose coordinates are eigenvectors, defined up to
+    sign: a sign flip of a coordinate changes no distance, so no 1-NN result.
+    ``a`` and ``b`` are ``(source, target)`` pairs embedded with the same
+    directions, so one sign per column serves both.
+    """
+    (as_, at), (bs, bt) = a, b
+    stacked_a, stacked_b = np.vstack([as_, at]), np.vstack([bs, bt])
+    if stacked_a.shape != stacked_b.shape:
+        return float("inf")
+    signs = np.sign(np.einsum("ij,ij->j", stacked_a, stacked_b))
+    signs[signs == 0] = 1.0
+    return relative_difference(stacked_a * signs, stacked_b)
+
+
+def _traced_call(f, data):
+    gc.collect()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    start = time.perf_counter()
+    try:
+        out = f(data)
+        seconds = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return out, seconds, peak / 2**20
+
+
+def measure(case: Case, *, repeats: int | None = None, max_seconds: float = 20.0, log=print) -> dict:
+    """Run one case; return its row of the results table."""
+    if case.threads is not None:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=case.threads):
+            return _measure(case, repeats, max_seconds, log)
+    return _measure(case, repeats, max_seconds, log)
+
+
+def _measure(case, repeats, max_seconds, log):
+    data = case.setup()
+    impls = {k: v for k, v in case.implementations.items() if v is not None}
+    outputs, times, peaks, slow = {}, {k: [] for k in impls}, {}, set()
+    for name, f in impls.items():
+        outputs[name], seconds, peaks[name] = _traced_call(f, data)
+        if seconds > max_seconds:
+            times[name].append(seconds)
+            slow.add(name)
+    repeats = case.repeats if repeats is None else repeats
+    for _ in range(repeats):
+        for name, f in impls.items():
+            if name in slow:
+                continue
+            start = time.perf_counter()
+            f(data)
+            times[name].append(time.perf_counter() - start)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    row = {"case": case.name, "shape": case.shape}
+    for name in IMPLEMENTATIONS:
+        row[f"{name}_s"] = med.get(name, np.nan)
+        row[f"{name}_runs"] = len(times.get(name, []))
+        row[f"{name}_peak_mb"] = peaks.get(name, np.nan)
+    row["ratio"] = med["reference"] / med["otfs"]
+    row["skada_ratio"] = med["reference"] / med["skada"] if "skada" in med else np.nan
+    diff, note = case.compare(outputs["otfs"], outputs["reference"])
+    row["difference"] = diff
+    row["difference_kind"] = case.difference
+    row["tolerance"] = case.tolerance
+    if "skada" in outputs:
+        row["skada_difference"], _ = case.compare(outputs["skada"], outputs["reference"])
+    else:
+        row["skada_difference"] = np.nan
+    row["goal"] = case.goal_text
+    equal = diff <= case.tolerance
+    fast = case.goal is None or row["ratio"] >= case.goal
+    row["met"] = bool(equal and fast)
+    reasons = [*case.notes]
+    if note:
+        reasons.append(note)
+    if not equal:
+        reasons.append(f"difference {diff:.3g} above tolerance {case.tolerance:g}")
+    if not fast:
+        reasons.append(f"ratio {row['ratio']:.1f} below goal {case.goal:g}")
+    row["note"] = "; ".join(reasons)
+    log(
+        f"{case.name:<26} otfs {med['otfs']:9.4f} s  reference {med['reference']:9.4f} s  "
+        f"ratio {row['ratio']:8.1f}  diff {diff:.2e}  {'met' if row['met'] else 'NOT MET'}"
+    )
+    return row

@@ -1,0 +1,118 @@
+"""Stage runners: one module per pipeline stage, named like its rule and script.
+
+Each ``run`` function reads its inputs from files, calls the algorithms of
+the library, and writes its outputs atomically. The Snakemake scripts in
+``workflow/scripts/`` only unpack the ``snakemake`` object and call these,
+so every stage can also be run and tested without Snakemake.
+"""
+
+import contextlib
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from threadpoolctl import threadpool_limits
+
+__all__ = ["POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job", "source_classes"]
+
+#: POT's switches for its optional array backends. The stages pass POT NumPy
+#: arrays only, yet ``import ot`` imports torch when it is installed (it is,
+#: for the feature extraction): measured 1.2 s and 180 MB of every job that
+#: imported POT. The pipeline turns them off before any stage imports POT;
+#: a value already set in the environment wins, and ``import otfs`` alone
+#: (the library) changes nothing.
+POT_OPTIONAL_BACKENDS = (
+    "POT_BACKEND_DISABLE_PYTORCH", "POT_BACKEND_DISABLE_JAX",
+    "POT_BACKEND_DISABLE_CUPY", "POT_BACKEND_DISABLE_TENSORFLOW",
+)
+for _key in POT_OPTIONAL_BACKENDS:
+    os.environ.setdefault(_key, "1")
+
+
+@contextlib.contextmanager
+def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
+    """Context of one pipeline job: logging to ``log_path`` and a thread cap.
+
+    The BLAS/OpenMP pools are limited to the job's ``threads``, so parallel
+    jobs do not oversubscribe the cores. An exception is logged with its
+    traceback, then re-raised so that Snakemake marks the job failed.
+
+    ``code`` is the rule's ``code`` input: the library files a change to
+    which reruns the job (derived from the script's imports by
+    :mod:`otfs_workflow.codedeps`). When given, the job fails at its end if it ran a
+    module of ``otfs`` that is not among them, since a later change to that
+    module would leave its result stale without a word.
+    """
+    handlers = [logging.StreamHandler(sys.stderr)]
+    if log_path:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+    logging.captureWarnings(True)  # a library warning (say, a numerical fallback) lands in the job's log
+    logger = logging.getLogger(name)
+    start = time.perf_counter()
+    try:
+        with threadpool_limits(limits=max(1, int(threads))):
+            yield logger
+    except BaseException:
+        logger.exception("job failed")
+        raise
+    if code is not None:
+        check_code_inputs(code, logger)
+    logger.info("done in %.2f s", time.perf_counter() - start)
+
+
+def check_code_inputs(code, logger=None) -> None:
+    """Raise unless every loaded module of ``otfs`` is one of the files ``code``.
+
+    ``code`` is the library files, or the rule's code manifest (one ``.json``
+    file of :func:`otfs_workflow.codedeps.write_code_manifest`) that lists them.
+    """
+    from otfs_workflow.codedeps import loaded_modules, manifest_files
+
+    code = [code] if isinstance(code, (str, os.PathLike)) else list(code)
+    if len(code) == 1 and str(code[0]).endswith(".json"):
+        code = manifest_files(code[0])
+    declared = {Path(c).resolve() for c in code}
+    loaded = loaded_modules()
+    undeclared = sorted(str(p) for p in loaded - declared)
+    if undeclared:
+        raise RuntimeError(
+            f"this job ran {len(undeclared)} library module(s) that are not among its code inputs: "
+            f"{undeclared}. A change to them would not rerun it. The rule's code input is the import "
+            "closure of its script (otfs_workflow.codedeps, script_code in workflow/rules/common.smk); an "
+            "importlib.import_module of a computed name is not followed: import the module by name."
+        )
+    if logger is not None:
+        logger.info("code inputs: the %d otfs modules this job ran are among its %d code inputs",
+                    len(loaded), len(declared))
+
+
+def domain_caches(paths) -> dict[str, str]:
+    """``{domain: path}`` from cache paths named ``.../<domain>.h5``."""
+    return {Path(p).stem: str(p) for p in paths}
+
+
+def source_classes(cache, pair: str, selection: bool = True) -> list[int]:
+    """The classes (labels ``1..K``) present in the source of ``pair``, whose samples each iteration draws,
+    after checking that the pair's domains can run the protocol (:func:`otfs_workflow.protocol.check_pair`: too few
+    samples or classes is an error naming the pair, the domain and the minimum; target labels the source
+    lacks are logged as a warning).
+    """
+    import numpy as np
+
+    from otfs_workflow.protocol import check_pair, class_counts, parse_pair
+
+    source, target = parse_pair(pair)
+    names = cache.class_names
+    src_y, tgt_y = cache.domain(source).y, cache.domain(target).y
+    for message in check_pair(pair, class_counts(src_y, names), class_counts(tgt_y, names), selection=selection):
+        logging.getLogger("otfs").warning(message)
+    return [int(c) for c in np.unique(src_y)]

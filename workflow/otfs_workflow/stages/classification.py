@@ -1,0 +1,93 @@
+"""Stage ``classification``: adapt and score 1-NN along every feature order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from otfs_workflow.data.cache import read_domains
+from otfs_workflow.io import read_json, write_rows_tsv
+from otfs_workflow.protocol import COLUMNS, resolve_feature_counts
+
+#: The adapter that adapts nothing: its curves are the nested 1-NN's, without building an adapter.
+NO_ADAPTATION = "NA"
+
+
+def run(caches: Mapping[str, str], ranking_path, adapter: str, grid: str,
+        orders: Sequence[str],
+        counts, output, adapter_params: Mapping | None = None, iterations: int | None = None, *,
+        as_frame: bool = True):
+    """Write one TSV row per (iteration, order, number of features) of one pair.
+
+    ``adapter_params`` are the adapter's hyper-parameters (config ``adapters``; its defaults where absent).
+    ``iterations``: only the first so many iterations of the ranking (the grid's ``iterations``; all by
+    default). Returns the rows as a DataFrame, or as a list of dicts with ``as_frame=False`` (the
+    pipeline's jobs, which then never import pandas).
+    """
+    return run_adapters(caches, ranking_path, {adapter: adapter_params}, grid, orders, counts, {adapter: output},
+                        iterations=iterations, as_frame=as_frame)[adapter]
+
+
+def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None], grid: str,
+                 orders: Sequence[str], counts, outputs: Mapping[str, str],
+                 iterations: int | None = None, *, as_frame: bool = True) -> dict:
+    """:func:`run` for several adapters of one pair at once: the caches and the ranking are read once.
+
+    ``adapters`` maps each adapter to its hyper-parameters, ``outputs`` each
+    adapter to its TSV; each file is the one :func:`run` writes for it.
+    Without adaptation (``NA`` without parameters) no adapter is built: the
+    job imports neither POT nor scikit-learn, whose imports take longer than
+    the nested 1-NN curves of a pair.
+    """
+    from otfs.classification import accuracy_curve
+
+    if set(adapters) != set(outputs):
+        raise ValueError(f"adapters {sorted(adapters)} and outputs {sorted(outputs)} name different adapters")
+    rank = read_json(ranking_path)
+    cache = read_domains({d: caches[d] for d in (rank["source"], rank["target"])})
+    src, tgt = cache.domain(rank["source"]), cache.domain(rank["target"])
+    counts = resolve_feature_counts(counts, cache.n_features)
+    results = {}
+    for adapter, params in adapters.items():
+        constant = {"feature_set": rank["feature_set"], "pair": rank["pair"], "source": rank["source"],
+                    "target": rank["target"], "ranker": rank["ranker"], "adapter": adapter, "grid": grid}
+        rows = []
+        for r_it in rank["iterations"][:iterations]:
+            subset = r_it["source_subset"]  # the iteration's source samples, drawn by the ranking stage
+            try:
+                curve = accuracy_curve(
+                    src.X[subset], src.y[subset], tgt.X, tgt.y,
+                    orders={name: r_it["orders"][name] for name in orders},
+                    n_features=counts,
+                    adapter=_build_adapter(adapter, params),
+                )
+            except (ValueError, FloatingPointError) as exc:  # say where: the pair, the iteration, the features
+                raise type(exc)(f"{rank['feature_set']}/{rank['pair']}, iteration {r_it['iteration']}, adapter "
+                                f"{adapter}: {_named_columns(str(exc), cache.feature_names)}") from exc
+            rows += [{**constant, "iteration": r_it["iteration"], **point} for point in curve]
+        write_rows_tsv(outputs[adapter], COLUMNS, rows)
+        if as_frame:
+            import pandas as pd
+
+            rows = pd.DataFrame(rows, columns=COLUMNS)
+        results[adapter] = rows
+    return results
+
+
+def _named_columns(message: str, names) -> str:
+    """``message`` with its ``(columns 3, 11)`` given by the features' names."""
+    import re
+
+    def named(match):
+        cols = [c.strip() for c in match.group(1).split(",")]
+        return "(features " + ", ".join(repr(names[int(c)]) if c.isdigit() else c for c in cols) + ")"
+
+    return re.sub(r"\(columns ([\d, .]+)\)", named, message, count=1)
+
+
+def _build_adapter(name: str, params: Mapping | None):
+    """The adapter ``name``; None (no adaptation: :func:`otfs.classification.accuracy_curve`'s default) for NA."""
+    if name == NO_ADAPTATION and not params:
+        return None
+    from otfs.adapters._base import get_adapter  # POT and scikit-learn only where a job adapts
+
+    return get_adapter(name, **(params or {}))

@@ -1,0 +1,221 @@
+"""Stage ``model_selection``: the number of features each label-free rule picks, and what that choice costs.
+
+Two steps (:mod:`otfs.k_selection._base` explains the rules):
+
+- :func:`run_pair`, one job per (feature set, ranker, pair): for every
+  adapter, iteration and number of features of the grid, the adapted
+  domains, the paper's 1-NN target accuracy on them, each scorer rule's
+  score and each data rule's choice; one TSV row per (adapter, iteration,
+  number of features);
+- :func:`report`, one job: each rule's k* per (dataset, pair, ranker,
+  adapter, iteration), the target accuracy there, its regret against the
+  oracle (best k in hindsight) and its gain over all features; summaries per
+  dataset and ranker x adapter, and pooled over the rankers; the regret
+  figure; provenance.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from otfs_workflow.io import atomic_path, read_json, read_tsv, write_csv, write_json, write_text, write_tsv
+from otfs_workflow.protocol import derive_seed, resolve_feature_counts
+
+__all__ = ["choices", "report", "run_pair", "summarise"]
+
+#: The keys of one run: a (dataset, pair, ranker, adapter, iteration).
+RUN = ["feature_set", "pair", "ranker", "adapter", "iteration"]
+
+
+def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None],
+             rules: Mapping[str, Mapping | None], counts, classifier, n_splits: int, test_size: float,
+             output, iterations: int | None = None) -> pd.DataFrame:
+    """Score every (adapter, iteration, number of features) of one ranking; write one TSV.
+
+    Parameters
+    ----------
+    caches : the domains' HDF5 caches
+    ranking_path : the ranking stage's JSON of this (feature set, ranker, pair)
+    adapters : adapter name -> hyper-parameters (None: its defaults)
+    rules : selection-rule name -> parameters; the oracle rules need nothing here
+    counts : the grid's numbers of features (integers or fractions such as ``"d/4"``)
+    classifier : the probabilistic classifier of the scorers (a name or ``{"name": ..., **params}``)
+    n_splits, test_size : the validation splits of the scorers
+    output : the TSV
+    iterations : only the first so many iterations of the ranking (all by default)
+    """
+    from otfs.adapters import get_adapter
+    from otfs.classification import make_classifier, one_nn_accuracy
+    from otfs.k_selection._base import get_rule, score_adapted
+    from otfs_workflow.data.cache import read_domains
+
+    rank = read_json(ranking_path)
+    cache = read_domains({d: caches[d] for d in (rank["source"], rank["target"])})
+    src, tgt = cache.domain(rank["source"]), cache.domain(rank["target"])
+    counts = sorted(set(resolve_feature_counts(counts, cache.n_features)))
+    if counts[-1] != cache.n_features:
+        raise ValueError(f"the grid's numbers of features {counts} must include d = {cache.n_features}: the "
+                         "rules are compared with all features")
+    built = {name: get_rule(name, **(params or {})) for name, params in rules.items()}
+    scorers = {n: r for n, r in built.items() if r.kind == "scorer"}
+    data_rules = {n: r for n, r in built.items() if r.kind == "data"}
+    clf = make_classifier(classifier)
+    built_adapters = {name: get_adapter(name, **(params or {})) for name, params in adapters.items()}
+    for adapter, ad in built_adapters.items():
+        if getattr(ad, "predicts_labels", False):
+            raise ValueError(f"model_selection.adapters: {adapter!r} predicts labels without adapted samples;"
+                             " the label-free scorers need adapted samples (an adapter with fit_transform)")
+    rows = []
+    for r_it in rank["iterations"][:iterations]:
+        it = r_it["iteration"]
+        subset = r_it["source_subset"]
+        Xs, ys = src.X[subset], src.y[subset]
+        order = np.asarray(r_it["orders"]["Descending"])
+        seed = derive_seed(rank["feature_set"], rank["pair"], it, "model_selection")
+        data_choice = {}
+        for name, rule in data_rules.items():
+            k, info = rule.choose_count(Xs, tgt.X, counts)
+            data_choice[f"{name}:k"] = k
+            data_choice.update({f"{name}:{key}": v for key, v in info.items()})
+        for adapter, ad in built_adapters.items():
+            for n in counts:
+                cols = order[:n]
+                start = time.perf_counter()
+                Zs, Zt = ad.fit_transform(Xs[:, cols], ys, tgt.X[:, cols])
+                seconds = time.perf_counter() - start
+                row = {"iteration": it, "adapter": adapter, "n_features": n,
+                       "accuracy": one_nn_accuracy(Zs, ys, Zt, tgt.y), "seconds": seconds}
+                if scorers:
+                    start = time.perf_counter()
+                    scored = score_adapted(Zs, ys, Zt, scorers, clf, n_splits, test_size, seed)
+                    row["scoring_seconds"] = time.perf_counter() - start
+                    for name, rec in scored.items():
+                        row.update({f"{name}:{key}": v for key, v in rec.items()})
+                row.update(data_choice)
+                rows.append(row)
+    df = pd.DataFrame(rows)
+    for key in ("feature_set", "pair", "source", "target", "ranker"):
+        df.insert(0, key, rank[key])
+    df.insert(0, "d", cache.n_features)
+    write_tsv(df, output)
+    return df
+
+
+def choices(long: pd.DataFrame, rules: Mapping[str, Mapping | None]) -> pd.DataFrame:
+    """Each rule's k* per run, with the target accuracy there, the oracle's and all features'.
+
+    One row per (run, rule): ``k``, ``fraction`` (k / d), ``accuracy``,
+    ``oracle_accuracy``, ``all_accuracy``, ``regret`` (oracle minus
+    accuracy, in points) and ``gain`` (accuracy minus all features'), and
+    ``reads_target_labels``.
+    """
+    from otfs.k_selection import choose_k, get_rule
+
+    built = {name: get_rule(name, **(params or {})) for name, params in rules.items()}
+    missing = [n for n in ("oracle", "all-features") if n not in built]
+    if missing:
+        raise ValueError(f"the rules must include the references {missing}: regret and gain are measured against them")
+    out = []
+    for key, group in long.groupby(RUN, sort=False):
+        group = group.sort_values("n_features")
+        counts, acc = group["n_features"].to_numpy(), group["accuracy"].to_numpy()
+        if counts[-1] != group["d"].iloc[0]:
+            raise ValueError(f"run {dict(zip(RUN, key))}: the largest number of features {counts[-1]} is not d")
+        by_k = dict(zip(counts.tolist(), acc.tolist()))
+        oracle, everything = by_k[choose_k(counts, acc)], by_k[int(counts[-1])]
+        for name, rule in built.items():
+            if rule.kind == "scorer":
+                col = f"{name}:score"
+                if col not in group:
+                    raise ValueError(f"no scores of the rule {name!r} in the per-pair tables (column {col!r})")
+                k = choose_k(counts, group[col].to_numpy())
+            elif rule.kind == "data":
+                k = int(group[f"{name}:k"].iloc[0])
+            else:
+                k = rule.choose_from(counts, acc)
+            out.append({**dict(zip(RUN, key)), "dataset": key[0], "rule": name, "kind": rule.kind,
+                        "reads_target_labels": rule.reads_target_labels, "k": k, "d": int(counts[-1]),
+                        "fraction": k / counts[-1], "accuracy": by_k[k], "oracle_accuracy": oracle,
+                        "all_accuracy": everything, "regret": oracle - by_k[k], "gain": by_k[k] - everything})
+    return pd.DataFrame(out)
+
+
+def summarise(chosen: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Means over runs of each rule: accuracy at k*, oracle's, all features', regret, gain, how often the
+    rule beats / ties / loses to all features, and the mean fraction of features kept."""
+    g = chosen.groupby([*by, "rule"], sort=False)
+    out = g.agg(runs=("accuracy", "size"), fraction=("fraction", "mean"), accuracy=("accuracy", "mean"),
+                oracle_accuracy=("oracle_accuracy", "mean"), all_accuracy=("all_accuracy", "mean"),
+                regret=("regret", "mean"), gain=("gain", "mean"),
+                beats_all=("gain", lambda s: float(np.mean(s > 0))),
+                ties_all=("gain", lambda s: float(np.mean(s == 0))),
+                loses_all=("gain", lambda s: float(np.mean(s < 0))))
+    return out.reset_index()
+
+
+def report(pair_tables: Sequence[str], rules: Mapping[str, Mapping | None], provenance: Mapping,
+           outputs: Mapping[str, str], caption: str) -> dict:
+    """Write the choices (Parquet), the summaries (CSV, Markdown), the regret figure and the provenance.
+
+    ``outputs`` keys: ``choices`` (Parquet), ``summary_csv``/``summary_md`` (per dataset, ranker,
+    adapter and rule), ``table_csv``/``table_md`` (per dataset and adapter, pooled over the rankers, and
+    over every dataset as ``all``), ``regret_pdf``/``regret_png``, ``provenance``.
+    """
+    import json
+
+    long = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
+    chosen = choices(long, rules)
+    for col, value in (("versions", json.dumps(provenance["versions"], sort_keys=True)),
+                       ("git_commit", provenance.get("git_commit", "unknown"))):
+        chosen[col] = value
+    with atomic_path(outputs["choices"]) as tmp:
+        chosen.to_parquet(tmp, index=False)
+    summary = summarise(chosen, ["dataset", "ranker", "adapter"])
+    pooled = pd.concat([summarise(chosen, ["dataset", "adapter"]),
+                        summarise(chosen.assign(dataset="all"), ["dataset", "adapter"])], ignore_index=True)
+    for key, df, text in (("summary", summary, "per dataset, ranker and adapter"),
+                          ("table", pooled, "per dataset and adapter, pooled over the rankers")):
+        write_csv(df, outputs[f"{key}_csv"], float_format="%.4g")
+        write_text(outputs[f"{key}_md"], f"{caption} Means over runs, {text}; accuracy in %, regret and gain "
+                   "in points.\n\n" + _markdown(df) + "\n")
+    _regret_figure(chosen, outputs)
+    write_json(outputs["provenance"], dict(provenance))
+    return {"choices": chosen, "summary": summary, "table": pooled}
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
+    for _, row in df.iterrows():
+        lines.append("| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _regret_figure(chosen: pd.DataFrame, outputs) -> None:
+    """Mean regret (points below the oracle) of each rule, per dataset, one bar per adapter; whiskers: the
+    standard error over runs."""
+    from otfs_workflow.plotting import plt, save_outputs  # Agg, before any figure
+
+    datasets = list(dict.fromkeys(chosen["dataset"]))
+    rules = [r for r in dict.fromkeys(chosen["rule"]) if r != "oracle"]
+    adapters = list(dict.fromkeys(chosen["adapter"]))
+    fig, axes = plt.subplots(1, len(datasets), figsize=(1.2 + 0.55 * len(rules) * len(datasets) + 1.5, 3.4),
+                             squeeze=False, sharey=True)
+    width = 0.8 / len(adapters)
+    for ax, ds in zip(axes[0], datasets):
+        sub = chosen[chosen["dataset"] == ds]
+        for j, adapter in enumerate(adapters):
+            stats = sub[sub["adapter"] == adapter].groupby("rule")["regret"].agg(["mean", "sem"]).reindex(rules)
+            ax.bar(np.arange(len(rules)) + (j - (len(adapters) - 1) / 2) * width, stats["mean"], width,
+                   yerr=stats["sem"].fillna(0), label=adapter, capsize=2)
+        ax.set_xticks(np.arange(len(rules)), rules, rotation=45, ha="right")
+        ax.set_title(ds)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("regret vs oracle k (accuracy points)")
+    axes[0][-1].legend(title="adapter", fontsize=8)
+    fig.tight_layout()
+    save_outputs(fig, {"pdf": outputs["regret_pdf"], "png": outputs["regret_png"]},
+                 "Label-free choice of the number of features: regret against the oracle")

@@ -1,0 +1,142 @@
+"""otfs's hook into Snakemake's command line, found as a Snakemake logger plug-in.
+
+Snakemake reads the files given with ``--configfile`` before it reads the
+Snakefile, so the workflow cannot check them first. On a YAML syntax error it
+says only "Config file is not valid JSON or YAML", naming neither the file
+nor the line; a key given twice in one mapping it keeps in silence (the
+last one wins). Snakemake imports every installed logger plug-in (a module
+named ``snakemake_logger_plugin_*``) when its command line starts, so this
+module is imported then, and it wraps Snakemake's configuration-file loader:
+
+- a YAML syntax error is reported with the file, the line and the column;
+- a key given twice in one mapping is an error naming the key, the file and
+  both lines.
+
+Everything else is Snakemake's own loading. The wrapper is applied once,
+and if Snakemake's loader is not where it is expected (another Snakemake
+version), nothing is changed.
+
+The plug-in is also a small logger, ``--logger otfs``: every record of the
+run as one JSON line, in ``logs/snakemake-events.jsonl`` (job ids, rules,
+times), for scripts that follow a run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+
+from snakemake_interface_logger_plugins.base import LogHandlerBase
+
+__all__ = ["LogHandler", "wrap_configfile_loader"]
+
+_MARK = "_otfs_names_yaml_problems"
+
+EVENTS = Path("logs") / "snakemake-events.jsonl"
+
+
+def _strict_yaml():
+    """``otfs_workflow/_yaml.py`` (PyYAML only), loaded from its file under a private name: importing the
+    ``otfs_workflow`` package here, before Snakemake reads the Snakefile, would pin it to the installed copy,
+    and the Snakefile puts its own checkout's first. None where the pipeline package is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("otfs_workflow")  # finds the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "_yaml.py"
+    module_spec = importlib.util.spec_from_file_location("_otfs_strict_yaml", path)
+    if module_spec is None or not path.is_file():
+        return None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def wrap_configfile_loader() -> bool:
+    """Wrap ``snakemake.common.configfile._load_configfile`` to name YAML problems; return whether it was."""
+    try:
+        from snakemake.common import configfile
+        from snakemake_interface_common.exceptions import WorkflowError
+    except ImportError:
+        return False
+    original = getattr(configfile, "_load_configfile", None)
+    strict = _strict_yaml()  # the same strict reading as otfs_workflow.config.load_yaml
+    if original is None or strict is None:
+        return False
+    if getattr(original, _MARK, False):
+        return True
+    yaml_problem = strict.yaml_problem
+
+    def named(path, found):
+        line, column, text = found
+        where = f"{path}, line {line}, column {column}" if line else str(path)
+        return f"{where}: invalid YAML: {text}"
+
+    def _load_configfile(configpath_or_obj, filetype="Config"):
+        is_path = isinstance(configpath_or_obj, (str, Path))
+        try:
+            loaded = original(configpath_or_obj, filetype)
+        except WorkflowError:
+            found = yaml_problem(configpath_or_obj) if is_path else None
+            if found is None:
+                raise
+            raise WorkflowError(f"{filetype} file {named(configpath_or_obj, found)}") from None
+        if is_path and str(configpath_or_obj).endswith((".yaml", ".yml")):
+            found = yaml_problem(configpath_or_obj)  # a key given twice: loaded, the last one kept
+            if found is not None:
+                raise WorkflowError(f"{filetype} file {named(configpath_or_obj, found)}")
+        return loaded
+
+    setattr(_load_configfile, _MARK, True)
+    configfile._load_configfile = _load_configfile
+    return True
+
+
+try:  # never let the hook stop Snakemake's command line
+    wrap_configfile_loader()
+except Exception:  # noqa: BLE001, S110
+    pass
+
+
+class LogHandler(LogHandlerBase):
+    """``--logger otfs``: each log record as one JSON line in ``logs/snakemake-events.jsonl``."""
+
+    def __post_init__(self) -> None:
+        EVENTS.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(EVENTS, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        self.setLevel(logging.DEBUG)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        event = {"time": time.time(), "level": record.levelname, "message": record.getMessage()}
+        for key in ("event", "jobid", "rule_name", "wildcards", "output", "input", "threads", "resources"):
+            if hasattr(record, key):
+                event[key] = str(getattr(record, key))
+        self._file.write(json.dumps(event, sort_keys=True) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+    @property
+    def writes_to_stream(self) -> bool:
+        return False
+
+    @property
+    def writes_to_file(self) -> bool:
+        return True
+
+    @property
+    def has_filter(self) -> bool:
+        return False
+
+    @property
+    def has_formatter(self) -> bool:
+        return False
+
+    @property
+    def needs_rulegraph(self) -> bool:
+        return False
