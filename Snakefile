@@ -10,7 +10,7 @@
 #
 # Stages (workflow/rules/<stage>.smk -> workflow/scripts/<stage>.py ->
 # workflow/otfs_workflow/stages/<stage>.py): acquisition, extraction (features from images),
-# cache, selection, ranking, classification, aggregation, tables, plotting;
+# cache, ranking (Algorithms 1 and 2), classification, aggregation, tables, plotting;
 # clinical (section 5.2, on a generated or user-supplied voxel table);
 # benchmarks (`snakemake --cores 2 bench`: speed against the straightforward
 # implementations, and the ranking's scaling study; `time_profile`: where
@@ -41,10 +41,16 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     )
     if p
 )
+# Every job hashes strings with one seed: an iteration over a set of names
+# (scikit-posthocs draws the critical-difference diagram's bars so) then has
+# one order, and a figure the same bytes, run after run. A seed the user set
+# is kept.
+os.environ.setdefault("PYTHONHASHSEED", "0")
 
 
 envvars:
     "PYTHONPATH",
+    "PYTHONHASHSEED",
 
 
 load_yaml(os.path.join(workflow.basedir, "config.yaml"))
@@ -61,7 +67,6 @@ include: "workflow/rules/targets.smk"
 include: "workflow/rules/acquisition.smk"
 include: "workflow/rules/extraction.smk"
 include: "workflow/rules/cache.smk"
-include: "workflow/rules/selection.smk"
 include: "workflow/rules/ranking.smk"
 include: "workflow/rules/classification.smk"
 include: "workflow/rules/aggregation.smk"

@@ -4,16 +4,16 @@ import numpy as np
 import ot
 import pandas as pd
 import pytest
-from otfs_workflow.benchmark import reference
-from otfs_workflow.benchmark.cases import office_like
-from otfs_workflow.benchmark.harness import aligned_relative_difference, relative_difference
-from otfs_workflow.benchmark.suite import main, run_suite
 from sklearn.neighbors import KNeighborsClassifier
 
 from otfs.adapters._base import CORAL, SubspaceAlignment, TransferComponentAnalysis
 from otfs.classification import accuracy_curve, nested_one_nn_accuracies, one_nn_accuracy
 from otfs.preprocessing import zscore
 from otfs.rankers._base import descending_order, feature_coupling_diagonal, rank_features
+from otfs_workflow.benchmark import reference
+from otfs_workflow.benchmark.cases import office_like
+from otfs_workflow.benchmark.harness import aligned_relative_difference, relative_difference
+from otfs_workflow.benchmark.suite import main, run_suite
 
 
 @pytest.mark.parametrize("shape", [(30, 45, 80), (60, 70, 12), (25, 40, 25)])
@@ -175,12 +175,11 @@ def test_table3_protocol_runs_the_stage_code(tmp_path):
 def test_plain_protocol_equals_the_library_on_real_surf(mirror):
     # The straightforward protocol (POT's ot.da classes, a fresh 1-NN per point)
     # and the library give the same accuracies on a real pair and iteration.
-    from otfs_workflow.benchmark.end_to_end import plain_figure7
-    from otfs_workflow.protocol import derive_seed, draw_source_subset, feature_counts
-
     from otfs.datasets import load_mat_features
     from otfs.preprocessing import apply_steps
     from otfs.rankers import feature_orders
+    from otfs_workflow.benchmark.end_to_end import plain_figure7
+    from otfs_workflow.protocol import derive_seed, draw_source_subset, feature_counts
 
     surf = mirror / "surf"
     plain = plain_figure7(surf, iterations=1, pairs=["webcam-dslr"])
@@ -199,10 +198,9 @@ def test_plain_protocol_equals_the_library_on_real_surf(mirror):
 def test_authors_protocol_on_two_real_surf_domains(mirror):
     """The end-to-end reference (the authors' protocol, step for step): its curves have the script's points,
     and with every feature its 1-NN accuracy is the library's on the same source subset."""
-    from otfs_workflow.benchmark.authors import ORDER_NAMES, run
-
     from otfs.datasets import load_mat_features
     from otfs.preprocessing import apply_steps
+    from otfs_workflow.benchmark.authors import ORDER_NAMES, run
 
     out = run(mirror / "surf", iterations=1, domains=("webcam", "dslr"), keep=True)
     assert out["accuracies"] == 2 * 3 * 17 and out["pairs"] == 2 and out["sinkhorn_method"]
@@ -220,19 +218,19 @@ def test_main_job_stage_table_and_figure(tmp_path):
     """Benchmark records grouped by stage (rules outside STAGES are "other"), drawn beside a reference."""
     from otfs_workflow.benchmark.main_job import _jobs, plot_stages, stage_table
 
-    records = {"select_samples/surf/ot/a-b.tsv": (0.4, 60), "select_samples/surf/ot/b-a.tsv": (0.6, 70),
-               "rank_features/surf/ot/a-b.tsv": (0.5, 80), "classify/surf/ot/NA/paper/a-b.tsv": (1.0, 90),
+    records = {"rank_features/surf/ot/a-b.tsv": (0.4, 60), "rank_features/surf/ot/b-a.tsv": (0.6, 70),
+               "classify/surf/ot/NA/paper/a-b.tsv": (1.0, 90),
                "clinical_classify/3.tsv": (30.0, 900), "plot_figure7/surf.tsv": (4.0, 200)}
     for rel, (seconds, rss) in records.items():
         path = tmp_path / "logs" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{seconds}\t0:00:01\t{rss}\t{seconds}\n")
     table = stage_table(_jobs(tmp_path / "logs")).set_index("stage")
-    assert table.loc["selection", "jobs"] == 2 and table.loc["selection", "job_s"] == pytest.approx(1.0)
-    assert table.loc["selection", "median_s"] == pytest.approx(0.5)
+    assert table.loc["ranking", "jobs"] == 2 and table.loc["ranking", "job_s"] == pytest.approx(1.0)
+    assert table.loc["ranking", "median_s"] == pytest.approx(0.5)
     assert table.loc["clinical", "max_rss_mb"] == 900 and table.loc["other", "job_s"] == pytest.approx(4.0)
     assert list(table.index[:1]) == ["clinical"]  # sorted by summed time
-    before = pd.DataFrame({"target": "available", "stage": ["selection", "clinical", "other"], "jobs": [2, 1, 9],
+    before = pd.DataFrame({"target": "available", "stage": ["ranking", "clinical", "other"], "jobs": [2, 1, 9],
                            "job_s": [5.0, 60.0, 9.0]})
     plot_stages(table.reset_index().assign(target="available"), before, tmp_path / "stages.pdf")
     assert (tmp_path / "stages.pdf").stat().st_size > 0 and (tmp_path / "stages.png").stat().st_size > 0

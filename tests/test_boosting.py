@@ -167,9 +167,8 @@ def test_config_names_bad_boosting_entries(tmp_path):
 
 
 def test_registry_and_unknown_method():
-    from otfs_workflow.stages.boosting import _domain_classifier
-
     from otfs.domain_classifiers import DOMAIN_CLASSIFIERS, register_domain_classifier
+    from otfs_workflow.stages.boosting import _domain_classifier
 
     assert DOMAIN_CLASSIFIERS["DA boosting"] is DomainAdaptationBoosting
     assert isinstance(_domain_classifier("DA boosting", {"n_estimators": 3}), DomainAdaptationBoosting)

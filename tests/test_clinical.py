@@ -7,9 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from otfs_workflow.io import read_json
-from otfs_workflow.stages import clinical as stage
-from otfs_workflow.stages import clinical_report
 from scipy.stats import skew
 
 from otfs.datasets._clinical import (
@@ -25,6 +22,9 @@ from otfs.datasets._clinical import (
     voxel_table_width,
     write_voxel_table,
 )
+from otfs_workflow.io import read_json
+from otfs_workflow.stages import clinical as stage
+from otfs_workflow.stages import clinical_report
 
 SMALL = {
     "source": "1.5T", "target": "3T",

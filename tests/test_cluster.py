@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+
 from otfs_workflow.cluster import (
     compare_results,
     count_submissions,
@@ -95,7 +96,7 @@ def test_partition_and_account_come_from_the_environment():
 
 
 def test_profiles_name_only_rules_of_the_workflow(workflow_rules):
-    assert {"select_samples", "rank_features", "classify", "aggregate"} <= workflow_rules
+    assert {"rank_features", "classify", "aggregate"} <= workflow_rules
     for name in ("slurm", "slurm-ci"):
         prof = _profile(name)
         for key in ("set-resources", "set-threads", "groups"):
@@ -103,7 +104,7 @@ def test_profiles_name_only_rules_of_the_workflow(workflow_rules):
             assert not unknown, f"profiles/{name} {key} names unknown rules {unknown}"
         assert set(prof["groups"].values()) == set(prof["group-components"])
         # every computing rule of the grid has a measured request
-        for rule in ("select_samples", "rank_features", "classify", "classify_leaderboard_adapters", "build_cache",
+        for rule in ("rank_features", "classify", "classify_leaderboard_adapters", "build_cache",
                      "extract_features", "clinical_rank", "clinical_classify", "score_model_selection"):
             assert {"runtime", "mem_mb"} <= set(prof["set-resources"][rule]), rule
 
@@ -174,7 +175,7 @@ def test_local_rules_fetch_data_or_summarise(workflow_rules):
             "make_semfs_table", "plot_boosting_figure", "make_invariance_table", "make_table4",
             "plot_figure4"} <= local <= workflow_rules
     # nothing that computes the grid runs locally, and no local rule is grouped (groups override localrules)
-    assert not local & {"select_samples", "rank_features", "classify", "classify_leaderboard_adapters", "build_cache",
+    assert not local & {"rank_features", "classify", "classify_leaderboard_adapters", "build_cache",
                         "extract_features", "clinical_rank", "clinical_classify", "clinical_data",
                         "score_model_selection"}
     assert not local & set(_profile("slurm")["groups"])
@@ -192,7 +193,7 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
     jobs = planned_jobs(plain)
     assert a["jobs"] == b["jobs"] == sum(jobs.values())
     assert a["group_jobs"] == 0 and a["submitted"] == a["jobs"] - a["local"]
-    chains = jobs["select_samples"]  # one chain per (feature set, selection, pair)
+    chains = jobs["rank_features"]  # one chain per (feature set, ranker, pair)
     comps = _profile("slurm-ci")["group-components"]
     expected_groups = (-(-chains // comps["pairs"]) + -(-jobs["build_cache"] // comps["caches"])
                        + -(-(jobs["clinical_rank"]) // comps["clinical"]))
@@ -239,9 +240,9 @@ def test_benchmark_files_map_to_their_rules(workflow_rules):
 
 def test_recommend_adds_margins():
     measured = pd.DataFrame({"jobs": [3, 2], "max_s": [10.0, 200.0], "max_rss_mb": [300.0, 2000.0],
-                             "cpu_ratio": [1.0, 1.0]}, index=["select_samples", "classify"])
+                             "cpu_ratio": [1.0, 1.0]}, index=["rank_features", "classify"])
     rec = recommend(measured)
-    assert rec.loc["select_samples", "runtime"] == 2 and rec.loc["select_samples", "mem_mb"] == 1024
+    assert rec.loc["rank_features", "runtime"] == 2 and rec.loc["rank_features", "mem_mb"] == 1024
     assert rec.loc["classify", "runtime"] == 10  # 3 x 200 s
     assert rec.loc["classify", "mem_mb"] == 3072  # 1.5 x 2000 MB, to 256 MB
 

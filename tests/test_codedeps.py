@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from otfs_workflow.codedeps import (
     code_manifest_paths,
     code_manifest_text,

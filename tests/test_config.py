@@ -3,6 +3,8 @@
 import copy
 
 import pytest
+from snakemake.utils import update_config
+
 from otfs_workflow.config import (
     ConfigError,
     check_clinical_counts,
@@ -12,7 +14,6 @@ from otfs_workflow.config import (
     pairs_for,
     validate_config,
 )
-from snakemake.utils import update_config
 
 from .conftest import REPO
 

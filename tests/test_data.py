@@ -6,6 +6,8 @@ import subprocess
 import numpy as np
 import pytest
 import scipy.io
+
+from otfs.datasets import MatFileError, load_mat_features
 from otfs_workflow.data import (
     CacheError,
     HashMismatchError,
@@ -18,8 +20,6 @@ from otfs_workflow.data import (
     write_cache,
 )
 from otfs_workflow.data.cache import DomainData
-
-from otfs.datasets import MatFileError, load_mat_features
 
 from .conftest import REPO
 
@@ -209,9 +209,8 @@ def test_atomic_writes_leave_nothing_on_failure(tmp_path):
 
 def test_the_mat_reader_caches_the_released_file_as_read_directly(tmp_path, mirror, manifest):
     # the cache stage with the `mat` reader against scipy.io.loadmat and the released protocol's preprocessing
-    from otfs_workflow.stages import cache as cache_stage
-
     from otfs.datasets import DATASET_READERS, get_reader, reader_spec
+    from otfs_workflow.stages import cache as cache_stage
 
     assert "mat" in DATASET_READERS and reader_spec({"folder": "surf"}) == ("mat", {"folder": "surf"})
     assert get_reader("mat", {"folder": "surf"}).count_features(["amazon", "dslr"], manifest) == 800

@@ -16,13 +16,6 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
-from otfs_workflow.config import ConfigError, load_yaml, validate_config
-from otfs_workflow.data import HashMismatchError, MissingDataError, Sources, git_blob_sha1, read_cache, read_manifest
-from otfs_workflow.data.acquisition import acquire_tree
-from otfs_workflow.data.images import check_class_counts, domain_images
-from otfs_workflow.provenance import file_sha256
-from otfs_workflow.stages import cache as cache_stage
-from otfs_workflow.stages import extraction as extraction_stage
 
 from otfs.extractors import (
     EXTRACTORS,
@@ -36,6 +29,13 @@ from otfs.extractors import (
     load_image,
     register_extractor,
 )
+from otfs_workflow.config import ConfigError, load_yaml, validate_config
+from otfs_workflow.data import HashMismatchError, MissingDataError, Sources, git_blob_sha1, read_cache, read_manifest
+from otfs_workflow.data.acquisition import acquire_tree
+from otfs_workflow.data.images import check_class_counts, domain_images
+from otfs_workflow.provenance import file_sha256
+from otfs_workflow.stages import cache as cache_stage
+from otfs_workflow.stages import extraction as extraction_stage
 
 from .conftest import REPO, require_module
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from otfs_workflow.benchmark.end_to_end import MARKER, main, prepare_workdir
 from otfs_workflow.data import Sources, acquire, read_manifest
 from otfs_workflow.data.acquisition import DownloadRefusedError
@@ -145,6 +146,7 @@ def test_a_sealed_output_edited_by_hand_is_named_and_never_used(tmp_path):
     # the files jobs pass to each other carry their SHA-256 beside them; reading one that was edited after
     # its job wrote it is an error naming it (Snakemake would pass the edited content on without a word)
     import pandas as pd
+
     from otfs_workflow.io import EditedOutputError, read_json, read_tsv, seal_path, write_json, write_rows_tsv, write_tsv
 
     ranking, runs, agg = tmp_path / "a-b.json", tmp_path / "a-b.tsv", tmp_path / "summary.tsv"

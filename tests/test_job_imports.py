@@ -1,5 +1,5 @@
 """The light path of the pipeline's commonest jobs: POT's solver without ``import ot``, no scikit-learn,
-pandas or SciPy where a job does not need them, and results equal to the library's heavy path."""
+pandas or SciPy where a job does not need them (the NA curves), and results equal to the library's path."""
 
 import json
 import subprocess
@@ -10,11 +10,11 @@ import numpy as np
 import ot
 import pandas as pd
 import pytest
-from otfs_workflow.io import write_rows_tsv, write_tsv
 from sklearn.utils import check_random_state as sklearn_check_random_state
 
 from otfs._checks import check_random_state
 from otfs._ot.emd import emd, sqeuclidean, uniform
+from otfs_workflow.io import write_rows_tsv, write_tsv
 
 from .conftest import toy_caches
 
@@ -116,33 +116,32 @@ def test_rows_tsv_is_pandas_tsv_byte_for_byte(tmp_path):
     assert not (tmp_path / "bad.tsv").exists()
 
 
-def test_selection_ranking_and_na_curves_run_without_the_heavy_imports(tmp_path):
-    """The three commonest jobs of the pipeline, run as its scripts run them, import none of HEAVY,
-    and give what the library's estimator path gives."""
+def test_the_ranking_job_runs_the_estimator_without_pot_and_the_na_curves_without_the_heavy_imports(tmp_path):
+    """The pipeline's commonest jobs, run as its scripts run them: the ranking job fits the library's public
+    estimator (scikit-learn), whose exact OT solver loads without ``import ot``; the NA classification job
+    imports none of HEAVY. Both give what the library's estimator path gives in this process."""
     caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=3)
-    from otfs_workflow.stages.ranking import build_ranker
-
-    params = build_ranker("ot").get_params()
     out = _run(f"""
         import sys
-        from otfs_workflow.stages import classification, ranking, selection
-        caches = {caches!r}
-        selection.run(caches, "toy", "src-tgt", [0, 1], "ot", per_class=10, tie_break="lowest",
-                      emd_max_iter=100000, output={str(tmp_path / "sel.json")!r})
-        ranking.run(caches, "toy", "src-tgt", "ot", iterations=[0, 1], per_class=10,
-                    output={str(tmp_path / "light.json")!r}, selection_path={str(tmp_path / "sel.json")!r},
-                    estimator_params={params!r})
-        classification.run(caches, {str(tmp_path / "light.json")!r}, "NA", "g", ["Descending", "Random"],
+        from otfs_workflow.stages import ranking
+        ranking.run({caches!r}, "toy", "src-tgt", "ot", iterations=[0, 1], per_class=10,
+                    output={str(tmp_path / "job.json")!r})
+        print(sorted({{k.split(".")[0] for k in sys.modules}} & {set(HEAVY)!r}))
+    """)
+    assert out.strip() == "['pandas', 'scipy', 'sklearn']", f"the ranking job imported {out.strip()}"
+    out = _run(f"""
+        import sys
+        from otfs_workflow.stages import classification
+        classification.run({caches!r}, {str(tmp_path / "job.json")!r}, "NA", "g", ["Descending", "Random"],
                            [2, 6, "d"], {str(tmp_path / "light.tsv")!r}, as_frame=False)
         print(sorted({{k.split(".")[0] for k in sys.modules}} & {set(HEAVY)!r}))
     """)
-    assert out.strip() == "[]", f"the light jobs imported {out.strip()}"
-    # the estimator path, in this process: the same rankings (but their wall times) and the same curves
+    assert out.strip() == "[]", f"the NA classification job imported {out.strip()}"
+    # in this process: the same rankings (but their wall times) and the same curves
     from otfs_workflow.stages import classification, ranking
 
-    ranking.run(caches, "toy", "src-tgt", "ot", iterations=[0, 1], per_class=10, output=tmp_path / "heavy.json",
-                selection_path=tmp_path / "sel.json")
-    light, heavy = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("light", "heavy"))
+    ranking.run(caches, "toy", "src-tgt", "ot", iterations=[0, 1], per_class=10, output=tmp_path / "heavy.json")
+    light, heavy = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("job", "heavy"))
     for doc in (light, heavy):
         for it in doc["iterations"]:
             it.pop("ranking_time_s")

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+
 from otfs_workflow.stages.leaderboard import average_ranks, collect, nauc, per_dataset_table, rank_tests, versus_reference
 
 

@@ -16,6 +16,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+
 from otfs_workflow.data import read_cache
 from otfs_workflow.io import read_tsv
 
@@ -40,10 +41,10 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     # each acquired once; the images of 4 domains acquired, extracted and cached once
     assert jobs["acquire"] == 12 + 4 and jobs["acquire_images"] == jobs["extract_features"] == 4
     assert jobs["build_cache"] == 16 + 2
-    # selection: one job per pair and strategy: OT for 4 feature sets and USPSMNIST's 2 pairs, plus Random and
-    # 1NN for Table 5's CaffeNet
-    assert jobs["select_samples"] == 12 * 4 + 2 + 12 * 2
-    # ranking: the same, plus the leaderboard's 6 other rankers on SURF, EfficientNet-Lite0 and USPSMNIST
+    # ranking (an OT ranker selects its samples, Algorithm 1, inside its fit: no job of its own): one job per
+    # pair and OT ranker (ot for 4 feature sets and USPSMNIST's 2 pairs, plus ot-random and ot-1nn for Table 5's
+    # CaffeNet), plus the leaderboard's 6 other rankers on SURF, EfficientNet-Lite0 and USPSMNIST
+    assert "select_samples" not in jobs
     assert jobs["rank_features"] == 12 * 4 + 2 + 12 * 2 + 6 * (12 + 12 + 2)
     # classification: NA curves (4 feature sets), OT3 curves (GoogleNet),
     # Table 1's NA and OT3 (CaffeNet, EfficientNet), Table 3's 5 adapters
@@ -149,9 +150,9 @@ def test_end_to_end_table_and_figure(test_run):
     assert prov["raw_files"]["dslr"]["git_blob_sha1"] == "944902f10891e355beed167f54d14c345453e38b"
     assert sorted(k.rsplit("/", 1)[-1] for k in prov["inputs"]) == ["amazon.h5", "dslr.h5", "webcam.h5"]
 
-    sel = json.loads((test_run / "results/runs/surf/selection/ot/amazon-dslr.json").read_text())
-    assert [it["flipped"] for it in sel["iterations"]] == [True, True]  # 200 > 157 samples
-    assert len(sel["iterations"][0]["matched_source"]) == 157
+    ranked = json.loads((test_run / "results/runs/surf/ranking/ot/amazon-dslr.json").read_text())
+    assert [it["flipped"] for it in ranked["iterations"]] == [True, True]  # 200 > 157 samples
+    assert ranked["strategy"] == "ot" and all(it["sinkhorn_iterations"] > 0 for it in ranked["iterations"])
 
 
 def test_extracted_feature_set_runs_like_the_released_ones(test_run):
@@ -193,15 +194,12 @@ def test_results_do_not_depend_on_cores(test_run, tmp_path):
     b = read_tsv(work / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
     # "seconds" is a measured wall time, not a result
     pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
-    # the selections and rankings too, but for each iteration's measured times
-    for f, times in (("selection", ("selection_time_s",)), ("ranking", ("selection_time_s", "ranking_time_s"))):
-        a, b = (json.loads((w / f"results/runs/surf/{f}/ot/amazon-dslr.json").read_text()) for w in (test_run, work))
-        for run in (a, b):
-            for it in run["iterations"]:
-                # the OT ranker's time includes Algorithm 1's, measured in the selection job
-                assert f == "selection" or it["ranking_time_s"] > it["selection_time_s"]
-                assert all(it.pop(t) > 0 for t in times)
-        assert a == b
+    # the rankings too (Algorithms 1 and 2), but for each iteration's measured time
+    a, b = (json.loads((w / "results/runs/surf/ranking/ot/amazon-dslr.json").read_text()) for w in (test_run, work))
+    for run in (a, b):
+        for it in run["iterations"]:
+            assert it.pop("ranking_time_s") > 0
+    assert a == b
 
 
 def test_a_run_killed_with_sigkill_resumes_to_the_same_results(test_run, tmp_path):
@@ -315,7 +313,7 @@ def test_an_adapters_hyper_parameters_come_from_config_and_rerun_only_its_jobs(t
                         "available")
     jobs = planned_jobs(planned)
     assert jobs.get("classify", 0) > 0 and jobs.get("clinical_classify", 0) > 0
-    assert not {"select_samples", "rank_features", "clinical_rank"} & set(jobs)
+    assert not {"rank_features", "clinical_rank"} & set(jobs)
     adapters = re.findall(r"rule (?:classify|clinical_classify):\n(?:.*\n)*?\s+wildcards: .*?adapter=(\w+)",
                           planned.stdout)
     assert adapters and set(adapters) == {"OT3"}, set(adapters)
@@ -451,7 +449,7 @@ def test_bench_targets_on_the_test_configuration(test_run):
     assert (orders["runs"] > 0).all() and (orders["runs"] == orders["identical"]).all()
     assert list(pd.read_csv(out / "scaling.csv")["x"]) == [64, 256, 100, 300]
     profile = pd.read_csv(out / "pipeline_profile.csv")
-    assert {"select_samples", "rank_features", "classify NA"} <= set(profile["group"])
+    assert {"rank_features", "classify NA"} <= set(profile["group"])
     assert (out / "benchmarks.png").is_file() and (out / "pipeline_profile.png").is_file()
     assert (out / "main_job_stages.png").is_file() and pd.read_csv(out / "main_job.csv").empty
     # the end-to-end run (a nested pipeline from a cold cache, 1 iteration) gives the plain script's accuracies
@@ -673,11 +671,10 @@ def test_model_selection_on_the_test_configuration(test_run):
 def test_a_skada_estimator_runs_as_an_adapter_of_the_grid(test_run):
     # skada:NAME in a file path: one classification job of the table1 grid, with skada's LinearOTMapping
     # (its 1-NN predictions) on the test run's ranking; the accuracy is the library's on the same samples
-    from otfs_workflow.data.cache import read_domains
-    from otfs_workflow.io import read_json
-
     from otfs.adapters import get_adapter
     from otfs.classification import accuracy_curve
+    from otfs_workflow.data.cache import read_domains
+    from otfs_workflow.io import read_json
 
     if not (test_run / SKADA_JOB).exists():  # the model_selection test builds it; alone, this one does
         snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", SKADA_JOB)

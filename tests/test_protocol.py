@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from otfs_workflow.protocol import (
     derive_seed,
     draw_source_subset,

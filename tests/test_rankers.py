@@ -123,26 +123,29 @@ def test_every_registered_ranker_fits_as_the_pipeline_fits_it(name):
 
 
 @pytest.mark.parametrize("name, strategy", [("ot", "ot"), ("ot-1nn", "1nn"), ("ot-random", "random")])
-def test_the_ranking_stage_gives_the_estimators_scores(tmp_path, name, strategy):
-    # the stage ranks the pairs the selection stage stored; the estimator finds them itself: the same scores
-    from otfs_workflow.io import read_json
-    from otfs_workflow.protocol import derive_seed
-    from otfs_workflow.stages import ranking, selection
-
-    from otfs.rankers import FEATURE_RANKERS
+def test_the_ranking_stage_is_algorithms_1_and_2_of_the_paper(tmp_path, name, strategy):
+    # the stage fits the public estimator; the paper's two algorithms, called one after the other with the
+    # protocol's seeds on the protocol's source subset, give the same bits
+    from otfs.rankers import feature_coupling_diagonal
+    from otfs.sample_selection import select_samples
+    from otfs_workflow.protocol import derive_seed, draw_source_subset
+    from otfs_workflow.stages import ranking
 
     caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=2)
-    sel = tmp_path / "sel.json"
-    selection.run(caches, "toy", "src-tgt", [0, 1], strategy, per_class=10, tie_break="lowest",
-                  emd_max_iter=100_000, output=sel)
-    out = ranking.run(caches, "toy", "src-tgt", name, iterations=[0, 1], per_class=10, selection_path=sel,
+    out = ranking.run(caches, "toy", "src-tgt", name, iterations=[0, 1], per_class=10,
                       output=tmp_path / "rank.json")
     assert out["strategy"] == strategy
-    for it, stored in zip(out["iterations"], read_json(sel)["iterations"], strict=True):
-        assert it["source_subset"] == stored["source_subset"]
+    for it in out["iterations"]:
+        subset = draw_source_subset(ys, 10, random_state=derive_seed("toy", "src-tgt", it["iteration"],
+                                                                     "source_subset"))
+        assert it["source_subset"] == [int(i) for i in subset]
         seed = derive_seed("toy", "src-tgt", it["iteration"], "selection", strategy)
-        est = FEATURE_RANKERS[name](random_state=seed).fit(Xs[it["source_subset"]], X_target=Xt)
-        np.testing.assert_allclose(it["scores"], est.scores_, rtol=1e-12)
+        assert it["seed_selection"] == seed
+        m = select_samples(Xs[subset], Xt, strategy, random_state=seed)
+        scores, n_iter = feature_coupling_diagonal(Xs[subset][m.source_index], Xt[m.target_index],
+                                                   return_n_iter=True)
+        assert np.array_equal(np.asarray(it["scores"]), scores) and it["sinkhorn_iterations"] == n_iter
+        assert it["flipped"] == m.flipped
 
 
 def test_one_job_for_several_adapters_writes_what_one_job_per_adapter_writes(tmp_path):

@@ -132,9 +132,8 @@ def test_seen_unseen_split_and_attribute_table(tmp_path):
 
 @pytest.mark.filterwarnings("ignore:Graph is not fully connected")  # the planted classes are separate clusters
 def test_registry_runs_every_selector_and_names_unknown_ones():
-    from otfs_workflow.stages.semfs import _orders
-
     from otfs.zero_shot import ZERO_SHOT_SELECTORS, register_zero_shot_selector
+    from otfs_workflow.stages.semfs import _orders
 
     X, y, A, _ = _planted(seed=4, d=20)
     cfg = {"methods": list(ZERO_SHOT_SELECTORS), "alpha": 1.0, "gamma": 0.1, "max_iter": 5, "s_steps": 5,

@@ -68,7 +68,7 @@ def test_skadas_pipeline_gives_the_projects_accuracy_on_a_surf_pair(tmp_path, mi
     # skada:CORALAdapter) and skada's pipeline (OTFeatureRanker -> CORALAdapter -> 1-NN with sample_domain)
     # on the same source subset of amazon -> dslr, iteration 0, at d/8 = 100 features
     from otfs_workflow.stages import cache as cache_stage
-    from otfs_workflow.stages import classification, ranking, selection
+    from otfs_workflow.stages import classification, ranking
 
     manifest = REPO / "data" / "manifests" / "office-caltech.tsv"
     fs_cfg = {"dataset": "office-caltech", "folder": "surf", "preprocessing": ["row_sum_normalize", "zscore"]}
@@ -77,12 +77,9 @@ def test_skadas_pipeline_gives_the_projects_accuracy_on_a_surf_pair(tmp_path, mi
         caches[domain] = str(tmp_path / f"{domain}.h5")
         cache_stage.run("surf", domain, fs_cfg, manifest, {f"surf/{domain}.mat": str(mirror / f"surf/{domain}.mat")},
                         caches[domain])
-    sel = tmp_path / "selection.json"
-    selection.run(caches, "surf", "amazon-dslr", [0], "ot", per_class=20, tie_break="lowest", emd_max_iter=100000,
-                  output=sel)
     rank = tmp_path / "ranking.json"
     ranking.run(caches, "surf", "amazon-dslr", "ot", iterations=[0], per_class=20, output=rank,
-                selection_path=sel)
+                ranker_params={"tie_break": "lowest", "emd_max_iter": 100000})
     ours = classification.run(caches, rank, "skada:CORALAdapter", "test", ["Descending"], ["d/8"],
                               tmp_path / "classification.tsv")
     from otfs_workflow.data.cache import read_domains

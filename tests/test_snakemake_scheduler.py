@@ -3,8 +3,12 @@
 import threading
 import time
 
+import pytest
+
 from otfs_workflow.benchmark.scheduler import run
 from otfs_workflow.snakemake_scheduler import coalesce_reevaluations
+
+from .conftest import REPO
 
 
 class _Scheduler:
@@ -101,3 +105,19 @@ def test_a_sigterm_while_the_scheduler_holds_its_lock_no_longer_deadlocks():
         shipped = None
     assert shipped is None, ("Snakemake's own SIGTERM handler no longer deadlocks while the lock is held: "
                              f"otfs_workflow.snakemake_scheduler.safe_sigterm may be removed ({shipped.stdout!r})")
+
+
+def test_the_patches_are_pinned_to_one_snakemake_release():
+    import snakemake
+
+    from otfs_workflow.snakemake_scheduler import PATCHED_SNAKEMAKE, SchedulerPatchError, apply_patches
+
+    # the release the workflow installs (envs/requirements.txt) is the one patched
+    pinned = (REPO / "envs" / "requirements.txt").read_text()
+    assert f"snakemake=={PATCHED_SNAKEMAKE}\n" in pinned and snakemake.__version__ == PATCHED_SNAKEMAKE
+    assert apply_patches(environ={}) is True
+    # any other fails loudly, naming both versions and the way out
+    with pytest.raises(SchedulerPatchError, match=r"Snakemake 9\.27\.1's scheduler .* this is Snakemake 9\.28\.0\. "
+                                                  r"Install snakemake==9\.27\.1 .* OTFS_UNPATCHED_SNAKEMAKE=1"):
+        apply_patches("9.28.0", environ={})
+    assert apply_patches("9.28.0", environ={"OTFS_UNPATCHED_SNAKEMAKE": "1"}) is False

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+
 from otfs_workflow.aggregation import mean_over_pairs, per_pair_summary
 from otfs_workflow.tables import cell_label, compare, pair_label, points, render_latex, render_markdown, wide
 

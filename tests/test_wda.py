@@ -9,8 +9,6 @@ import numpy as np
 import ot.dr
 import pandas as pd
 import pytest
-from otfs_workflow.data.acquisition import Sources, acquire
-from otfs_workflow.data.manifest import ManifestEntry, git_blob_sha1, read_manifest
 from sklearn.datasets import load_iris, load_wine
 from sklearn.neighbors import KNeighborsClassifier
 
@@ -19,6 +17,8 @@ from otfs.adapters import get_adapter
 from otfs.datasets import UCI_DATASETS, load_dataset
 from otfs.reducers._base import evaluate_split, knn_errors, make_split
 from otfs.reducers._wda import WassersteinDiscriminantAnalysis, _BatchedObjective, random_stiefel
+from otfs_workflow.data.acquisition import Sources, acquire
+from otfs_workflow.data.manifest import ManifestEntry, git_blob_sha1, read_manifest
 
 from .conftest import uci_mirror_dir
 
@@ -312,9 +312,10 @@ def test_ablation_reruns_table1_splits_one_variant_at_a_time(tmp_path):
 
 
 def test_table1_sets_ours_beside_the_papers_with_the_difference_and_the_paired_test(tmp_path):
+    from scipy.stats import wilcoxon
+
     from otfs_workflow.io import write_tsv
     from otfs_workflow.stages import wda_report
-    from scipy.stats import wilcoxon
 
     rng = np.random.default_rng(0)
     pca = {"iris": 30 + rng.normal(0, 1, 8), "usps": 12 + rng.normal(0, 1, 8)}

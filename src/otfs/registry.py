@@ -91,6 +91,8 @@ class Registry(Mapping):
         self.group = group or "otfs." + plural.replace(" ", "_").replace("-", "_")
         self._table: dict[str, Any] = {}
         self._namespaces: dict[str, tuple[Callable[[str], Any], str]] = {}
+        self._origins: dict[str, str] = {}  # name (or namespace prefix) -> the module that registered it
+        self._importing: list[str] = []  # the modules the registry is importing, innermost last
         self._loaded = False
         self._loading_file = False
         if self.group in REGISTRIES:
@@ -113,6 +115,7 @@ class Registry(Mapping):
             if name in self._table and self._table[name] is not target and not replace:
                 raise ValueError(f"a {self.kind} named {name!r} is already registered ({self._table[name]!r})")
             self._table[name] = target
+            self._origins[name] = self._importing[-1] if self._importing else _defining_module(target)
             return target
 
         return add if obj is None else add(obj)
@@ -134,6 +137,7 @@ class Registry(Mapping):
         if not prefix or ":" in prefix:
             raise ValueError(f"a namespace prefix must be a non-empty string without ':', got {prefix!r}")
         self._namespaces[prefix] = (resolve, description)
+        self._origins[prefix + ":"] = self._importing[-1] if self._importing else _defining_module(resolve)
 
     def _resolve(self, name: object):
         """The object of a namespaced name, or None where ``name`` is not one."""
@@ -158,17 +162,57 @@ class Registry(Mapping):
             pkg = importlib.import_module(self.package)
             for info in pkgutil.iter_modules(pkg.__path__, self.package + "."):
                 if not info.name.rsplit(".", 1)[-1].startswith("_"):
-                    importlib.import_module(info.name)
+                    self._import(info.name)
         from importlib.metadata import entry_points
 
         for ep in entry_points(group=self.group):
             try:
-                obj = ep.load()
+                self._importing.append(ep.module)
+                try:
+                    obj = ep.load()
+                    if self._table.get(ep.name) is not obj:
+                        self.register(ep.name, obj)
+                finally:
+                    self._importing.pop()
+            except ValueError:
+                raise
             except Exception as exc:  # noqa: BLE001 - the message names the plug-in
                 raise ImportError(f"the {self.kind} {ep.name!r} of entry point {ep.value!r} (group {self.group}) "
                                   f"failed to load: {exc}") from exc
-            if self._table.get(ep.name) is not obj:
-                self.register(ep.name, obj)
+
+    def _import(self, module: str) -> None:
+        """Import ``module``, remembering it as the origin of what it registers."""
+        self._importing.append(module)
+        try:
+            importlib.import_module(module)
+        finally:
+            self._importing.pop()
+
+    def load_modules(self, modules) -> None:
+        """Import only ``modules`` (plug-in files of this registry, by dotted name), not the whole folder.
+
+        A pipeline job that runs one method imports that method's module, as
+        :meth:`origin` names it, and nothing else of the folder: its code
+        inputs are then that module's imports alone, and a new file in the
+        folder reruns none of its jobs. A name looked up afterwards that none
+        of them registered loads the whole registry, as any lookup does.
+        """
+        if self._loaded:
+            return
+        self._loading_file = True
+        try:
+            for module in modules:
+                self._import(module)
+        finally:
+            self._loading_file = False
+
+    def origin(self, name: str) -> str | None:
+        """The module whose import registered ``name`` (for ``PREFIX:NAME``, the module that added the
+        namespace): the folder's file, the entry point's module, or the object's own module."""
+        self[name]  # an unknown name raises here, with the one message
+        if name in self._table:
+            return self._origins.get(name)
+        return self._origins.get(str(name).split(":", 1)[0] + ":")
 
     # -- lookup --------------------------------------------------------------------
     def unknown_message(self, name: object) -> str:
@@ -199,7 +243,7 @@ class Registry(Mapping):
             return
         self._loading_file = True
         try:
-            importlib.import_module(full)
+            self._import(full)
         finally:
             self._loading_file = False
 
@@ -241,3 +285,10 @@ class Registry(Mapping):
 
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}: {sorted(self._table)})"
+
+
+def _defining_module(obj) -> str | None:
+    """The module that defines ``obj`` (through ``functools.partial`` too)."""
+    while hasattr(obj, "func"):  # functools.partial
+        obj = obj.func
+    return getattr(obj, "__module__", None)

@@ -14,6 +14,7 @@ References
 from __future__ import annotations
 
 import pandas as pd
+
 from otfs_workflow.protocol import COLUMNS
 
 __all__ = ["COLUMNS", "KEYS", "mean_over_pairs", "per_pair_summary"]

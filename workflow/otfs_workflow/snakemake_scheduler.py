@@ -21,17 +21,59 @@ timer clears its mark before it wakes the scheduler, so the chain never
 breaks. Nothing else of the scheduler changes; which jobs run, and their
 results, do not depend on it.
 
-The workflow applies it when it is parsed (``workflow/rules/common.smk``).
-If the method is not there (another Snakemake version), nothing is changed.
+Both patches replace private methods of Snakemake's scheduler, so they are
+pinned to the one Snakemake release they were written and tested against,
+:data:`PATCHED_SNAKEMAKE` (``envs/requirements.txt`` installs it). The
+workflow calls :func:`apply_patches` when it is parsed
+(``workflow/rules/common.smk``): with any other Snakemake it stops before any
+job, naming both versions, unless ``OTFS_UNPATCHED_SNAKEMAKE=1`` says to run
+with Snakemake's scheduler as it is (the timer chains and the SIGTERM hang
+described here then come back; results do not change).
 """
 
 from __future__ import annotations
 
 import threading
 
-__all__ = ["coalesce_reevaluations", "replace_once", "safe_sigterm"]
+__all__ = ["PATCHED_SNAKEMAKE", "SchedulerPatchError", "apply_patches", "coalesce_reevaluations", "replace_once",
+           "safe_sigterm"]
 
 _MARK = "_otfs_replaced"
+
+#: The Snakemake release whose scheduler the patches were written and tested against.
+PATCHED_SNAKEMAKE = "9.27.1"
+
+
+class SchedulerPatchError(RuntimeError):
+    """Snakemake is not the release the scheduler patches are pinned to."""
+
+
+def apply_patches(version: str | None = None, environ=None) -> bool:
+    """Apply :func:`coalesce_reevaluations` and :func:`safe_sigterm` to the installed Snakemake; return True.
+
+    Raises :class:`SchedulerPatchError`, naming both versions, where Snakemake
+    is not :data:`PATCHED_SNAKEMAKE`, or where either private method is not
+    there; with ``OTFS_UNPATCHED_SNAKEMAKE=1`` in ``environ`` (default:
+    ``os.environ``) nothing is patched and False is returned.
+    """
+    import os
+
+    environ = os.environ if environ is None else environ
+    if environ.get("OTFS_UNPATCHED_SNAKEMAKE") == "1":
+        return False
+    if version is None:
+        from snakemake import __version__ as version
+    if version != PATCHED_SNAKEMAKE:
+        raise SchedulerPatchError(
+            f"this workflow patches two private methods of Snakemake {PATCHED_SNAKEMAKE}'s scheduler (a timer "
+            f"leak, snakemake/snakemake#3804, and a SIGTERM hang; otfs_workflow.snakemake_scheduler), and this is "
+            f"Snakemake {version}. Install snakemake=={PATCHED_SNAKEMAKE} (envs/requirements.txt), or set "
+            "OTFS_UNPATCHED_SNAKEMAKE=1 to run with Snakemake's scheduler unpatched (results are the same)."
+        )
+    if not (coalesce_reevaluations() and safe_sigterm()):
+        raise SchedulerPatchError(f"Snakemake {version}'s JobScheduler lacks a method the patches replace: "
+                                  "otfs_workflow.snakemake_scheduler")
+    return True
 
 
 def coalesce_reevaluations(scheduler_class=None) -> bool:

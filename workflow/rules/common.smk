@@ -48,17 +48,20 @@ from otfs_workflow.provenance import package_versions  # noqa: E402
 from otfs_workflow.stages.acquisition import sources_for  # noqa: E402
 from otfs_workflow.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
 from otfs_workflow.snakemake_scheduler import (
-    coalesce_reevaluations,
-    safe_sigterm,
+    SchedulerPatchError,
+    apply_patches,
 )  # noqa: E402
 
 # Snakemake's rate limiter starts a re-evaluation timer chain per finished job,
 # and each chain re-runs the job selection every second: one pending timer at a
-# time instead (otfs_workflow.snakemake_scheduler; snakemake/snakemake#3804).
-coalesce_reevaluations()
-# Snakemake's SIGTERM handler takes a lock the scheduling loop may hold, and then
-# waits for it forever: a handler that never blocks (otfs_workflow.snakemake_scheduler).
-safe_sigterm()
+# time instead (snakemake/snakemake#3804). Its SIGTERM handler takes a lock the
+# scheduling loop may hold, and then waits for it forever: a handler that never
+# blocks. Both replace private methods, so they are pinned to one Snakemake
+# release, and any other stops here (otfs_workflow.snakemake_scheduler).
+try:
+    apply_patches()
+except SchedulerPatchError as exc:
+    raise WorkflowError(str(exc)) from None
 
 # Files given with --configfile, read again strictly: Snakemake keeps the last of a
 # key given twice in silence, and an alias bomb would make the checks below take
@@ -259,33 +262,6 @@ def ranker_params(name):
         for section, keys in OT_RANKER_SETTINGS.items():
             params.update({k: config[section][k] for k in keys})
     return params
-
-
-@functools.cache
-def _ot_ranker_estimator_params(name):
-    if not ranker_strategy(name):
-        return None
-    return build_ranker(name, ranker_params(name)).get_params()
-
-
-def ot_ranker_estimator_params(name):
-    """Every parameter of OT ranker ``name`` (``get_params()``), None for another ranker.
-
-    Given to the ranking jobs, which then rank Algorithm 1's pairs without
-    building the scikit-learn estimator (otfs_workflow.stages.ranking.run).
-    """
-    params = _ot_ranker_estimator_params(name)
-    return None if params is None else dict(params)
-
-
-def ranking_selection(w):
-    """The selection stage's file that an OT ranker ranks the pairs of (no input for other rankers)."""
-    strategy = ranker_strategy(w.ranker)
-    if strategy is None:
-        return {}
-    return {
-        "selection": f"results/runs/{w.feature_set}/selection/{strategy}/{w.pair}.json"
-    }
 
 
 def pair_source_per_class(pair):

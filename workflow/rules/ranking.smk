@@ -1,13 +1,12 @@
 # Stage ranking: one ranker's feature scores and its three feature orders, for
-# every iteration of one pair. The OT rankers (ot, ot-1nn, ot-random) rank the
-# sample pairs of their selection strategy (rule select_samples); every other
-# ranker (a file of src/otfs/rankers/, or an entry point) is fitted on the
-# iteration's source subset and the whole target.
+# every iteration of one pair. Every ranker (a file of src/otfs/rankers/, or an
+# entry point) is the library's estimator, fitted on the iteration's source
+# subset and the whole target; the OT rankers (ot, ot-1nn, ot-random) run
+# Algorithm 1 (sample selection) and Algorithm 2 inside their fit.
 
 
 rule rank_features:
     input:
-        unpack(ranking_selection),
         caches=pair_caches,
         code=script_code("ranking.py"),
     output:
@@ -26,7 +25,6 @@ rule rank_features:
         runtime=10,
     params:
         ranker_params=lambda w: ranker_params(w.ranker),
-        estimator_params=lambda w: ot_ranker_estimator_params(w.ranker),
         per_class=lambda w: pair_source_per_class(w.pair),
         iterations=ITERATIONS,
     script:

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pandas as pd
+
 from otfs_workflow.benchmark.main_job import plot_stages, run
 from otfs_workflow.io import write_csv
 from otfs_workflow.stages import job

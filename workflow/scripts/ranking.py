@@ -12,7 +12,5 @@ with job(snakemake.log[0], snakemake.threads, "ranking", code=snakemake.input.co
         ranker_params=snakemake.params.ranker_params,  # noqa: F821
         iterations=snakemake.params.iterations,  # noqa: F821
         per_class=snakemake.params.per_class,  # noqa: F821
-        selection_path=snakemake.input.get("selection"),  # noqa: F821
-        estimator_params=snakemake.params.estimator_params,  # noqa: F821
         output=snakemake.output.json,  # noqa: F821
     )

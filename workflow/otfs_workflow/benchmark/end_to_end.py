@@ -202,7 +202,7 @@ def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print, autho
 
 
 #: The rules whose median job time is a goal (the NA classification jobs of Figure 7 are ``classify``).
-JOB_RULES = ("select_samples", "rank_features", "classify")
+JOB_RULES = ("rank_features", "classify")
 
 
 def job_times(root) -> pd.DataFrame:

@@ -34,8 +34,7 @@ __all__ = ["STAGES", "plot_stages", "run", "stage_of", "stage_table"]
 
 #: Rules (the first folder of ``logs/benchmarks``) -> the stage they are counted in; any other rule is "other".
 STAGES = {
-    "select_samples": "selection",
-    "rank_features": "ranking",
+    "rank_features": "ranking",  # Algorithms 1 and 2: the OT rankers select their samples in fit
     "classify": "classification",
     "classify_leaderboard_adapters": "classification",
     "clinical_rank": "clinical",

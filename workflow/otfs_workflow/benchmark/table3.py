@@ -60,17 +60,14 @@ def make_caches(folder, d=4096, seed=0) -> dict[str, str]:
 def _rank_pair(caches, pair, iterations, out):
     from threadpoolctl import threadpool_limits
 
-    from otfs_workflow.stages import ranking, selection
+    from otfs_workflow.stages import ranking
 
     start = time.perf_counter()
     with threadpool_limits(limits=1):
-        sel = out / "selection" / f"{pair}.json"
         per_class = 8 if pair.startswith("dslr") else 20
-        selection.run(caches, "caffenet-like", pair, range(iterations), "ot", per_class=per_class,
-                      tie_break="lowest", emd_max_iter=100_000, output=sel)
         ranking.run(caches, "caffenet-like", pair, "ot", iterations=range(iterations), per_class=per_class,
                     ranker_params={**RANKING, "tie_break": "lowest", "emd_max_iter": 100_000},
-                    selection_path=sel, output=out / "ranking" / f"{pair}.json")
+                    output=out / "ranking" / f"{pair}.json")
     return {"job": "rank", "pair": pair, "adapter": "", "seconds": time.perf_counter() - start}
 
 
