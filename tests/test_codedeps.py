@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 from otfs_workflow.codedeps import (
+    _only,
     code_manifest_paths,
     code_manifest_text,
     direct_imports,
     import_closure,
     manifest_files,
+    manifest_plugins,
     write_code_manifest,
     write_code_manifests,
 )
@@ -167,7 +169,7 @@ def test_the_ranking_script_depends_on_what_ranking_imports():
 
 def test_compute_jobs_do_not_depend_on_tables_or_plots():
     # editing a table or a plot reruns no computation
-    for script in ("selection.py", "ranking.py", "classification.py", "clinical.py", "wda.py", "invariance.py",
+    for script in ("ranking.py", "classification.py", "clinical.py", "wda.py", "invariance.py",
                    "boosting.py", "semfs.py", "cache.py", "extraction.py"):
         closure = _closure(script)
         assert not closure & {"workflow/otfs_workflow/plotting.py", "workflow/otfs_workflow/tables.py"}, script
@@ -265,11 +267,16 @@ def test_every_job_lists_the_closure_of_its_script(tmp_path):
         script = scripts.get(job["rule"])
         if script is None or job["rule"] in CONTENT_ADDRESSED:
             continue
-        closure = set(import_closure(work / "workflow" / "scripts" / script, _pkgs(work)))
-        # the code input is one manifest, which lists the closure (and whose digest changes with it)
-        manifest = f".snakemake/otfs-code/{script}.json"
-        assert manifest in job["input"], (job["rule"], job["input"])
-        assert set(manifest_files(work / manifest, _pkgs(work))) == closure, job["rule"]
+        # the code input is one manifest, which lists the closure (and whose digest changes with it); of the
+        # rankers' and adapters' folders, only the files of the methods the job runs
+        manifests = [f for f in job["input"] if f.startswith(".snakemake/otfs-code/")]
+        name = Path(manifests[0]).name if len(manifests) == 1 else ""
+        assert name == f"{script}.json" or name.startswith(f"{script}@"), (job["rule"], job["input"])
+        plugins = manifest_plugins(work / manifests[0])
+        closure = set(import_closure(work / "workflow" / "scripts" / script, _pkgs(work), _only(plugins)))
+        assert set(manifest_files(work / manifests[0], _pkgs(work))) == closure, job["rule"]
+        if job["rule"] in ("rank_features", "classify"):  # one method per job, and its file is listed
+            assert len([m for ms in plugins.values() for m in ms]) == 1, job
         checked.add(job["rule"])
     # every rule with a script was planned, and checked
     assert checked == set(scripts) - CONTENT_ADDRESSED
@@ -279,9 +286,14 @@ def _pkgs(work: Path) -> tuple[Path, Path]:
     return work / "src" / "otfs", work / "workflow" / "otfs_workflow"
 
 
-def _rules_importing(module: Path, work: Path) -> set[str]:
-    return {rule for rule, script in _rule_scripts().items() if rule not in CONTENT_ADDRESSED
-            and module.resolve() in import_closure(work / "workflow" / "scripts" / script, _pkgs(work))}
+def _rules_importing(module: Path, work: Path, jobs: list[dict]) -> set[str]:
+    """The rules with a job (of a dry run's ``jobs``) whose code manifest lists ``module``."""
+    out = set()
+    for job in jobs:
+        for f in job["input"]:
+            if f.startswith(".snakemake/otfs-code/") and module.resolve() in manifest_files(work / f, _pkgs(work)):
+                out.add(job["rule"])
+    return out
 
 
 def _pending(work: Path, *extra: str) -> tuple[list[dict], dict[str, int]]:
@@ -303,8 +315,8 @@ def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, modul
     # newer source file with the checksum it recorded: a bare touch reruns
     # nothing, an edit does.)
     assert _pending(test_run)[0] == []  # the run is complete
-    built = {j["rule"] for j in _pending(test_run, "--forceall")[0]}
-    importers = sorted(_rules_importing(test_run / module, test_run) & built)
+    everything = _pending(test_run, "--forceall")[0]
+    importers = sorted(_rules_importing(test_run / module, test_run, everything))
     assert importers, module
     path = test_run / module
     original = path.read_text()
@@ -355,3 +367,110 @@ def test_stage_jobs_keep_pot_from_importing_torch_and_the_library_does_not():
     except ImportError:
         return  # without torch there is no import to spare; the library's environment is checked above
     assert library[0] == "1", "POT imports torch when it is installed: the pipeline's switch is what spares it"
+
+
+def test_a_scoped_manifest_counts_only_the_methods_its_job_runs(tmp_path):
+    from otfs_workflow.codedeps import manifest_plugins, scoped_manifest
+
+    script = REPO / "workflow" / "scripts" / "ranking.py"
+    ks = scoped_manifest(script, PKGS, {"otfs.feature_rankers": ["otfs.rankers.ks"]}, tmp_path)
+    ot = scoped_manifest(script, PKGS, {"otfs.feature_rankers": ["otfs.rankers.ot"]}, tmp_path)
+    assert (ks.name, ot.name) == ("ranking.py@otfs.rankers.ks.json", "ranking.py@otfs.rankers.ot.json")
+    files = {p.relative_to(REPO).as_posix() for p in manifest_files(ks, PKGS)}
+    rankers = {f for f in files if f.startswith("src/otfs/rankers/") and not f.split("/")[-1].startswith("_")}
+    assert rankers == {"src/otfs/rankers/ks.py"} and "src/otfs/rankers/_per_feature.py" in files
+    assert "src/otfs/rankers/ot.py" in {p.relative_to(REPO).as_posix() for p in manifest_files(ot, PKGS)}
+    assert manifest_plugins(ks) == {"otfs.feature_rankers": ["otfs.rankers.ks"]}
+    # a job of another kind names no ranker: no ranker file at all (the registry's folder is not expanded)
+    plain = scoped_manifest(REPO / "workflow" / "scripts" / "classification.py", PKGS,
+                            {"otfs.adapters": ["otfs.adapters.na"]}, tmp_path)
+    files = {p.relative_to(REPO).as_posix() for p in manifest_files(plain, PKGS)}
+    assert {f for f in files if f.startswith("src/otfs/adapters/") and not f.split("/")[-1].startswith("_")} == {
+        "src/otfs/adapters/na.py"}
+    assert not {f for f in files if f.startswith("src/otfs/rankers/") and not f.split("/")[-1].startswith("_")}
+    with pytest.raises(ValueError, match="no scoped registry 'otfs.reducers'"):
+        scoped_manifest(script, PKGS, {"otfs.reducers": ["x"]}, tmp_path)
+
+
+def test_a_job_imports_its_manifests_plugins_and_fails_on_any_other(tmp_path):
+    import subprocess
+    import sys
+
+    from otfs_workflow.codedeps import scoped_manifest
+
+    manifest = scoped_manifest(REPO / "workflow" / "scripts" / "ranking.py", PKGS,
+                               {"otfs.feature_rankers": ["otfs.rankers.ks"]}, tmp_path)
+    code = textwrap.dedent(f"""
+        import sys
+        from otfs_workflow.stages import job
+        with job(None, 1, "t", code={str(manifest)!r}):
+            from otfs.rankers import FEATURE_RANKERS
+            FEATURE_RANKERS["ks"]
+            {{extra}}
+        print("ok")
+    """)
+    ok = subprocess.run([sys.executable, "-c", code.format(extra="pass")], capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout.strip() == "ok", ok.stderr
+    # looking up a ranker the manifest does not name loads the whole folder: the job fails, naming the files
+    bad = subprocess.run([sys.executable, "-c", code.format(extra='FEATURE_RANKERS["mmd"]')], capture_output=True,
+                         text=True)
+    assert bad.returncode != 0 and "not among its code inputs" in bad.stderr and "rankers/mmd.py" in bad.stderr
+
+
+def _docs_file(path: str) -> str:
+    """The code block of docs/extending.md whose first line is the comment ``# <path>``."""
+    text = (REPO / "docs" / "extending.md").read_text(encoding="utf-8")
+    for block in re.findall(r"```python\n(.*?)```", text, flags=re.S):
+        if block.startswith(f"# {path}\n"):
+            return block
+    raise AssertionError(f"docs/extending.md has no code block for {path}")
+
+
+@pytest.mark.pipeline
+def test_a_new_ranker_file_reruns_no_job_and_a_target_naming_it_runs_only_its_own(test_run):
+    # docs/extending.md's ranker, dropped into the rankers' folder as the page says
+    assert _pending(test_run)[0] == []  # the run is complete
+    path = test_run / "src" / "otfs" / "rankers" / "mean_gap.py"
+    path.write_text(_docs_file("src/otfs/rankers/mean_gap.py"))
+    try:
+        jobs, counts = _pending(test_run)
+        assert jobs == [] and counts == {}, counts  # no existing job reruns
+        # named in a target: its own ranking and classification jobs run, and no other method's
+        (test_run / "config" / "mean_gap.yaml").write_text("targets:\n  table5:\n    rankers: [ot, mean-gap]\n")
+        from .conftest import snakemake
+
+        proc = snakemake(test_run, "--configfile", "config/test.yaml", "config/mean_gap.yaml", "--dry-run",
+                         "--cores", "2", "available")
+        planned = _dry_run_jobs(proc.stdout + proc.stderr)
+        computing = [j for j in planned if j["rule"] in ("rank_features", "classify")]
+        assert computing
+        for j in computing:  # the ranking jobs list its file; the classification jobs read its rankings
+            inputs = " ".join(j["input"])
+            assert ("otfs.rankers.mean_gap" in inputs if j["rule"] == "rank_features"
+                    else "/ranking/mean-gap/" in inputs), j
+        assert {j["rule"] for j in planned} <= {"rank_features", "classify", "aggregate", "collect_results",
+                                                 "make_table5", "available", "feature_table"}, planned
+    finally:
+        path.unlink()
+        (test_run / "config" / "mean_gap.yaml").unlink(missing_ok=True)
+
+
+@pytest.mark.pipeline
+def test_editing_one_adapter_reruns_only_its_classification_jobs_and_their_aggregates(test_run):
+    assert _pending(test_run)[0] == []
+    path = test_run / "src" / "otfs" / "adapters" / "coral.py"
+    original = path.read_text()
+    path.write_text(original + "\n# edited\n")
+    try:
+        jobs, counts = _pending(test_run)
+    finally:
+        path.write_text(original)
+    updated = [j for j in jobs if "Updated input files" in j["reason"]]
+    assert updated, counts
+    for j in updated:  # the edited file reruns the jobs that run CORAL: their manifest names it
+        assert j["rule"] in ("classify", "classify_leaderboard_adapters", "clinical_classify"), j
+        manifest = next(f for f in j["input"] if f.startswith(".snakemake/otfs-code/"))
+        assert "otfs.adapters.coral" in manifest, j
+    for j in jobs:  # the rest only because an upstream job reruns: aggregates, tables, figures
+        assert j in updated or "Input files updated by another job" in j["reason"], j
+    assert not {"rank_features", "build_cache", "clinical_rank"} & set(counts)

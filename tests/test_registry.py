@@ -120,3 +120,32 @@ def test_a_broken_entry_point_is_named(tmp_path, monkeypatch):
                                           r"\(group otfs.feature_rankers\) failed to load"):
         rankers["anything"]
     monkeypatch.setattr(rankers, "_loaded", True)
+
+
+def test_origin_names_the_module_that_registered_each_method():
+    rankers, adapters = get_registry("otfs.feature_rankers"), get_registry("otfs.adapters")
+    # a folder file registers several names (the OT rankers are one file), a partial counts as its file's
+    assert {n: rankers.origin(n) for n in ("ot", "ot-1nn", "ot-random", "ks")} == {
+        "ot": "otfs.rankers.ot", "ot-1nn": "otfs.rankers.ot", "ot-random": "otfs.rankers.ot", "ks": "otfs.rankers.ks"}
+    assert adapters.origin("NA") == "otfs.adapters.na"
+    # a namespaced name: the module that added the namespace
+    assert adapters.origin("skada:CORALAdapter") == "otfs.adapters.skada_estimators"
+    with pytest.raises(UnknownNameError, match="unknown adapter 'OT4'"):
+        adapters.origin("OT4")
+
+
+def test_load_modules_imports_only_the_named_files():
+    # a fresh process: a job that runs the ks ranker imports its file and no other ranker's
+    import subprocess
+
+    code = textwrap.dedent("""
+        import sys
+        from otfs.registry import get_registry
+        rankers = get_registry("otfs.feature_rankers")
+        rankers.load_modules(["otfs.rankers.ks"])
+        rankers["ks"]
+        print(sorted(m for m in sys.modules if m.startswith("otfs.rankers.") and not m.split(".")[-1].startswith("_")),
+              rankers._loaded)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["['otfs.rankers.ks']", "False"]

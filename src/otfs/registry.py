@@ -108,10 +108,13 @@ class Registry(Mapping):
         """
         if not isinstance(name, str) or not name:
             raise ValueError(f"a {self.kind} name must be a non-empty string, got {name!r}")
-        if not self._loading_file:
-            self.load()  # the folder and the entry points first, so that a taken name is always seen
 
         def add(target):
+            # the folder and the entry points first, so that a taken name is always seen; but a file of the
+            # folder imported on its own (a job that runs that one method) registers without loading the
+            # rest: a clash is found where the whole registry is read (the configuration's checks)
+            if not self._loading_file and not self._own(target):
+                self.load()
             if name in self._table and self._table[name] is not target and not replace:
                 raise ValueError(f"a {self.kind} named {name!r} is already registered ({self._table[name]!r})")
             self._table[name] = target
@@ -119,6 +122,11 @@ class Registry(Mapping):
             return target
 
         return add if obj is None else add(obj)
+
+    def _own(self, target) -> bool:
+        """Whether ``target`` is defined in a module of the registry's folder."""
+        module = _defining_module(target) or ""
+        return self.package is not None and module.startswith(self.package + ".")
 
     def register_class(self, name: str) -> Callable:
         """Class decorator: :meth:`register` the class under ``name`` and set its ``name`` attribute."""

@@ -40,7 +40,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = ["MANIFEST_DIR", "code_manifest_text", "direct_imports", "import_closure", "import_closures",
-           "code_manifest_paths", "PACKAGE_DIRS", "loaded_modules", "manifest_files", "module_file", "write_code_manifest",
+           "code_manifest_paths", "PACKAGE_DIRS", "SCOPED_REGISTRIES", "loaded_modules", "manifest_plugins",
+           "scoped_manifest", "scoped_manifest_name", "manifest_files", "module_file", "write_code_manifest",
            "write_code_manifests"]
 
 
@@ -166,11 +167,14 @@ def _file_info(path: Path):
     return _parse(str(path), st.st_mtime_ns, st.st_size)
 
 
-def direct_imports(path: str | os.PathLike, package_dir, _module_file=None) -> set[Path]:
+def direct_imports(path: str | os.PathLike, package_dir, _module_file=None, only=None) -> set[Path]:
     """Files of ``package_dir``'s package (one folder or several) that ``path`` imports directly (parent
     packages included).
 
-    ``path`` may lie outside the packages (a workflow script).
+    ``path`` may lie outside the packages (a workflow script). ``only`` maps a
+    registry's package (``"otfs.rankers"``) to the modules of its folder that
+    count (a job that runs one ranker imports that ranker's file, not the
+    folder's); a registry package not in ``only`` counts its whole folder.
     """
     path, package_dir = Path(path).resolve(), _package_dirs(package_dir)
     find_module = _module_file or module_file  # import_closures passes a memoised one
@@ -200,7 +204,11 @@ def direct_imports(path: str | os.PathLike, package_dir, _module_file=None) -> s
             folder = find_module(target[:-2], package_dir)
             if folder is not None and folder.name == "__init__.py":
                 names.add(target[:-2])
-                names.update(f"{target[:-2]}.{f.stem}" for f in folder.parent.glob("*.py") if not f.stem.startswith("_"))
+                if only is not None and target[:-2] in only:
+                    names.update(only[target[:-2]])
+                else:
+                    names.update(f"{target[:-2]}.{f.stem}" for f in folder.parent.glob("*.py")
+                                 if not f.stem.startswith("_"))
             continue
         resolved = _resolve_relative(target.lstrip(".") or None, len(target) - len(target.lstrip(".")),
                                      importer, is_package) if target.startswith(".") else target
@@ -230,15 +238,16 @@ def direct_imports(path: str | os.PathLike, package_dir, _module_file=None) -> s
     return out
 
 
-def import_closure(paths: str | os.PathLike | Iterable[str | os.PathLike], package_dir) -> list[Path]:
+def import_closure(paths: str | os.PathLike | Iterable[str | os.PathLike], package_dir, only=None) -> list[Path]:
     """Every file of ``package_dir``'s package that ``paths`` import, transitively, sorted.
 
-    The files of ``paths`` themselves are included when they lie inside the package.
+    The files of ``paths`` themselves are included when they lie inside the
+    package. ``only``: as in :func:`direct_imports`.
     """
-    return import_closures([paths], package_dir)[0]
+    return import_closures([paths], package_dir, only)[0]
 
 
-def import_closures(groups, package_dir: str | os.PathLike) -> list[list[Path]]:
+def import_closures(groups, package_dir: str | os.PathLike, only=None) -> list[list[Path]]:
     """:func:`import_closure` of each of ``groups`` (a path or paths each), sharing the work between them.
 
     Each module's direct imports and each module name's file are found once
@@ -267,7 +276,7 @@ def import_closures(groups, package_dir: str | os.PathLike) -> list[list[Path]]:
             seen.add(path)
             if path not in direct:  # a stub is listed, never followed: its imports are lazy
                 direct[path] = set() if path.suffix == ".pyi" else direct_imports(path, package_dir,
-                                                                                  cached_module_file)
+                                                                                  cached_module_file, only)
             new = direct[path]
             out |= new
             todo.extend(new - seen)
@@ -293,32 +302,99 @@ def loaded_modules(package: str | Iterable[str] = ("otfs", "otfs_workflow")) -> 
 MANIFEST_DIR = Path(".snakemake") / "otfs-code"
 
 
-def code_manifest_text(script: str | os.PathLike, package_dir, closure=None) -> str:
+def code_manifest_text(script: str | os.PathLike, package_dir, closure=None, plugins=None) -> str:
     """The code manifest of ``script``: its import closure (:func:`import_closure`) and their content's digest.
 
     JSON with ``files`` (paths relative to the folder holding the packages, so
-    a moved checkout keeps its manifests) and ``sha256`` (over every file's
-    relative path and bytes, in that order).
+    a moved checkout keeps its manifests), ``sha256`` (over every file's
+    relative path and bytes, in that order) and, with ``plugins`` (``{registry
+    group: [module, ...]}``), the plug-in modules the job imports and the only
+    ones of their folders the closure counts (:func:`otfs_workflow.stages.job`
+    imports them first).
     """
     import hashlib
     import json
 
     package_dir = _package_dirs(package_dir)
     root = _root(package_dir)
-    files = sorted(import_closure(script, package_dir) if closure is None else closure)
+    only = _only(plugins)
+    files = sorted(import_closure(script, package_dir, only) if closure is None else closure)
     digest = hashlib.sha256()
     rel = []
     for f in files:
         name = f.relative_to(root).as_posix()
         rel.append(name)
         digest.update(name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
-    return json.dumps({"script": Path(script).name, "sha256": digest.hexdigest(), "files": rel}, indent=1) + "\n"
+    out = {"script": Path(script).name, "sha256": digest.hexdigest(), "files": rel}
+    if plugins:
+        out["plugins"] = {group: sorted(modules) for group, modules in sorted(plugins.items())}
+    return json.dumps(out, indent=1) + "\n"
+
+
+#: The registry package of each entry-point group whose folder a manifest can scope (:func:`scoped_manifest`).
+SCOPED_REGISTRIES = {"otfs.feature_rankers": "otfs.rankers", "otfs.adapters": "otfs.adapters"}
+
+
+def _only(plugins) -> dict[str, list[str]]:
+    """``direct_imports``' ``only`` for ``plugins``: every scoped registry counts only the modules named (none
+    where a job names none of its methods)."""
+    only = {package: [] for package in SCOPED_REGISTRIES.values()}
+    for group, modules in (plugins or {}).items():
+        if group not in SCOPED_REGISTRIES:
+            raise ValueError(f"no scoped registry {group!r}; scoped: {sorted(SCOPED_REGISTRIES)}")
+        package = SCOPED_REGISTRIES[group]
+        only[package] = sorted(m for m in modules if m.startswith(package + "."))
+    return only
+
+
+def scoped_manifest_name(script: str | os.PathLike, plugins=None) -> str:
+    """The file name of ``script``'s manifest for a job that runs the plug-in modules ``plugins``."""
+    import hashlib
+
+    modules = sorted({m for mods in (plugins or {}).values() for m in mods})
+    name = Path(script).name
+    if not modules:
+        return f"{name}.json"
+    tag = "+".join(modules)
+    if len(tag) > 120:  # file names have a length limit: a digest of the list stands for a long one
+        tag = hashlib.sha256(tag.encode()).hexdigest()[:16]
+    return f"{name}@{tag}.json"
+
+
+def scoped_manifest(script: str | os.PathLike, package_dir, plugins=None, folder=MANIFEST_DIR, write=True) -> Path:
+    """The code manifest of a job of ``script`` that runs the plug-in modules ``plugins`` (``{registry group:
+    [module, ...]}``): its closure counts those files of the scoped registries' folders (the rankers', the
+    adapters') and no other, so a new ranker file, or an edit of another adapter, reruns none of its jobs.
+    Written (where its content changed) unless ``write`` is false; returns its path."""
+    path = Path(folder) / scoped_manifest_name(script, plugins)
+    if not write:
+        return path
+    text = code_manifest_text(script, package_dir, plugins=plugins)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return path
+    except FileNotFoundError:
+        pass
+    from otfs_workflow.io import write_text
+
+    write_text(path, text)
+    return path
+
+
+def manifest_plugins(path: str | os.PathLike) -> dict[str, list[str]]:
+    """The plug-in modules a code manifest names, by registry group (``{}`` for an unscoped one)."""
+    import json
+
+    try:
+        return dict(json.loads(Path(path).read_text(encoding="utf-8")).get("plugins", {}))
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ValueError(f"{path}: not a code manifest of otfs_workflow.codedeps ({exc})") from None
 
 
 def write_code_manifests(scripts, package_dir, folder=MANIFEST_DIR) -> dict[str, Path]:
     """:func:`write_code_manifest` of every one of ``scripts``, their closures computed together; by file name."""
     scripts = [Path(s) for s in scripts]
-    closures = import_closures(scripts, package_dir)
+    closures = import_closures(scripts, package_dir, _only(None))
     return {s.name: write_code_manifest(s, package_dir, folder, closure=c) for s, c in zip(scripts, closures,
                                                                                           strict=True)}
 

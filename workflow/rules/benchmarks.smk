@@ -15,7 +15,7 @@ BENCH_CACHES = [
 rule benchmark_suite:
     input:
         caches=BENCH_CACHES,
-        code=script_code("bench_suite.py"),
+        code=script_code("bench_suite.py", rankers=ALL_RANKERS, adapters=ALL_ADAPTERS),
     output:
         csv="results/benchmarks/benchmarks.csv",
         md="results/benchmarks/benchmarks.md",
@@ -48,7 +48,7 @@ rule benchmark_suite:
 
 rule scaling_study:
     input:
-        code=script_code("bench_scaling.py"),
+        code=script_code("bench_scaling.py", rankers=ALL_RANKERS, adapters=ALL_ADAPTERS),
     output:
         csv="results/benchmarks/scaling.csv",
         pdf="results/benchmarks/scaling.pdf",
@@ -155,7 +155,7 @@ rule main_job_timing:
 
 rule table3_4096:
     input:
-        code=script_code("bench_table3.py"),
+        code=script_code("bench_table3.py", rankers=ALL_RANKERS, adapters=ALL_ADAPTERS),
     output:
         csv="results/benchmarks/table3_4096.csv",
     log:

@@ -11,7 +11,7 @@ rule boosting_run:
     input:
         caches=pair_caches,
         ranking=f"results/runs/{{feature_set}}/ranking/{MAIN_RANKER}/{{pair}}.json",
-        code=script_code("boosting.py"),
+        code=script_code("boosting.py", adapters=BOOSTING_CONFIG["ot_adapters"]),
     output:
         run="results/boosting/runs/{feature_set}/{pair}/{task}/{rep}.tsv",
     log:

@@ -6,7 +6,7 @@ rule classify:
     input:
         caches=pair_caches,
         ranking="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
-        code=script_code("classification.py"),
+        code=script_code("classification.py", adapters="adapter"),
     output:
         tsv="results/runs/{feature_set}/classification/{ranker}/{adapter}/{grid}/{pair}.tsv",
     log:

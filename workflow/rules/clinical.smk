@@ -57,7 +57,7 @@ rule clinical_classify:
     input:
         voxels="data/clinical/voxels.h5",
         ranking="results/clinical/runs/ranking/{repetition}.json",
-        code=script_code("clinical.py"),
+        code=script_code("clinical.py", adapters="adapter"),
     output:
         curves="results/clinical/runs/classification/{adapter}/{repetition}.tsv",
     log:

@@ -17,10 +17,8 @@ SRC = REPO / "src"
 # (workflow/otfs_workflow) of this checkout (the scripts do the same).
 sys.path[:0] = [str(SRC), str(REPO / "workflow")]
 
-from otfs_workflow.codedeps import (
-    code_manifest_paths,
-    write_code_manifests,
-)  # noqa: E402
+from otfs_workflow.codedeps import scoped_manifest  # noqa: E402
+from otfs.registry import get_registry  # noqa: E402
 from otfs.datasets._clinical import voxel_table_width  # noqa: E402
 from otfs_workflow.config import (
     check_clinical_counts,
@@ -111,37 +109,82 @@ wildcard_constraints:
     file=r"[A-Za-z0-9_.-]+",
 
 
-# Every script's code manifest, their closures computed together once per parse
-# by the process that schedules jobs. A process that runs jobs scheduled by
-# another (a cluster job step) reads the manifests that one wrote.
-_SCRIPTS = sorted((REPO / "workflow" / "scripts").glob("*.py"))
-if workflow.is_main_process:
-    CODE_MANIFESTS = write_code_manifests(
-        _SCRIPTS, (SRC / "otfs", REPO / "workflow" / "otfs_workflow")
-    )
-else:
-    CODE_MANIFESTS = code_manifest_paths(_SCRIPTS)
+# Every rule's code manifest, derived from imports when the workflow is parsed
+# and written by the process that schedules jobs; a process that runs jobs
+# scheduled by another (a cluster job step) reads what that one wrote.
+_PACKAGE_DIRS = (SRC / "otfs", REPO / "workflow" / "otfs_workflow")
+_SCRIPTS = {p.name for p in (REPO / "workflow" / "scripts").glob("*.py")}
+# The registries whose methods a rule names, by the keyword script_code takes.
+_SCOPED_KINDS = {"rankers": "otfs.feature_rankers", "adapters": "otfs.adapters"}
 
 
-def script_code(script):
+def script_code(script, **methods):
     """The code manifest of ``workflow/scripts/<script>``: a rule's ``code`` input.
 
     Snakemake does not follow a script's imports, so each rule depends on
-    the library files its script imports, transitively. They are derived
-    from the code (otfs_workflow.codedeps, every import at module level and inside
-    functions), never kept by hand, and listed with their content's digest
-    in one file, .snakemake/otfs-code/<script>.json, rewritten when parsing
-    finds that an edit changed it: a change to any of them reruns the rule,
-    and Snakemake watches one code input per job instead of about thirty.
-    Each job checks at its end that every otfs module it ran is among the
-    files listed (otfs_workflow.stages.job).
+    the library files its script imports, transitively, derived from the code
+    (otfs_workflow.codedeps: every import, at module level and inside
+    functions), never kept by hand, and listed with their content's digest in
+    one file under .snakemake/otfs-code/, rewritten when parsing finds that an
+    edit changed it. Of the rankers' and the adapters' folders, only the files
+    of the methods a job runs count: ``rankers=`` and ``adapters=`` name them,
+    as a wildcard (``rankers="ranker"``: the job's own) or a list of names. So
+    a new ranker file reruns no existing job, and an edit of one adapter
+    reruns that adapter's jobs alone. Each job imports those files first, and
+    checks at its end that every module it ran is among the files listed
+    (otfs_workflow.stages.job): a job that loads a method it did not name
+    fails, naming the module.
     """
-    try:
-        return str(CODE_MANIFESTS[script])
-    except KeyError:
+    if script not in _SCRIPTS:
+        raise WorkflowError(f"script_code({script!r}): no workflow/scripts/{script}")
+    unknown = sorted(set(methods) - set(_SCOPED_KINDS))
+    if unknown:
         raise WorkflowError(
-            f"script_code({script!r}): no workflow/scripts/{script}"
-        ) from None
+            f"script_code({script!r}): unknown keyword {unknown}; use {sorted(_SCOPED_KINDS)}"
+        )
+    if any(isinstance(v, str) for v in methods.values()):
+        return _ScopedCode(script, methods)
+    return _scoped_code(
+        script, tuple(sorted((k, tuple(sorted(set(v)))) for k, v in methods.items()))
+    )
+
+
+class _ScopedCode:
+    """``script_code`` of a rule whose methods are its wildcards: an input function."""
+
+    def __init__(self, script, methods):
+        self.script, self.methods = script, methods
+
+    def __call__(self, wildcards):
+        names = {
+            kind: [wildcards[v]] if isinstance(v, str) else list(v)
+            for kind, v in self.methods.items()
+        }
+        return _scoped_code(
+            self.script,
+            tuple(sorted((k, tuple(sorted(set(v)))) for k, v in names.items())),
+        )
+
+
+# Every registered ranker and adapter: what the benchmarks, which run them all, name.
+ALL_RANKERS = sorted(get_registry("otfs.feature_rankers"))
+ALL_ADAPTERS = sorted(get_registry("otfs.adapters"))
+
+
+@functools.cache
+def _scoped_code(script, methods):
+    plugins = {}
+    for kind, names in methods:
+        registry = get_registry(_SCOPED_KINDS[kind])
+        plugins[_SCOPED_KINDS[kind]] = sorted({registry.origin(n) for n in names})
+    return str(
+        scoped_manifest(
+            REPO / "workflow" / "scripts" / script,
+            _PACKAGE_DIRS,
+            plugins,
+            write=workflow.is_main_process,
+        )
+    )
 
 
 def fs_config(feature_set):
@@ -562,10 +605,19 @@ def check_rule_conventions(workflow_rules):
                 )
             continue
         declared = r.input.get("code")
+        if isinstance(declared, _ScopedCode):
+            if declared.script != script:
+                problems.append(
+                    f"rules.{r.name}: its code input is the code manifest of {declared.script}, "
+                    f'not of its script {script}; write code=script_code("{script}", ...)'
+                )
+            continue
         declared = (
             {str(declared)} if isinstance(declared, str) else {str(f) for f in declared}
         )
-        if declared != {script_code(script)}:
+        if not declared or not all(
+            Path(d).name.split("@")[0].removesuffix(".json") == script for d in declared
+        ):
             problems.append(
                 f"rules.{r.name}: its code input is not the code manifest of {script}; "
                 f'write code=script_code("{script}")'

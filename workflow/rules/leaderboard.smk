@@ -17,7 +17,9 @@ rule classify_leaderboard_adapters:
     input:
         caches=pair_caches,
         ranking="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
-        code=script_code("classification_adapters.py"),
+        code=script_code(
+            "classification_adapters.py", adapters=LEADERBOARD_CONFIG["adapters"]
+        ),
     output:
         tsv=expand(
             "results/runs/{{feature_set}}/classification/{{ranker}}/{adapter}/{{grid}}/{{pair}}.tsv",

@@ -13,7 +13,9 @@ rule score_model_selection:
     input:
         caches=pair_caches,
         ranking="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
-        code=script_code("model_selection_pair.py"),
+        code=script_code(
+            "model_selection_pair.py", adapters=MODEL_SELECTION_CONFIG["adapters"]
+        ),
     output:
         tsv="results/runs/{feature_set}/model_selection/{ranker}/{grid}/{pair}.tsv",
     log:

@@ -8,7 +8,7 @@
 rule rank_features:
     input:
         caches=pair_caches,
-        code=script_code("ranking.py"),
+        code=script_code("ranking.py", rankers="ranker"),
     output:
         json="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
     log:

@@ -7,7 +7,7 @@ SHIFT_RECOVERY_CONFIG = config["shift_recovery"]
 
 rule shift_recovery_run:
     input:
-        code=script_code("shift_recovery.py"),
+        code=script_code("shift_recovery.py", rankers=SHIFT_RECOVERY_CONFIG["rankers"]),
     output:
         csv="results/shift_recovery/runs.csv",
     log:

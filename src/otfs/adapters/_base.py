@@ -70,6 +70,9 @@ class BaseAdapter(BaseEstimator):
     """
 
     name = "base"
+    #: True where ``fit_transform`` returns both domains unchanged: the evaluation then runs the nested 1-NN
+    #: of every feature count at once (:func:`otfs.classification.accuracy_curve`).
+    identity = False
     _parameter_constraints: dict = {}
 
     def fit_transform(self, Xs, ys, Xt):  # pragma: no cover - interface

@@ -15,6 +15,8 @@ from otfs.adapters._base import (
 class NoAdaptation(BaseAdapter):
     """No adaptation: both domains are returned unchanged (as copies)."""
 
+    identity = True
+
     def fit_transform(self, Xs, ys, Xt):
         Xs, _, Xt = self._check(Xs, ys, Xt)
         return Xs.copy(), Xt.copy()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job", "source_classes"]
+__all__ = ["POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job", "load_plugins", "source_classes"]
 
 #: POT's switches for its optional array backends. The stages pass POT NumPy
 #: arrays only, yet ``import ot`` imports torch when it is installed (it is,
@@ -57,6 +57,8 @@ def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
     )
     logging.captureWarnings(True)  # a library warning (say, a numerical fallback) lands in the job's log
     logger = logging.getLogger(name)
+    if code is not None:
+        load_plugins(code)
     start = time.perf_counter()
     try:
         with threadpool_limits(limits=max(1, int(threads))):
@@ -67,6 +69,20 @@ def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
     if code is not None:
         check_code_inputs(code, logger)
     logger.info("done in %.2f s", time.perf_counter() - start)
+
+
+def load_plugins(code) -> None:
+    """Import the plug-in modules the rule's code manifest names (``plugins``: the method files of its job),
+    and only them, before the job looks a method up: a lookup then imports no other file of the folder,
+    and the job runs only what its code inputs list (:func:`otfs_workflow.codedeps.scoped_manifest`)."""
+    code = [code] if isinstance(code, (str, os.PathLike)) else list(code)
+    if len(code) != 1 or not str(code[0]).endswith(".json"):
+        return
+    from otfs.registry import get_registry
+    from otfs_workflow.codedeps import manifest_plugins
+
+    for group, modules in manifest_plugins(code[0]).items():
+        get_registry(group).load_modules(modules)
 
 
 def check_code_inputs(code, logger=None) -> None:
