@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from sklearn.neighbors import KNeighborsClassifier
 
-from otfs.adapters._base import CORAL, SubspaceAlignment, TransferComponentAnalysis
+from otfs.adapters import CORAL, SubspaceAlignment, TransferComponentAnalysis
 from otfs.classification import accuracy_curve, nested_one_nn_accuracies, one_nn_accuracy
 from otfs.preprocessing import zscore
 from otfs.rankers._base import descending_order, feature_coupling_diagonal, rank_features

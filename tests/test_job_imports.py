@@ -146,7 +146,7 @@ def test_the_ranking_job_runs_the_estimator_without_pot_and_the_na_curves_withou
         for it in doc["iterations"]:
             it.pop("ranking_time_s")
     assert light == heavy
-    from otfs.adapters._base import NoAdaptation
+    from otfs.adapters import NoAdaptation
 
     df = classification.run(caches, tmp_path / "heavy.json", "NA", "g", ["Descending", "Random"], [2, 6, "d"],
                             tmp_path / "heavy.tsv")

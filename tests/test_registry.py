@@ -92,7 +92,7 @@ def test_a_third_party_method_registers_through_an_entry_point(tmp_path, monkeyp
     # an installed distribution, as pip leaves it: a module and a dist-info folder with entry_points.txt
     install_distribution(tmp_path, "thirdparty-da", "[otfs.adapters]\nMIRROR = thirdparty_da:MirrorAdapter\n",
                          {"thirdparty_da.py": textwrap.dedent("""
-        from otfs.adapters._base import NoAdaptation
+        from otfs.adapters import NoAdaptation
 
         class MirrorAdapter(NoAdaptation):
             '''A third-party adapter: returns both domains unchanged.'''

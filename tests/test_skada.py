@@ -20,7 +20,7 @@ import sklearn  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 
 from otfs._skada import routing  # noqa: E402
-from otfs.adapters._base import ADAPTERS, get_adapter  # noqa: E402
+from otfs.adapters import ADAPTERS, get_adapter  # noqa: E402
 from otfs.classification import accuracy_curve  # noqa: E402
 from otfs.rankers._base import FEATURE_RANKERS, OTFeatureRanker  # noqa: E402
 

@@ -121,7 +121,7 @@ def accuracy_curve(
     orders : mapping of order name to feature indices
     n_features : sequence of int
     adapter : BaseAdapter, default=None
-        None (or :class:`otfs.adapters._base.NoAdaptation`) adapts nothing.
+        None (or :class:`otfs.adapters.NoAdaptation`) adapts nothing.
 
     Returns
     -------

@@ -10,3 +10,27 @@ from ._base import (
 from ._base import (
     register_adapter as register_adapter,
 )
+from .coral import (
+    CORAL as CORAL,
+)
+from .na import (
+    NoAdaptation as NoAdaptation,
+)
+from .ot import (
+    EMDAdapter as EMDAdapter,
+)
+from .ot2 import (
+    SinkhornAdapter as SinkhornAdapter,
+)
+from .ot3 import (
+    SinkhornLpl1Adapter as SinkhornLpl1Adapter,
+)
+from .sa import (
+    SubspaceAlignment as SubspaceAlignment,
+)
+from .tca import (
+    TransferComponentAnalysis as TransferComponentAnalysis,
+)
+from .wda import (
+    WDAAdapter as WDAAdapter,
+)

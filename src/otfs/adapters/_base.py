@@ -30,7 +30,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from otfs._checks import as_float_matrix, as_label_vector, check_same_features
 from otfs.registry import Registry
 
-__all__ = [  # and the adapter classes by name, from otfs.adapters (module __getattr__)
+__all__ = [
     "ADAPTERS",
     "BaseAdapter",
     "get_adapter",
@@ -130,11 +130,3 @@ def principal_directions(X: np.ndarray, k: int) -> np.ndarray:
     signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
     signs[signs == 0] = 1.0
     return V * signs
-
-
-def __getattr__(name: str):
-    """The adapter classes by their class name (``from otfs.adapters._base import CORAL``), from the folder."""
-    for cls in ADAPTERS.values():
-        if getattr(cls, "__name__", None) == name:
-            return cls
-    raise AttributeError(f"module 'otfs.adapters._base' has no attribute {name!r}")

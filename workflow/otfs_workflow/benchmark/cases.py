@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from otfs.adapters._base import CORAL, SubspaceAlignment, TransferComponentAnalysis, get_adapter
+from otfs.adapters import CORAL, SubspaceAlignment, TransferComponentAnalysis, get_adapter
 from otfs.classification import accuracy_curve
 from otfs.rankers._base import descending_order, rank_features
 from otfs_workflow.benchmark import reference

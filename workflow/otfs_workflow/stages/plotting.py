@@ -62,9 +62,7 @@ def curves(panels: Sequence[tuple[str, str]], outputs: Mapping[str, str], title:
 
 def figure5(n_per_class: int, reg: float, eta: float, seed: int, outputs: Mapping[str, str]) -> dict:
     """OT, OT2 and OT3 couplings on the 3-class Gaussian toy (Supplementary A)."""
-    from otfs.adapters.ot import EMDAdapter  # POT only where needed
-    from otfs.adapters.ot2 import SinkhornAdapter
-    from otfs.adapters.ot3 import SinkhornLpl1Adapter
+    from otfs.adapters import EMDAdapter, SinkhornAdapter, SinkhornLpl1Adapter  # POT only where needed
 
     Xs, ys, Xt, _ = gaussian_classes(n_per_class, random_state=seed)
     adapters = {
