@@ -468,9 +468,12 @@ def test_editing_one_adapter_reruns_only_its_classification_jobs_and_their_aggre
     updated = [j for j in jobs if "Updated input files" in j["reason"]]
     assert updated, counts
     for j in updated:  # the edited file reruns the jobs that run CORAL: their manifest names it
-        assert j["rule"] in ("classify", "classify_leaderboard_adapters", "clinical_classify"), j
+        assert j["rule"] in ("classify", "classify_leaderboard_adapters", "clinical_classify",
+                             "score_model_selection", "boosting_run"), j
         manifest = next(f for f in j["input"] if f.startswith(".snakemake/otfs-code/"))
         assert "otfs.adapters.coral" in manifest, j
     for j in jobs:  # the rest only because an upstream job reruns: aggregates, tables, figures
         assert j in updated or "Input files updated by another job" in j["reason"], j
     assert not {"rank_features", "build_cache", "clinical_rank"} & set(counts)
+    # and of the classification jobs, only CORAL's: every job of another adapter is left as it is
+    assert counts["classify"] == sum(1 for j in updated if j["rule"] == "classify")

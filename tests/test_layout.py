@@ -93,3 +93,10 @@ def test_every_kind_is_one_folder_with_its_base_registry_and_stub():
     # no flat module of the old layout is left at the top level
     top = sorted(p.stem for p in SRC.glob("*.py"))
     assert top == ["__init__", "_checks", "_skada", "base", "classification", "preprocessing", "registry"], top
+
+
+def test_the_workflow_scripts_are_plain_python_without_noqa():
+    # each takes the job's object from otfs_workflow.stages.snakemake_object(): no undefined name to silence
+    for script in sorted((REPO / "workflow" / "scripts").glob("*.py")):
+        text = script.read_text(encoding="utf-8")
+        assert "noqa" not in text and "snakemake_object()" in text, script.name

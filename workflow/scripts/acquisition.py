@@ -1,12 +1,14 @@
 """Snakemake wrapper of otfs_workflow.stages.acquisition (rule acquire)."""
 
-from otfs_workflow.stages import acquisition, job
+from otfs_workflow.stages import acquisition, job, snakemake_object
 
-with job(snakemake.log[0], snakemake.threads, "acquisition"):  # noqa: F821
+smk = snakemake_object()
+
+with job(smk.log[0], smk.threads, "acquisition"):
     acquisition.run(
-        manifest_path=snakemake.input.manifest,  # noqa: F821
-        relpath=snakemake.params.relpath,  # noqa: F821
-        output=snakemake.output.raw,  # noqa: F821
-        dataset=getattr(snakemake.params, "config_name", None) or snakemake.wildcards.dataset,  # noqa: F821
-        dataset_cfg=snakemake.params.dataset,  # noqa: F821
+        manifest_path=smk.input.manifest,
+        relpath=smk.params.relpath,
+        output=smk.output.raw,
+        dataset=getattr(smk.params, "config_name", None) or smk.wildcards.dataset,
+        dataset_cfg=smk.params.dataset,
     )

@@ -1,12 +1,14 @@
 """Snakemake wrapper of otfs_workflow.stages.aggregation (rule aggregate)."""
 
-from otfs_workflow.stages import aggregation, job
+from otfs_workflow.stages import aggregation, job, snakemake_object
 
-with job(snakemake.log[0], snakemake.threads, "aggregation", code=snakemake.input.code):  # noqa: F821
+smk = snakemake_object()
+
+with job(smk.log[0], smk.threads, "aggregation", code=smk.input.code):
     aggregation.run(
-        run_tables=list(snakemake.input.runs),  # noqa: F821
-        caches=list(snakemake.input.caches),  # noqa: F821
-        outputs=dict(snakemake.output.items()),  # noqa: F821
-        params=dict(snakemake.params.run),  # noqa: F821
-        config=snakemake.config,  # noqa: F821
+        run_tables=list(smk.input.runs),
+        caches=list(smk.input.caches),
+        outputs=dict(smk.output.items()),
+        params=dict(smk.params.run),
+        config=smk.config,
     )

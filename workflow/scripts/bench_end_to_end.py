@@ -3,9 +3,9 @@
 from pathlib import Path
 
 from otfs_workflow.benchmark.end_to_end import TOLERANCE, compare
-from otfs_workflow.stages import job
+from otfs_workflow.stages import job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:
     row = compare(Path(sm.scriptdir).resolve().parents[1], Path(sm.params.workdir).resolve(), sm.params.mirror,
                   Path(sm.output.csv).parent, cores=sm.threads, iterations=sm.params.iterations, log=logger.info,

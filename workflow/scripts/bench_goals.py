@@ -2,9 +2,9 @@
 
 from otfs_workflow.benchmark.goals import goals_markdown, goals_table
 from otfs_workflow.io import write_csv, write_text
-from otfs_workflow.stages import job
+from otfs_workflow.stages import job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:
     df = goals_table(sm.input.bench, sm.input.end_to_end, sm.input.table3, sm.input.scaling, sm.input.main_job)
     write_csv(df, sm.output.csv)

@@ -6,9 +6,9 @@ import pandas as pd
 
 from otfs_workflow.benchmark.main_job import plot_stages, run
 from otfs_workflow.io import write_csv
-from otfs_workflow.stages import job
+from otfs_workflow.stages import job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:
     targets = list(sm.params.targets)
     runs, stages = run(Path(sm.scriptdir).resolve().parents[1], Path(sm.params.workdir).resolve(), targets,

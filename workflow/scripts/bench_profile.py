@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from otfs_workflow.benchmark.profile import main
-from otfs_workflow.stages import job
+from otfs_workflow.stages import job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code):
     main(["--root", sm.params.root, "--out", str(Path(sm.output.csv).parent)])

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from otfs_workflow.benchmark.scaling import main
-from otfs_workflow.stages import job
+from otfs_workflow.stages import job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code):
     main(["--out", str(Path(sm.output.csv).parent), "--d", *map(str, sm.params.d), "--nt", *map(str, sm.params.n_t)])

@@ -3,9 +3,9 @@
 from pathlib import Path
 
 from otfs_workflow.benchmark.suite import write_suite
-from otfs_workflow.stages import job
+from otfs_workflow.stages import job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code) as logger:
     rc = write_suite(
         Path(sm.output.csv).parent, size=sm.params.size, repeats=sm.params.repeats,

@@ -3,9 +3,9 @@
 from pathlib import Path
 
 from otfs_workflow.benchmark.table3 import main
-from otfs_workflow.stages import job
+from otfs_workflow.stages import job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, sm.rule, code=sm.input.code):
     main(["--workdir", sm.params.workdir, "--jobs", str(sm.threads), "--iterations", str(sm.params.iterations),
           "--d", str(sm.params.d), "--out", str(Path(sm.output.csv).parent)])

@@ -1,8 +1,8 @@
 """Snakemake wrapper of otfs_workflow.stages.boosting (rule boosting_run)."""
 
-from otfs_workflow.stages import boosting, domain_caches, job
+from otfs_workflow.stages import boosting, domain_caches, job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "boosting", code=sm.input.code):
     w = sm.wildcards
     boosting.run(

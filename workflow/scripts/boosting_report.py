@@ -1,9 +1,9 @@
 """Snakemake wrapper of otfs_workflow.stages.boosting_report (rules make_boosting_table, plot_boosting_figure)."""
 
 from otfs_workflow.provenance import provenance_record
-from otfs_workflow.stages import boosting_report, job
+from otfs_workflow.stages import boosting_report, job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "boosting", code=sm.input.code):
     out = dict(sm.output.items())
     cfg = sm.params.boosting

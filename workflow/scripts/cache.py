@@ -1,23 +1,25 @@
 """Snakemake wrapper of otfs_workflow.stages.cache (rule build_cache)."""
 
-from otfs_workflow.stages import cache, job
+from otfs_workflow.stages import cache, job, snakemake_object
 
-with job(snakemake.log[0], snakemake.threads, "cache", code=snakemake.input.code):  # noqa: F821
-    if "features" in snakemake.input.keys():  # noqa: F821
+smk = snakemake_object()
+
+with job(smk.log[0], smk.threads, "cache", code=smk.input.code):
+    if "features" in smk.input.keys():
         cache.run_extracted(
-            feature_set=snakemake.wildcards.feature_set,  # noqa: F821
-            domain=snakemake.wildcards.domain,  # noqa: F821
-            fs_cfg=snakemake.params.feature_set,  # noqa: F821
-            features_path=snakemake.input.features,  # noqa: F821
-            output=snakemake.output.h5,  # noqa: F821
+            feature_set=smk.wildcards.feature_set,
+            domain=smk.wildcards.domain,
+            fs_cfg=smk.params.feature_set,
+            features_path=smk.input.features,
+            output=smk.output.h5,
         )
     else:
         cache.run(
-            feature_set=snakemake.wildcards.feature_set,  # noqa: F821
-            domain=snakemake.wildcards.domain,  # noqa: F821
-            fs_cfg=snakemake.params.feature_set,  # noqa: F821
-            manifest_path=snakemake.input.get("manifest"),  # noqa: F821
-            raw_paths=dict(zip(snakemake.params.raw_files, snakemake.input.get("raw", []), strict=True)),  # noqa: F821
-            local_paths=list(snakemake.input.get("local", [])),  # noqa: F821
-            output=snakemake.output.h5,  # noqa: F821
+            feature_set=smk.wildcards.feature_set,
+            domain=smk.wildcards.domain,
+            fs_cfg=smk.params.feature_set,
+            manifest_path=smk.input.get("manifest"),
+            raw_paths=dict(zip(smk.params.raw_files, smk.input.get("raw", []), strict=True)),
+            local_paths=list(smk.input.get("local", [])),
+            output=smk.output.h5,
         )

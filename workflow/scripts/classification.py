@@ -1,17 +1,19 @@
 """Snakemake wrapper of otfs_workflow.stages.classification (rule classify)."""
 
-from otfs_workflow.stages import classification, domain_caches, job
+from otfs_workflow.stages import classification, domain_caches, job, snakemake_object
 
-with job(snakemake.log[0], snakemake.threads, "classification", code=snakemake.input.code):  # noqa: F821
+smk = snakemake_object()
+
+with job(smk.log[0], smk.threads, "classification", code=smk.input.code):
     classification.run(
-        caches=domain_caches(snakemake.input.caches),  # noqa: F821
-        ranking_path=snakemake.input.ranking,  # noqa: F821
-        adapter=snakemake.wildcards.adapter,  # noqa: F821
-        adapter_params=snakemake.params.adapter_params,  # noqa: F821
-        grid=snakemake.wildcards.grid,  # noqa: F821
-        orders=snakemake.params.orders,  # noqa: F821
-        counts=snakemake.params.feature_counts,  # noqa: F821
-        iterations=snakemake.params.iterations,  # noqa: F821
-        output=snakemake.output.tsv,  # noqa: F821
+        caches=domain_caches(smk.input.caches),
+        ranking_path=smk.input.ranking,
+        adapter=smk.wildcards.adapter,
+        adapter_params=smk.params.adapter_params,
+        grid=smk.wildcards.grid,
+        orders=smk.params.orders,
+        counts=smk.params.feature_counts,
+        iterations=smk.params.iterations,
+        output=smk.output.tsv,
         as_frame=False,
     )

@@ -1,8 +1,8 @@
 """Snakemake wrapper of otfs_workflow.stages.classification.run_adapters (rule classify_leaderboard_adapters)."""
 
-from otfs_workflow.stages import classification, domain_caches, job
+from otfs_workflow.stages import classification, domain_caches, job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "classification", code=sm.input.code):
     classification.run_adapters(
         caches=domain_caches(sm.input.caches),

@@ -1,9 +1,9 @@
 """Snakemake wrapper of otfs_workflow.stages.clinical (rules clinical_data, clinical_rank, clinical_classify,
 clinical_aggregate)."""
 
-from otfs_workflow.stages import clinical, job
+from otfs_workflow.stages import clinical, job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "clinical", code=sm.input.code):
     cfg = sm.params.clinical
     out = dict(sm.output.items())

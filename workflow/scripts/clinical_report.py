@@ -1,8 +1,8 @@
 """Snakemake wrapper of otfs_workflow.stages.clinical_report (rules make_table4, plot_figure3, plot_figure4)."""
 
-from otfs_workflow.stages import clinical_report, job
+from otfs_workflow.stages import clinical_report, job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "clinical", code=sm.input.code):
     cfg = sm.params.clinical
     out = dict(sm.output.items())

@@ -1,9 +1,11 @@
 """Snakemake wrapper of otfs_workflow.stages.aggregation.collect (rule collect_results)."""
 
-from otfs_workflow.stages import aggregation, job
+from otfs_workflow.stages import aggregation, job, snakemake_object
 
-with job(snakemake.log[0], snakemake.threads, "collect", code=snakemake.input.code):  # noqa: F821
+smk = snakemake_object()
+
+with job(smk.log[0], smk.threads, "collect", code=smk.input.code):
     aggregation.collect(
-        tables=list(snakemake.input.tables),  # noqa: F821
-        output=snakemake.output.tsv,  # noqa: F821
+        tables=list(smk.input.tables),
+        output=smk.output.tsv,
     )

@@ -1,6 +1,8 @@
 """Snakemake wrapper of otfs_workflow.stages.aggregation.feature_table (rule feature_table)."""
 
-from otfs_workflow.stages import aggregation, job
+from otfs_workflow.stages import aggregation, job, snakemake_object
 
-with job(snakemake.log[0], snakemake.threads, "features", code=snakemake.input.code):  # noqa: F821
-    aggregation.feature_table(list(snakemake.input.rankings), snakemake.output.tsv)  # noqa: F821
+smk = snakemake_object()
+
+with job(smk.log[0], smk.threads, "features", code=smk.input.code):
+    aggregation.feature_table(list(smk.input.rankings), smk.output.tsv)

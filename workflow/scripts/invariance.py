@@ -1,8 +1,8 @@
 """Snakemake wrapper of otfs_workflow.stages.invariance (rule invariance_run)."""
 
-from otfs_workflow.stages import domain_caches, invariance, job
+from otfs_workflow.stages import domain_caches, invariance, job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "invariance", code=sm.input.code):
     invariance.run(
         caches=domain_caches(sm.input.caches),

@@ -1,9 +1,9 @@
 """Snakemake wrapper of otfs_workflow.stages.invariance_report (rules make_invariance_table, plot_invariance_figure3)."""
 
 from otfs_workflow.provenance import provenance_record
-from otfs_workflow.stages import invariance_report, job
+from otfs_workflow.stages import invariance_report, job, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "invariance", code=sm.input.code):
     out = dict(sm.output.items())
     if sm.rule == "make_invariance_table":

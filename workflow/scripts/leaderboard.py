@@ -1,9 +1,9 @@
 """Snakemake wrapper of otfs_workflow.stages.leaderboard (rule make_leaderboard)."""
 
 from otfs_workflow.provenance import package_versions, provenance_record
-from otfs_workflow.stages import job, leaderboard
+from otfs_workflow.stages import job, leaderboard, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "leaderboard", code=sm.input.code):
     cfg, grid = sm.params.leaderboard, sm.params.grid
     provenance = provenance_record(inputs=[*sm.input.aggregates, sm.input.recovery],

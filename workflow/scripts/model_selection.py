@@ -1,9 +1,9 @@
 """Snakemake wrapper of otfs_workflow.stages.model_selection.report (rule make_model_selection)."""
 
 from otfs_workflow.provenance import package_versions, provenance_record
-from otfs_workflow.stages import job, model_selection
+from otfs_workflow.stages import job, model_selection, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "model_selection", code=sm.input.code):
     cfg = sm.params.model_selection
     provenance = provenance_record(inputs=list(sm.input.tables), params={"model_selection": cfg, "grid": sm.params.grid},

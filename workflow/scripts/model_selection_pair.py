@@ -1,8 +1,8 @@
 """Snakemake wrapper of otfs_workflow.stages.model_selection.run_pair (rule score_model_selection)."""
 
-from otfs_workflow.stages import domain_caches, job, model_selection
+from otfs_workflow.stages import domain_caches, job, model_selection, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "model_selection", code=sm.input.code):
     model_selection.run_pair(
         caches=domain_caches(sm.input.caches),

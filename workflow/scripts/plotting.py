@@ -1,10 +1,12 @@
 """Snakemake wrapper of otfs_workflow.stages.plotting (rules plot_figure*)."""
 
-from otfs_workflow.stages import job, plotting
+from otfs_workflow.stages import job, plotting, snakemake_object
 
-with job(snakemake.log[0], snakemake.threads, "plotting", code=snakemake.input.code):  # noqa: F821
-    p = snakemake.params  # noqa: F821
-    outputs = dict(snakemake.output.items())  # noqa: F821
+smk = snakemake_object()
+
+with job(smk.log[0], smk.threads, "plotting", code=smk.input.code):
+    p = smk.params
+    outputs = dict(smk.output.items())
     if p.kind == "curves":
         plotting.curves(panels=p.panels, outputs=outputs, title=p.title)
     elif p.kind == "figure5":

@@ -1,16 +1,18 @@
 """Snakemake wrapper of otfs_workflow.stages.ranking (rule rank_features)."""
 
-from otfs_workflow.stages import domain_caches, job, ranking
+from otfs_workflow.stages import domain_caches, job, ranking, snakemake_object
 
-with job(snakemake.log[0], snakemake.threads, "ranking", code=snakemake.input.code):  # noqa: F821
-    w = snakemake.wildcards  # noqa: F821
+smk = snakemake_object()
+
+with job(smk.log[0], smk.threads, "ranking", code=smk.input.code):
+    w = smk.wildcards
     ranking.run(
-        caches=domain_caches(snakemake.input.caches),  # noqa: F821
+        caches=domain_caches(smk.input.caches),
         feature_set=w.feature_set,
         pair=w.pair,
         ranker=w.ranker,
-        ranker_params=snakemake.params.ranker_params,  # noqa: F821
-        iterations=snakemake.params.iterations,  # noqa: F821
-        per_class=snakemake.params.per_class,  # noqa: F821
-        output=snakemake.output.json,  # noqa: F821
+        ranker_params=smk.params.ranker_params,
+        iterations=smk.params.iterations,
+        per_class=smk.params.per_class,
+        output=smk.output.json,
     )

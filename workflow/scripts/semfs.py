@@ -1,9 +1,9 @@
 """Snakemake wrapper of otfs_workflow.stages.semfs (rule semfs_run)."""
 
 from otfs_workflow.protocol import parse_pair
-from otfs_workflow.stages import domain_caches, job, semfs
+from otfs_workflow.stages import domain_caches, job, semfs, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "semfs", code=sm.input.code):
     w = sm.wildcards
     source, target = parse_pair(w.pair)

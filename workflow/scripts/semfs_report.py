@@ -1,9 +1,9 @@
 """Snakemake wrapper of otfs_workflow.stages.semfs_report (rules make_semfs_table, plot_semfs_figure)."""
 
 from otfs_workflow.provenance import provenance_record
-from otfs_workflow.stages import job, semfs_report
+from otfs_workflow.stages import job, semfs_report, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "semfs", code=sm.input.code):
     out = dict(sm.output.items())
     cfg = sm.params.semfs

@@ -1,9 +1,9 @@
 """Snakemake wrapper of otfs_workflow.stages.shift_recovery (rules shift_recovery_run, make_shift_recovery_table)."""
 
 from otfs_workflow.provenance import provenance_record
-from otfs_workflow.stages import job, shift_recovery
+from otfs_workflow.stages import job, shift_recovery, snakemake_object
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "shift_recovery", code=sm.input.code):
     if sm.rule == "shift_recovery_run":
         shift_recovery.run(

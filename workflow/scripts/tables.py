@@ -1,11 +1,13 @@
 """Snakemake wrapper of otfs_workflow.stages.tables (rules make_table*, make_comparison)."""
 
-from otfs_workflow.stages import job, tables
+from otfs_workflow.stages import job, snakemake_object, tables
 
-with job(snakemake.log[0], snakemake.threads, "tables", code=snakemake.input.code):  # noqa: F821
-    p = snakemake.params  # noqa: F821
-    outputs = dict(snakemake.output.items())  # noqa: F821
-    published = getattr(snakemake.input, "published", None)  # noqa: F821
+smk = snakemake_object()
+
+with job(smk.log[0], smk.threads, "tables", code=smk.input.code):
+    p = smk.params
+    outputs = dict(smk.output.items())
+    published = getattr(smk.input, "published", None)
     if p.kind == "table1":
         tables.table1(
             aggregates=p.aggregates,
@@ -54,7 +56,7 @@ with job(snakemake.log[0], snakemake.threads, "tables", code=snakemake.input.cod
         )
     elif p.kind == "summary":
         tables.summary(
-            comparisons=list(snakemake.input.comparisons),  # noqa: F821
+            comparisons=list(smk.input.comparisons),
             outputs=outputs,
         )
     else:

@@ -1,8 +1,8 @@
 """Snakemake wrapper of otfs_workflow.stages.wda (rules wda_evaluate, wda_ablation_evaluate, wda_curves)."""
 
-from otfs_workflow.stages import job, wda
+from otfs_workflow.stages import job, snakemake_object, wda
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "wda", code=sm.input.code):
     if sm.rule == "wda_evaluate":
         wda.evaluate(

@@ -2,9 +2,9 @@
 make_wda_office)."""
 
 from otfs_workflow.provenance import provenance_record
-from otfs_workflow.stages import job, wda_report
+from otfs_workflow.stages import job, snakemake_object, wda_report
 
-sm = snakemake  # noqa: F821
+sm = snakemake_object()
 with job(sm.log[0], sm.threads, "wda", code=sm.input.code):
     out = dict(sm.output.items())
     if sm.rule == "make_wda_table1":

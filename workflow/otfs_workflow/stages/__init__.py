@@ -15,7 +15,8 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job", "load_plugins", "source_classes"]
+__all__ = ["POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job", "load_plugins", "snakemake_object",
+           "source_classes"]
 
 #: POT's switches for its optional array backends. The stages pass POT NumPy
 #: arrays only, yet ``import ot`` imports torch when it is installed (it is,
@@ -29,6 +30,19 @@ POT_OPTIONAL_BACKENDS = (
 )
 for _key in POT_OPTIONAL_BACKENDS:
     os.environ.setdefault(_key, "1")
+
+
+def snakemake_object():
+    """The ``snakemake`` object of the running job: what Snakemake's script preamble defines in the script
+    it runs (``__main__``). The scripts of ``workflow/scripts/`` take it from here, so that they are plain
+    Python to a linter (no undefined name, no ``noqa``)."""
+    import __main__
+
+    try:
+        return __main__.snakemake
+    except AttributeError:
+        raise RuntimeError("no Snakemake job here: the scripts of workflow/scripts run through a rule's "
+                           "script: directive, which defines `snakemake`") from None
 
 
 @contextlib.contextmanager
