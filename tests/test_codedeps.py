@@ -373,14 +373,14 @@ def test_a_scoped_manifest_counts_only_the_methods_its_job_runs(tmp_path):
     from otfs_workflow.codedeps import manifest_plugins, scoped_manifest
 
     script = REPO / "workflow" / "scripts" / "ranking.py"
-    ks = scoped_manifest(script, PKGS, {"otfs.feature_rankers": ["otfs.rankers.ks"]}, tmp_path)
-    ot = scoped_manifest(script, PKGS, {"otfs.feature_rankers": ["otfs.rankers.ot"]}, tmp_path)
+    ks = scoped_manifest(script, PKGS, {"otfs.rankers": ["otfs.rankers.ks"]}, tmp_path)
+    ot = scoped_manifest(script, PKGS, {"otfs.rankers": ["otfs.rankers.ot"]}, tmp_path)
     assert (ks.name, ot.name) == ("ranking.py@otfs.rankers.ks.json", "ranking.py@otfs.rankers.ot.json")
     files = {p.relative_to(REPO).as_posix() for p in manifest_files(ks, PKGS)}
     rankers = {f for f in files if f.startswith("src/otfs/rankers/") and not f.split("/")[-1].startswith("_")}
     assert rankers == {"src/otfs/rankers/ks.py"} and "src/otfs/rankers/_per_feature.py" in files
     assert "src/otfs/rankers/ot.py" in {p.relative_to(REPO).as_posix() for p in manifest_files(ot, PKGS)}
-    assert manifest_plugins(ks) == {"otfs.feature_rankers": ["otfs.rankers.ks"]}
+    assert manifest_plugins(ks) == {"otfs.rankers": ["otfs.rankers.ks"]}
     # a job of another kind names no ranker: no ranker file at all (the registry's folder is not expanded)
     plain = scoped_manifest(REPO / "workflow" / "scripts" / "classification.py", PKGS,
                             {"otfs.adapters": ["otfs.adapters.na"]}, tmp_path)
@@ -399,7 +399,7 @@ def test_a_job_imports_its_manifests_plugins_and_fails_on_any_other(tmp_path):
     from otfs_workflow.codedeps import scoped_manifest
 
     manifest = scoped_manifest(REPO / "workflow" / "scripts" / "ranking.py", PKGS,
-                               {"otfs.feature_rankers": ["otfs.rankers.ks"]}, tmp_path)
+                               {"otfs.rankers": ["otfs.rankers.ks"]}, tmp_path)
     code = textwrap.dedent(f"""
         import sys
         from otfs_workflow.stages import job

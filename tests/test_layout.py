@@ -90,6 +90,8 @@ def test_every_kind_is_one_folder_with_its_base_registry_and_stub():
     # every registry is defined inside its kind's folder (or the two top-level helpers' modules)
     for group, module in REGISTRY_MODULES.items():
         assert module.split(".")[1] in (*KINDS, "classification"), (group, module)
+        # one name per kind: the entry-point group is the folder's name
+        assert group == ".".join(module.split(".")[:2]) or group == "otfs.classifiers", (group, module)
     # no flat module of the old layout is left at the top level
     top = sorted(p.stem for p in SRC.glob("*.py"))
     assert top == ["__init__", "_checks", "_skada", "base", "classification", "preprocessing", "registry"], top

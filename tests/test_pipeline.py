@@ -558,7 +558,7 @@ class ShiftedBlobs(DatasetReader):
 def test_a_plugin_ranker_and_dataset_run_through_the_pipeline(tmp_path):
     # a ranker dropped as one file into the rankers' folder, and a dataset reader from another package
     # (an entry point): the config naming them is the only other step
-    plugin = install_distribution(tmp_path / "site", "blobs-data", "[otfs.dataset_readers]\n"
+    plugin = install_distribution(tmp_path / "site", "blobs-data", "[otfs.datasets]\n"
                                   "shifted-blobs = blobs_data:ShiftedBlobs\n", {"blobs_data.py": PLUGIN_DATASET})
     work = copy_workflow(tmp_path / "wf")
     (work / "config" / "mine.yaml").write_text(

@@ -112,18 +112,18 @@ def test_a_third_party_method_registers_through_an_entry_point(tmp_path, monkeyp
 
 
 def test_a_broken_entry_point_is_named(tmp_path, monkeypatch):
-    install_distribution(tmp_path, "broken-plugin", "[otfs.feature_rankers]\nbroken = no_such_module_here:Ranker\n")
+    install_distribution(tmp_path, "broken-plugin", "[otfs.rankers]\nbroken = no_such_module_here:Ranker\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    rankers = get_registry("otfs.feature_rankers")
+    rankers = get_registry("otfs.rankers")
     monkeypatch.setattr(rankers, "_loaded", False)
     with pytest.raises(ImportError, match=r"the feature ranker 'broken' of entry point 'no_such_module_here:Ranker' "
-                                          r"\(group otfs.feature_rankers\) failed to load"):
+                                          r"\(group otfs.rankers\) failed to load"):
         rankers["anything"]
     monkeypatch.setattr(rankers, "_loaded", True)
 
 
 def test_origin_names_the_module_that_registered_each_method():
-    rankers, adapters = get_registry("otfs.feature_rankers"), get_registry("otfs.adapters")
+    rankers, adapters = get_registry("otfs.rankers"), get_registry("otfs.adapters")
     # a folder file registers several names (the OT rankers are one file), a partial counts as its file's
     assert {n: rankers.origin(n) for n in ("ot", "ot-1nn", "ot-random", "ks")} == {
         "ot": "otfs.rankers.ot", "ot-1nn": "otfs.rankers.ot", "ot-random": "otfs.rankers.ot", "ks": "otfs.rankers.ks"}
@@ -141,7 +141,7 @@ def test_load_modules_imports_only_the_named_files():
     code = textwrap.dedent("""
         import sys
         from otfs.registry import get_registry
-        rankers = get_registry("otfs.feature_rankers")
+        rankers = get_registry("otfs.rankers")
         rankers.load_modules(["otfs.rankers.ks"])
         rankers["ks"]
         print(sorted(m for m in sys.modules if m.startswith("otfs.rankers.") and not m.split(".")[-1].startswith("_")),

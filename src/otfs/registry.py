@@ -40,13 +40,13 @@ REGISTRIES: dict[str, Registry] = {}
 #: The module that defines each registry and its built-in methods.
 REGISTRY_MODULES = {
     "otfs.adapters": "otfs.adapters._base",
-    "otfs.feature_rankers": "otfs.rankers._base",
-    "otfs.sample_selection_strategies": "otfs.sample_selection._base",
-    "otfs.dimension_reducers": "otfs.reducers._base",
+    "otfs.rankers": "otfs.rankers._base",
+    "otfs.sample_selection": "otfs.sample_selection._base",
+    "otfs.reducers": "otfs.reducers._base",
     "otfs.domain_classifiers": "otfs.domain_classifiers._boosting",
-    "otfs.zero_shot_selectors": "otfs.zero_shot._semfs",
-    "otfs.feature_extractors": "otfs.extractors._base",
-    "otfs.dataset_readers": "otfs.datasets._readers",
+    "otfs.zero_shot": "otfs.zero_shot._semfs",
+    "otfs.extractors": "otfs.extractors._base",
+    "otfs.datasets": "otfs.datasets._readers",
     "otfs.classifiers": "otfs.classification",
     "otfs.k_selection": "otfs.k_selection._base",
 }
@@ -81,14 +81,16 @@ class Registry(Mapping):
         A package whose modules are imported on first use: one method per
         file, registered by being there.
     group : str, optional
-        The entry-point group; by default ``otfs.<plural>``.
+        The entry-point group; by default ``package`` (the kind's folder, so
+        that the kind has one name: ``otfs.rankers``), else ``otfs.<plural>``.
     """
 
     def __init__(self, kind: str, plural: str, *, package: str | None = None, group: str | None = None):
         self.kind = kind
         self.plural = plural
         self.package = package
-        self.group = group or "otfs." + plural.replace(" ", "_").replace("-", "_")
+        # one name per kind: the entry-point group is the kind's folder (otfs.rankers), or otfs.<plural>
+        self.group = group or package or "otfs." + plural.replace(" ", "_").replace("-", "_")
         self._table: dict[str, Any] = {}
         self._namespaces: dict[str, tuple[Callable[[str], Any], str]] = {}
         self._origins: dict[str, str] = {}  # name (or namespace prefix) -> the module that registered it

@@ -332,7 +332,7 @@ def code_manifest_text(script: str | os.PathLike, package_dir, closure=None, plu
 
 
 #: The registry package of each entry-point group whose folder a manifest can scope (:func:`scoped_manifest`).
-SCOPED_REGISTRIES = {"otfs.feature_rankers": "otfs.rankers", "otfs.adapters": "otfs.adapters"}
+SCOPED_REGISTRIES = {"otfs.rankers": "otfs.rankers", "otfs.adapters": "otfs.adapters"}
 
 
 def _only(plugins) -> dict[str, list[str]]:

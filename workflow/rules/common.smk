@@ -115,7 +115,7 @@ wildcard_constraints:
 _PACKAGE_DIRS = (SRC / "otfs", REPO / "workflow" / "otfs_workflow")
 _SCRIPTS = {p.name for p in (REPO / "workflow" / "scripts").glob("*.py")}
 # The registries whose methods a rule names, by the keyword script_code takes.
-_SCOPED_KINDS = {"rankers": "otfs.feature_rankers", "adapters": "otfs.adapters"}
+_SCOPED_KINDS = {"rankers": "otfs.rankers", "adapters": "otfs.adapters"}
 
 
 def script_code(script, **methods):
@@ -167,7 +167,7 @@ class _ScopedCode:
 
 
 # Every registered ranker and adapter: what the benchmarks, which run them all, name.
-ALL_RANKERS = sorted(get_registry("otfs.feature_rankers"))
+ALL_RANKERS = sorted(get_registry("otfs.rankers"))
 ALL_ADAPTERS = sorted(get_registry("otfs.adapters"))
 
 

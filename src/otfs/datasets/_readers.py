@@ -33,7 +33,7 @@ parameters in ``__init__`` and three methods:
 
 Every module of :mod:`otfs.datasets` registers its readers when the
 registry is first read; another package registers one with an entry point
-of the group ``otfs.dataset_readers``. ``docs/extending.md`` has a worked
+of the group ``otfs.datasets``. ``docs/extending.md`` has a worked
 example.
 """
 
@@ -50,7 +50,7 @@ from otfs.registry import Registry
 __all__ = ["DATASET_READERS", "DatasetReader", "DomainFeatures", "check_param", "get_reader",
            "reader_spec"]
 
-#: Dataset readers by name (entry-point group ``otfs.dataset_readers``).
+#: Dataset readers by name (entry-point group ``otfs.datasets``).
 DATASET_READERS = Registry("dataset reader", "dataset readers", package="otfs.datasets")
 
 

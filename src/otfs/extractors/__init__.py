@@ -1,6 +1,6 @@
 """Feature extractors: pretrained networks that turn images into feature vectors, listed in
 :data:`EXTRACTORS`; another package adds one through the entry-point group
-``otfs.feature_extractors``.
+``otfs.extractors``.
 
 The names below are imported on first use (SPEC 1, ``lazy_loader``; they are
 listed in ``__init__.pyi``).

@@ -234,7 +234,7 @@ class Extractor:
         }
 
 
-EXTRACTORS = Registry("feature extractor", "feature extractors")
+EXTRACTORS = Registry("feature extractor", "feature extractors", group="otfs.extractors")
 
 
 def register_extractor(extractor: Extractor, *, replace: bool = False) -> Extractor:

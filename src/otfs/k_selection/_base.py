@@ -66,8 +66,7 @@ __all__ = [
 ]
 
 #: Registered selection rules by name (entry-point group ``otfs.k_selection``).
-SELECTION_RULES = Registry("selection rule", "selection rules", package="otfs.k_selection",
-                           group="otfs.k_selection")
+SELECTION_RULES = Registry("selection rule", "selection rules", package="otfs.k_selection")
 
 
 def register_rule(name: str):

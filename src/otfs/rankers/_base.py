@@ -54,7 +54,7 @@ __all__ = [
     "rank_features",
 ]
 
-#: Feature rankers by name (entry-point group ``otfs.feature_rankers``): scikit-learn selectors fitted as
+#: Feature rankers by name (entry-point group ``otfs.rankers``): scikit-learn selectors fitted as
 #: ``fit(Xs, ys, X_target=Xt)`` with ``scores_`` (higher: more similar across domains) and ``ranking_``.
 FEATURE_RANKERS = Registry("feature ranker", "feature rankers", package="otfs.rankers")
 

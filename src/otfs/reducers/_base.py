@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 #: Registered dimension-reduction methods: name -> factory(p, n_classes, seed, **params)
-#: (entry-point group ``otfs.dimension_reducers``).
+#: (entry-point group ``otfs.reducers``).
 REDUCERS = Registry("dimension reducer", "dimension reducers", package="otfs.reducers")
 
 

@@ -53,7 +53,7 @@ from otfs.registry import Registry
 
 __all__ = ["STRATEGIES", "TIE_BREAKS", "SampleMatching", "argmax_rows", "select_samples"]
 
-#: Sample-selection strategies by name (entry-point group ``otfs.sample_selection_strategies``): a function
+#: Sample-selection strategies by name (entry-point group ``otfs.sample_selection``): a function
 #: ``f(small, large, *, tie_break, emd_max_iter, rng)`` returning, for each row of the smaller set ``small``,
 #: the index of the row of ``large`` it is matched to.
 STRATEGIES = Registry("sample-selection strategy", "sample-selection strategies", package="otfs.sample_selection")
