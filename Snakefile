@@ -62,6 +62,20 @@ configfile: os.path.join(workflow.basedir, "config.yaml")
 report: "workflow/report/workflow.rst"
 
 
+# The related methods' experiments: each is declared in one place, its file
+# workflow/rules/<name>.smk (configuration handle, input functions, rules, and
+# a target rule named like it); `related` and `all` build their target rules.
+RELATED_EXPERIMENTS = [
+    "wda",
+    "invariance",
+    "boosting",
+    "semfs",
+    "shift_recovery",
+    "leaderboard",
+    "model_selection",
+]
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/targets.smk"
 include: "workflow/rules/acquisition.smk"
@@ -116,7 +130,7 @@ rule all:
         "results/paper/comparison/summary.csv",
         "results/paper/results_long.tsv",
         [f for files in CLINICAL_TARGETS.values() for f in files],
-        RELATED_TARGETS,
+        [getattr(rules, name).input for name in RELATED_EXPERIMENTS],
 
 
 rule available:
@@ -192,10 +206,10 @@ rule stage:
         lambda w: staged_files(),
 
 
-# The related methods' experiments: each adds its outputs to RELATED_TARGETS in its own .smk.
+# The related methods' experiments (RELATED_EXPERIMENTS): their target rules.
 rule related:
     input:
-        RELATED_TARGETS,
+        [getattr(rules, name).input for name in RELATED_EXPERIMENTS],
 
 
 # Checked once every rule is defined (workflow/rules/common.smk).

@@ -102,3 +102,18 @@ def test_the_workflow_scripts_are_plain_python_without_noqa():
     for script in sorted((REPO / "workflow" / "scripts").glob("*.py")):
         text = script.read_text(encoding="utf-8")
         assert "noqa" not in text and "snakemake_object()" in text, script.name
+
+
+def test_each_related_experiment_is_declared_in_its_own_file():
+    # the Snakefile lists the experiments once; each is workflow/rules/<name>.smk with a target rule of its name,
+    # which `related` and `all` build (no list of targets appended to from many files)
+    import re
+
+    snakefile = (REPO / "Snakefile").read_text(encoding="utf-8")
+    names = re.findall(r'^    "(\w+)",$', snakefile.split("RELATED_EXPERIMENTS = [", 1)[1].split("]", 1)[0], re.M)
+    assert len(names) >= 7
+    for name in names:
+        assert f'include: "workflow/rules/{name}.smk"' in snakefile, name
+        assert re.search(rf"^rule {name}:$", (REPO / "workflow" / "rules" / f"{name}.smk").read_text(), re.M), name
+    rules_text = "".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
+    assert "RELATED_TARGETS" not in rules_text + snakefile

@@ -109,7 +109,3 @@ rule boosting:
     input:
         rules.make_boosting_table.output,
         rules.plot_boosting_figure.output,
-
-
-# `related` and `all` build this experiment (Snakefile).
-RELATED_TARGETS.extend(rules.boosting.input)

@@ -150,7 +150,7 @@ def script_code(script, **methods):
 
 
 class _ScopedCode:
-    """``script_code`` of a rule whose methods are its wildcards: an input function."""
+    """``script_code`` where the methods are wildcards (an input function of the job's wildcards)."""
 
     def __init__(self, script, methods):
         self.script, self.methods = script, methods
@@ -567,11 +567,6 @@ ITERATIONS = list(range(config["protocol"]["iterations"]))
 VERSIONS = ", ".join(f"{k} {v}" for k, v in package_versions().items())
 # The ranker of the paper's tables and figures (Table 5 compares the OT rankers).
 MAIN_RANKER = config["ranking"]["ranker"]
-
-
-# --- targets the experiments add themselves to ---------------------------------
-# Each experiment's .smk appends its outputs; `related` and `all` (Snakefile) build them.
-RELATED_TARGETS = []
 
 
 # --- conventions every rule follows, checked before any job runs -----------------

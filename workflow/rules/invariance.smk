@@ -106,7 +106,3 @@ rule invariance:
     input:
         rules.make_invariance_table.output,
         rules.plot_invariance_figure3.output,
-
-
-# `related` and `all` build this experiment (Snakefile).
-RELATED_TARGETS.extend(rules.invariance.input)

@@ -112,7 +112,3 @@ localrules:
 rule leaderboard:
     input:
         rules.make_leaderboard.output,
-
-
-# `related` and `all` build this experiment (Snakefile).
-RELATED_TARGETS.extend(rules.leaderboard.input)

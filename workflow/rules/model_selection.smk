@@ -81,7 +81,3 @@ localrules:
 rule model_selection:
     input:
         rules.make_model_selection.output,
-
-
-# `related` and `all` build this experiment (Snakefile).
-RELATED_TARGETS.extend(rules.model_selection.input)

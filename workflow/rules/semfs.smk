@@ -108,7 +108,3 @@ rule semfs:
     input:
         rules.make_semfs_table.output,
         rules.plot_semfs_figure.output,
-
-
-# `related` and `all` build this experiment (Snakefile).
-RELATED_TARGETS.extend(rules.semfs.input)

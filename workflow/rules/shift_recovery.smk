@@ -63,7 +63,3 @@ localrules:
 rule shift_recovery:
     input:
         rules.make_shift_recovery_table.output,
-
-
-# `related` and `all` build this experiment (Snakefile).
-RELATED_TARGETS.extend(rules.shift_recovery.input)

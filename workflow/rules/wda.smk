@@ -252,7 +252,3 @@ rule wda:
         rules.make_wda_ablation.output,
         rules.plot_wda_figure2.output,
         rules.make_wda_office.output,
-
-
-# `related` and `all` build this experiment (Snakefile).
-RELATED_TARGETS.extend(rules.wda.input)
