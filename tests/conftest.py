@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,11 +76,22 @@ def mirror() -> Path:
     return mirror_dir()
 
 
+def docs_block(page: str, first_line: str, language: str = "python") -> str:
+    """The code block of ``docs/<page>`` whose first line is ``first_line`` (a comment naming its file): the
+    tests run the documentation's walk-throughs as written."""
+    text = (REPO / "docs" / page).read_text(encoding="utf-8")
+    for block in re.findall(rf"```{language}\n(.*?)```", text, flags=re.S):
+        if block.startswith(first_line + "\n"):
+            return block
+    raise AssertionError(f"docs/{page} has no {language} block starting with {first_line!r}")
+
+
 def install_distribution(site: Path, name: str, entry_points: str, modules: dict[str, str] | None = None) -> Path:
     """A distribution in ``site`` as pip leaves it: its ``modules`` (file name -> source) and a dist-info
     folder whose ``entry_points.txt`` is ``entry_points``. Put ``site`` on the path to install it."""
     site.mkdir(parents=True, exist_ok=True)
     for fname, text in (modules or {}).items():
+        (site / fname).parent.mkdir(parents=True, exist_ok=True)
         (site / fname).write_text(text)
     info = site / f"{name.replace('-', '_')}-0.1.dist-info"
     info.mkdir()

@@ -23,7 +23,7 @@ from otfs_workflow.codedeps import (
 )
 from otfs_workflow.stages import check_code_inputs
 
-from .conftest import REPO
+from .conftest import REPO, docs_block
 
 SRC = REPO / "src" / "otfs"
 #: The packages a rule's code comes from: the library and the pipeline package beside the workflow.
@@ -417,21 +417,12 @@ def test_a_job_imports_its_manifests_plugins_and_fails_on_any_other(tmp_path):
     assert bad.returncode != 0 and "not among its code inputs" in bad.stderr and "rankers/mmd.py" in bad.stderr
 
 
-def _docs_file(path: str) -> str:
-    """The code block of docs/extending.md whose first line is the comment ``# <path>``."""
-    text = (REPO / "docs" / "extending.md").read_text(encoding="utf-8")
-    for block in re.findall(r"```python\n(.*?)```", text, flags=re.S):
-        if block.startswith(f"# {path}\n"):
-            return block
-    raise AssertionError(f"docs/extending.md has no code block for {path}")
-
-
 @pytest.mark.pipeline
 def test_a_new_ranker_file_reruns_no_job_and_a_target_naming_it_runs_only_its_own(test_run):
     # docs/extending.md's ranker, dropped into the rankers' folder as the page says
     assert _pending(test_run)[0] == []  # the run is complete
     path = test_run / "src" / "otfs" / "rankers" / "mean_gap.py"
-    path.write_text(_docs_file("src/otfs/rankers/mean_gap.py"))
+    path.write_text(docs_block("extending.md", "# src/otfs/rankers/mean_gap.py"))
     try:
         jobs, counts = _pending(test_run)
         assert jobs == [] and counts == {}, counts  # no existing job reruns

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -24,6 +25,7 @@ from .conftest import (
     ROWS_PER_PAIR_ITERATION,
     SNAKEMAKE,
     copy_workflow,
+    docs_block,
     install_distribution,
     mirror_dir,
     planned_jobs,
@@ -464,25 +466,20 @@ def test_bench_targets_on_the_test_configuration(test_run):
     assert "goals met" in (out / "goals.md").read_text()
 
 
-PLUGIN_ADAPTER = '''
-from otfs.adapters import BaseAdapter
-
-
-class CentreEachDomain(BaseAdapter):
-    """Subtract each domain's mean."""
-
-    def fit_transform(self, Xs, ys, Xt):
-        Xs, ys, Xt = self._check(Xs, ys, Xt)
-        return Xs - Xs.mean(axis=0), Xt - Xt.mean(axis=0)
-'''
+# The walk-throughs of docs/extending.md, as written there.
+PLUGIN_ADAPTER = docs_block("extending.md", "# mypackage/adapters.py")
+PLUGIN_ADAPTER_ENTRY_POINTS = docs_block("extending.md", "# mypackage's pyproject.toml", "toml")
 
 
 @pytest.mark.pipeline
 def test_a_plugin_adapter_from_another_package_runs_through_the_pipeline(tmp_path):
     # a third-party package, installed as pip leaves it (a module and its dist-info with an entry point):
     # naming its adapter in the config is the only other step
-    plugin = install_distribution(tmp_path / "site", "centre-da", "[otfs.adapters]\nCENTRE = centre_da:CentreEachDomain\n",
-                                  {"centre_da.py": PLUGIN_ADAPTER})
+    # the page's pyproject entry point, as pip writes it into entry_points.txt
+    group, name, value = re.search(r'\[project\.entry-points\."([\w.]+)"\]\n(\w+) = "([\w.:]+)"',
+                                   PLUGIN_ADAPTER_ENTRY_POINTS).groups()
+    plugin = install_distribution(tmp_path / "site", "mypackage", f"[{group}]\n{name} = {value}\n",
+                                  {"mypackage/__init__.py": "", "mypackage/adapters.py": PLUGIN_ADAPTER})
     work = copy_workflow(tmp_path / "wf")
     (work / "config" / "mine.yaml").write_text(
         "protocol:\n  pairs: [dslr-webcam]\n  iterations: 1\n"
@@ -500,66 +497,15 @@ def test_a_plugin_adapter_from_another_package_runs_through_the_pipeline(tmp_pat
     assert "CENTRE" in (work / "results" / "paper" / "table3" / "surf.csv").read_text()
 
 
-PLUGIN_RANKER = '''"""``mean-gap``: the standardised gap between the domains' means (a test's plug-in ranker)."""
+PLUGIN_RANKER = docs_block("extending.md", "# src/otfs/rankers/mean_gap.py")
 
-import numpy as np
-
-from otfs.base import N_FEATURES_TO_SELECT, BaseFeatureRanker
-from otfs.rankers import FEATURE_RANKERS
-
-
-class MeanGapRanker(BaseFeatureRanker):
-    _parameter_constraints = {"n_features_to_select": N_FEATURES_TO_SELECT}
-
-    def __init__(self, n_features_to_select=None):
-        self.n_features_to_select = n_features_to_select
-
-    def fit(self, X, y=None, X_target=None):
-        Xs, Xt = np.asarray(X, dtype=float), np.asarray(X_target, dtype=float)
-        gap = np.abs(Xs.mean(0) - Xt.mean(0)) / np.sqrt((Xs.var(0) + Xt.var(0)) / 2 + 1e-12)
-        return self._set_scores(-gap)
-
-
-FEATURE_RANKERS.register("mean-gap", MeanGapRanker)
-'''
-
-PLUGIN_DATASET = '''"""Two generated domains of Gaussian classes; the target's first ``shifted`` features moved."""
-
-import numpy as np
-
-from otfs.datasets import DatasetReader, DomainFeatures
-
-
-class ShiftedBlobs(DatasetReader):
-    def __init__(self, n_features=64, shifted=8, seed=0):
-        if not 0 < shifted < n_features:
-            raise ValueError(f"shifted={shifted} must be in (0, n_features={n_features})")
-        self.n_features, self.shifted, self.seed = n_features, shifted, seed
-
-    def files(self, domain):
-        return []  # generated: nothing to acquire
-
-    def count_features(self, domains, manifest):
-        return self.n_features
-
-    def read(self, domain, paths, manifest):
-        rng = np.random.RandomState(self.seed)
-        means = 2.0 * rng.randn(3, self.n_features)
-        rng = np.random.RandomState([self.seed, sum(map(ord, domain))])
-        y = np.repeat([1, 2, 3], 60)
-        X = means[y - 1] + rng.randn(y.size, self.n_features)
-        if domain == "south":
-            X[:, : self.shifted] = 3.0 * X[:, : self.shifted] + 6.0
-        return DomainFeatures(X, y, ["a", "b", "c"])
-'''
+PLUGIN_DATASET = docs_block("extending.md", "# src/otfs/datasets/shifted_blobs.py")
 
 
 @pytest.mark.pipeline
 def test_a_plugin_ranker_and_dataset_run_through_the_pipeline(tmp_path):
-    # a ranker dropped as one file into the rankers' folder, and a dataset reader from another package
-    # (an entry point): the config naming them is the only other step
-    plugin = install_distribution(tmp_path / "site", "blobs-data", "[otfs.datasets]\n"
-                                  "shifted-blobs = blobs_data:ShiftedBlobs\n", {"blobs_data.py": PLUGIN_DATASET})
+    # docs/extending.md's ranker and dataset reader, each dropped as one file into its kind's folder: the
+    # config naming them is the only other step
     work = copy_workflow(tmp_path / "wf")
     (work / "config" / "mine.yaml").write_text(
         "datasets:\n  blobs: {domains: [north, south]}\n"
@@ -580,7 +526,8 @@ def test_a_plugin_ranker_and_dataset_run_through_the_pipeline(tmp_path):
     assert "feature_sets.blobs64.reader.name: unknown dataset reader 'shifted-blobs'; registered dataset " \
            "readers: ['mat', 'planted-shifts', 'tabular', 'usps-mnist']" in text
     (work / "src" / "otfs" / "rankers" / "mean_gap.py").write_text(PLUGIN_RANKER)
-    snakemake(work, *args, pythonpath=str(plugin))
+    (work / "src" / "otfs" / "datasets" / "shifted_blobs.py").write_text(PLUGIN_DATASET)
+    snakemake(work, *args)
 
     table = pd.read_csv(work / target, keep_default_na=False)
     assert set(table["ranker"]) == {"ot", "mean-gap"} and table["accuracy"].between(0, 100).all()

@@ -209,10 +209,23 @@ class Registry(Mapping):
         """
         if self._loaded:
             return
+        modules = list(modules)
         self._loading_file = True
         try:
             for module in modules:
                 self._import(module)
+            # a module outside the folder registers through its entry points, not by being imported
+            outside = {m for m in modules if self.package is None or not m.startswith(self.package + ".")}
+            if outside:
+                from importlib.metadata import entry_points
+
+                for ep in entry_points(group=self.group):
+                    if ep.module in outside and ep.name not in self._table:
+                        self._importing.append(ep.module)
+                        try:
+                            self.register(ep.name, ep.load())
+                        finally:
+                            self._importing.pop()
         finally:
             self._loading_file = False
 
