@@ -200,3 +200,18 @@ def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
     bad.write_text("a:\n\tb: 1\n")
     with pytest.raises(ConfigError, match=r"bad.yaml, line 2, column 1: invalid YAML: .*found character '.t'"):
         load_yaml(bad)
+
+
+def test_an_experiments_section_is_optional_and_its_defaults_fill_what_is_left_out():
+    from otfs_workflow.config import fill_defaults
+
+    schema = {"type": "object", "properties": {
+        "rankers": {"type": "array", "default": ["ot"]},
+        "grid": {"type": "object", "properties": {"k": {"type": "integer", "default": 5}}, "default": {}},
+        "note": {"type": "string"}}}
+    assert fill_defaults(None, schema) == {"rankers": ["ot"], "grid": {"k": 5}}
+    given = {"rankers": ["ks"], "grid": {"k": 3}}
+    assert fill_defaults(given, schema) == {"rankers": ["ks"], "grid": {"k": 3}}
+    filled = fill_defaults({}, schema)
+    filled["rankers"].append("x")  # a copy of the default, not the schema's own list
+    assert schema["properties"]["rankers"]["default"] == ["ot"] and given == {"rankers": ["ks"], "grid": {"k": 3}}

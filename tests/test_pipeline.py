@@ -635,3 +635,42 @@ def test_a_skada_estimator_runs_as_an_adapter_of_the_grid(test_run):
                           adapter=get_adapter("skada:LinearOTMapping"))
     row = got[(got["iteration"] == 0) & (got["order"] == "Descending") & (got["n_features"] == 100)]
     assert row["accuracy"].iloc[0] == pytest.approx(rows[0]["accuracy"], abs=1e-9)
+
+
+@pytest.mark.pipeline
+def test_the_documented_experiment_runs(tmp_path):
+    # docs/extending.md's experiment, written as the page says: its schema section, stage, script and rules,
+    # and its name and include line in the Snakefile
+    work = copy_workflow(tmp_path)
+    for path in ("workflow/schemas/experiments/ranking_stability.schema.yaml",
+                 "workflow/otfs_workflow/stages/ranking_stability.py", "workflow/scripts/ranking_stability.py",
+                 "workflow/rules/ranking_stability.smk"):
+        language = {"yaml": "yaml", "py": "python", "smk": "snakemake"}[path.rsplit(".", 1)[1]]
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_text(docs_block("extending.md", f"# {path}", language))
+    snakefile = (work / "Snakefile").read_text()
+    assert '    "model_selection",\n]' in snakefile and 'include: "workflow/rules/model_selection.smk"\n' in snakefile
+    snakefile = snakefile.replace('    "model_selection",\n]', '    "model_selection",\n    "ranking_stability",\n]')
+    snakefile = snakefile.replace('include: "workflow/rules/model_selection.smk"\n',
+                                  'include: "workflow/rules/model_selection.smk"\n'
+                                  'include: "workflow/rules/ranking_stability.smk"\n')
+    (work / "Snakefile").write_text(snakefile)
+    # its configuration section is checked like the rest: a misspelt key stops the run before any job
+    (work / "config" / "bad.yaml").write_text("ranking_stability:\n  rankerz: [ot]\n")
+    bad = snakemake(work, "--configfile", "config/test.yaml", "config/bad.yaml", "--dry-run", "--cores", "2",
+                    "ranking_stability", check=False)
+    assert bad.returncode != 0 and "unknown key 'ranking_stability.rankerz'" in bad.stdout + bad.stderr
+    # `related` builds it; its defaults fill the section config.yaml does not have
+    related = planned_jobs(snakemake(work, "--configfile", "config/test.yaml", "--dry-run", "--cores", "2", "related"))
+    assert related.get("ranking_stability_table") == 1
+    snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "ranking_stability")
+    table = read_tsv(work / "results" / "ranking_stability" / "table.tsv")
+    assert set(table["ranker"]) == {"ot"} and set(table["feature_set"]) == {"surf"}
+    assert set(table["pair"]) == {"dslr-webcam", "webcam-dslr", "amazon-dslr"}
+    # the statistic, recomputed from a ranking file with SciPy
+    from scipy.stats import spearmanr
+
+    ranking = json.loads((work / "results" / "runs" / "surf" / "ranking" / "ot" / "amazon-dslr.json").read_text())
+    a, b = (np.asarray(it["scores"]) for it in ranking["iterations"])  # the test configuration's 2 iterations
+    row = table.set_index("pair").loc["amazon-dslr"]
+    assert row["iterations"] == 2 and row["mean_spearman"] == pytest.approx(spearmanr(a, b).statistic, rel=1e-9)

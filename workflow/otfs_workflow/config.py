@@ -10,6 +10,7 @@ misspelling.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import os
 from collections.abc import Mapping
@@ -21,7 +22,8 @@ import yaml
 from otfs_workflow.data.acquisition import mirror_dirs  # noqa: F401  (its home: jobs import it without the registries)
 from otfs_workflow.protocol import make_pairs, parse_pair
 
-__all__ = ["ConfigError", "MAX_CONFIG_VALUES", "check_config_size", "check_feature_counts", "load_yaml", "mirror_dirs",
+__all__ = ["ConfigError", "experiment_schemas", "fill_defaults",
+           "MAX_CONFIG_VALUES", "check_config_size", "check_feature_counts", "load_yaml", "mirror_dirs",
            "pairs_for", "validate_config"]
 
 
@@ -116,8 +118,32 @@ def _describe(error: jsonschema.ValidationError, source: str) -> str:
     return f"{source}: {where}: {error.message}"
 
 
-def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str = "config") -> None:
+def experiment_schemas(folder: str | os.PathLike) -> dict[str, dict]:
+    """``{section: schema}`` of every ``<section>.schema.yaml`` in ``folder``: an experiment's own
+    configuration section, which is optional (its defaults fill what the configuration leaves out)."""
+    return {p.name.removesuffix(".schema.yaml"): load_yaml(p)
+            for p in sorted(Path(folder).glob("*.schema.yaml"))}
+
+
+def fill_defaults(section, schema: Mapping):
+    """``section`` (a mapping, or None) with the schema's ``default`` of every property it lacks, recursively
+    into object properties; the section given is not modified."""
+    out = dict(section or {})
+    for key, sub in (schema.get("properties") or {}).items():
+        if key not in out and "default" in sub:
+            out[key] = copy.deepcopy(sub["default"])
+        if sub.get("type") == "object" and isinstance(out.get(key, {}), Mapping) and "properties" in sub:
+            out[key] = fill_defaults(out.get(key), sub)
+    return out
+
+
+def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str = "config",
+                    sections: Mapping[str, Mapping] | None = None) -> None:
     """Validate ``config`` against the schema and cross-references.
+
+    ``sections`` (:func:`experiment_schemas`) are the schemas of optional
+    sections, one per experiment that declares its own: each may appear at the
+    top level of ``config`` and is checked against its schema.
 
     Raises
     ------
@@ -125,6 +151,11 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
         With one line per problem, each naming its key.
     """
     schema = load_yaml(schema_path)
+    if sections:
+        clash = sorted(set(sections) & set(schema.get("properties", {})))
+        if clash:
+            raise ConfigError(f"{schema_path}: the sections {clash} are also declared by an experiment's schema")
+        schema = {**schema, "properties": {**schema.get("properties", {}), **sections}}
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     if errors:

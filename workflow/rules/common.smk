@@ -26,6 +26,8 @@ from otfs_workflow.config import (
     load_yaml,
     check_feature_counts,
     pairs_for,
+    experiment_schemas,
+    fill_defaults,
     validate_config,
 )  # noqa: E402
 from otfs_workflow.data.images import domain_images  # noqa: E402
@@ -67,7 +69,17 @@ except SchedulerPatchError as exc:
 for _configfile in workflow.overwrite_configfiles:
     load_yaml(_configfile)
 check_config_size(config)
-validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
+# An experiment may declare its own configuration section, optional, in
+# workflow/schemas/experiments/<section>.schema.yaml: its defaults fill what the
+# configuration leaves out, and the section is checked with the rest.
+EXPERIMENT_SCHEMAS = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
+for _section, _schema in EXPERIMENT_SCHEMAS.items():
+    config[_section] = fill_defaults(config.get(_section), _schema)
+validate_config(
+    config,
+    REPO / "workflow" / "schemas" / "config.schema.yaml",
+    sections=EXPERIMENT_SCHEMAS,
+)
 
 
 def repo_file(*parts):
