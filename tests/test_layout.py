@@ -117,3 +117,14 @@ def test_each_related_experiment_is_declared_in_its_own_file():
         assert re.search(rf"^rule {name}:$", (REPO / "workflow" / "rules" / f"{name}.smk").read_text(), re.M), name
     rules_text = "".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
     assert "RELATED_TARGETS" not in rules_text + snakefile
+
+
+def test_snakemake_lint_would_not_take_a_docstring_for_a_rule():
+    # snakemake --lint finds rules in a .smk file by the text "rule NAME:"; a function file with such a line in
+    # a docstring is reported as mixing rules and functions (CI runs the lint; this says which line)
+    import re
+
+    for smk in (REPO / "workflow" / "rules").glob("*.smk"):
+        text = smk.read_text(encoding="utf-8")
+        if not re.search(r"^rule \w+:", text, re.M):  # a file of functions only
+            assert not re.findall(r"rule .+?:", text), (smk.name, re.findall(r".*rule .+?:.*", text))

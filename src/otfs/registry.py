@@ -229,6 +229,11 @@ class Registry(Mapping):
         finally:
             self._loading_file = False
 
+    def origins(self) -> list[str]:
+        """Every module that registers a method of this registry (or adds a namespace of it), sorted."""
+        self.load()
+        return sorted({m for m in self._origins.values() if m})
+
     def origin(self, name: str) -> str | None:
         """The module whose import registered ``name`` (for ``PREFIX:NAME``, the module that added the
         namespace): the folder's file, the entry point's module, or the object's own module."""

@@ -162,20 +162,46 @@ def script_code(script, **methods):
 
 
 class _ScopedCode:
-    """``script_code`` where the methods are wildcards (an input function of the job's wildcards)."""
+    """``script_code`` where the methods are wildcards (an input function of the job's wildcards).
+
+    Every manifest a job could ask for, one per module that registers a method
+    of the kind (the folder's files, an entry point's module, the module of a
+    namespace such as skada:NAME), is written when the workflow is parsed (a file
+    written while Snakemake builds the DAG could be missed by its listing of
+    the folder, taken once).
+    """
 
     def __init__(self, script, methods):
         self.script, self.methods = script, methods
+        wild = [kind for kind, v in methods.items() if isinstance(v, str)]
+        fixed = {
+            kind: tuple(v) for kind, v in methods.items() if not isinstance(v, str)
+        }
+        for kind in wild:
+            for module in get_registry(_SCOPED_KINDS[kind]).origins():
+                _scoped_code_of_modules(
+                    script, _key({**_modules_of(fixed), _SCOPED_KINDS[kind]: [module]})
+                )
 
     def __call__(self, wildcards):
         names = {
             kind: [wildcards[v]] if isinstance(v, str) else list(v)
             for kind, v in self.methods.items()
         }
-        return _scoped_code(
-            self.script,
-            tuple(sorted((k, tuple(sorted(set(v)))) for k, v in names.items())),
-        )
+        return _scoped_code_of_modules(self.script, _key(_modules_of(names)))
+
+
+def _modules_of(methods):
+    """``{registry group: [module, ...]}`` of ``{kind: [method name, ...]}``."""
+    out = {}
+    for kind, names in methods.items():
+        registry = get_registry(_SCOPED_KINDS[kind])
+        out[_SCOPED_KINDS[kind]] = sorted({registry.origin(n) for n in names})
+    return out
+
+
+def _key(plugins):
+    return tuple(sorted((g, tuple(sorted(set(m)))) for g, m in plugins.items()))
 
 
 # Every registered ranker and adapter: what the benchmarks, which run them all, name.
@@ -183,17 +209,17 @@ ALL_RANKERS = sorted(get_registry("otfs.rankers"))
 ALL_ADAPTERS = sorted(get_registry("otfs.adapters"))
 
 
-@functools.cache
 def _scoped_code(script, methods):
-    plugins = {}
-    for kind, names in methods:
-        registry = get_registry(_SCOPED_KINDS[kind])
-        plugins[_SCOPED_KINDS[kind]] = sorted({registry.origin(n) for n in names})
+    return _scoped_code_of_modules(script, _key(_modules_of(dict(methods))))
+
+
+@functools.cache
+def _scoped_code_of_modules(script, plugins):
     return str(
         scoped_manifest(
             REPO / "workflow" / "scripts" / script,
             _PACKAGE_DIRS,
-            plugins,
+            {group: list(modules) for group, modules in plugins},
             write=workflow.is_main_process,
         )
     )
