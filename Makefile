@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml workflow/pyproject.toml envs/requirements.txt
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# The CPU build of PyTorch, for feature extraction (a bare `torch` would pull a CUDA build).
 	$(BIN)/python -m pip install --quiet torch==$(TORCH)
-	# The library (src/otfs) and the pipeline package beside the workflow (workflow/otfs_workflow).
+	# The library (src/otfs) and the pipeline package beside the workflow (workflow/lib/otfs_workflow).
 	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test,extraction,related,skada]' -e ./workflow
 	touch $@
 
@@ -48,7 +48,7 @@ slurm-packages:
 		|| { apt-get update -q && apt-get install -y -q --no-install-recommends $(SLURM_PACKAGES); }; fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests workflow/scripts workflow/otfs_workflow
+	$(BIN)/ruff check src tests workflow/scripts workflow/lib
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint
 

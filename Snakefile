@@ -9,7 +9,7 @@
 #   snakemake --profile profiles/slurm all   # on a SLURM cluster (see README)
 #
 # Stages (workflow/rules/<stage>.smk -> workflow/scripts/<stage>.py ->
-# workflow/otfs_workflow/stages/<stage>.py): acquisition, extraction (features from images),
+# workflow/lib/otfs_workflow/stages/<stage>.py): acquisition, extraction (features from images),
 # cache, ranking (Algorithms 1 and 2), classification, aggregation, tables, plotting;
 # clinical (section 5.2, on a generated or user-supplied voxel table);
 # benchmarks (`snakemake --cores 2 bench`: speed against the straightforward
@@ -25,18 +25,18 @@ min_version("9.0")
 
 # A YAML syntax error in config.yaml is named with its file and line before
 # Snakemake reads it (Snakemake's own message names neither).
-sys.path[:0] = [os.path.join(workflow.basedir, d) for d in ("src", "workflow")]
+sys.path[:0] = [os.path.join(workflow.basedir, d) for d in ("src", "workflow/lib")]
 from otfs_workflow.config import load_yaml  # noqa: E402
 
 # Every job runs this checkout's library (src/otfs) and pipeline package
-# (workflow/otfs_workflow): the scripts (which Snakemake copies before running
+# (workflow/lib/otfs_workflow): the scripts (which Snakemake copies before running
 # them) and the jobs of a cluster inherit this, so no script edits sys.path.
 # Plug-in packages on an existing PYTHONPATH stay after them.
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p
     for p in (
         os.path.join(workflow.basedir, "src"),
-        os.path.join(workflow.basedir, "workflow"),
+        os.path.join(workflow.basedir, "workflow", "lib"),
         os.environ.get("PYTHONPATH"),
     )
     if p

@@ -27,12 +27,12 @@ from .conftest import REPO, docs_block
 
 SRC = REPO / "src" / "otfs"
 #: The packages a rule's code comes from: the library and the pipeline package beside the workflow.
-PKGS = (SRC, REPO / "workflow" / "otfs_workflow")
+PKGS = (SRC, REPO / "workflow" / "lib" / "otfs_workflow")
 
 
 def _closure(script: str, work: Path = REPO) -> set[str]:
     """The import closure of ``workflow/scripts/<script>``, as paths relative to the checkout."""
-    pkgs = (work / "src" / "otfs", work / "workflow" / "otfs_workflow")
+    pkgs = (work / "src" / "otfs", work / "workflow" / "lib" / "otfs_workflow")
     return {p.relative_to(work.resolve()).as_posix() for p in
             import_closure(work / "workflow" / "scripts" / script, pkgs)}
 
@@ -159,11 +159,11 @@ def test_the_ranking_script_depends_on_what_ranking_imports():
     # the drift the hand-kept lists had: ranking.py imports selection.py
     closure = _closure("ranking.py")
     assert {"src/otfs/rankers/_feature_coupling.py", "src/otfs/sample_selection/_base.py", "src/otfs/_ot/solvers.py",
-            "src/otfs/preprocessing.py", "workflow/otfs_workflow/stages/ranking.py",
-            "workflow/otfs_workflow/data/cache.py", "workflow/otfs_workflow/codedeps.py"} <= closure
+            "src/otfs/preprocessing.py", "workflow/lib/otfs_workflow/stages/ranking.py",
+            "workflow/lib/otfs_workflow/data/cache.py", "workflow/lib/otfs_workflow/codedeps.py"} <= closure
     # and nothing the ranking job never runs
-    assert not closure & {"src/otfs/adapters/_base.py", "workflow/otfs_workflow/plotting.py",
-                          "workflow/otfs_workflow/tables.py", "src/otfs/datasets/_clinical.py",
+    assert not closure & {"src/otfs/adapters/_base.py", "workflow/lib/otfs_workflow/plotting.py",
+                          "workflow/lib/otfs_workflow/tables.py", "src/otfs/datasets/_clinical.py",
                           "src/otfs/reducers/_wda.py"}
 
 
@@ -172,7 +172,7 @@ def test_compute_jobs_do_not_depend_on_tables_or_plots():
     for script in ("ranking.py", "classification.py", "clinical.py", "wda.py", "invariance.py",
                    "boosting.py", "semfs.py", "cache.py", "extraction.py"):
         closure = _closure(script)
-        assert not closure & {"workflow/otfs_workflow/plotting.py", "workflow/otfs_workflow/tables.py"}, script
+        assert not closure & {"workflow/lib/otfs_workflow/plotting.py", "workflow/lib/otfs_workflow/tables.py"}, script
 
 
 def test_data_jobs_do_not_depend_on_the_methods():
@@ -181,7 +181,7 @@ def test_data_jobs_do_not_depend_on_the_methods():
         closure = _closure(script)
         methods = {n for n in closure if n.startswith(tuple(f"src/otfs/{k}/" for k in (
             "rankers", "adapters", "reducers", "sample_selection", "k_selection", "zero_shot", "domain_classifiers")))}
-        assert not methods and "workflow/otfs_workflow/config.py" not in closure, (script, methods)
+        assert not methods and "workflow/lib/otfs_workflow/config.py" not in closure, (script, methods)
 
 
 def test_a_code_manifest_is_rewritten_only_when_a_listed_file_changes(tmp_path):
@@ -283,7 +283,7 @@ def test_every_job_lists_the_closure_of_its_script(tmp_path):
 
 
 def _pkgs(work: Path) -> tuple[Path, Path]:
-    return work / "src" / "otfs", work / "workflow" / "otfs_workflow"
+    return work / "src" / "otfs", work / "workflow" / "lib" / "otfs_workflow"
 
 
 def _rules_importing(module: Path, work: Path, jobs: list[dict]) -> set[str]:
@@ -305,8 +305,8 @@ def _pending(work: Path, *extra: str) -> tuple[list[dict], dict[str, int]]:
 
 
 @pytest.mark.pipeline
-@pytest.mark.parametrize("module", ["src/otfs/sample_selection/_base.py", "workflow/otfs_workflow/tables.py",
-                                    "workflow/otfs_workflow/plotting.py", "workflow/otfs_workflow/data/cache.py",
+@pytest.mark.parametrize("module", ["src/otfs/sample_selection/_base.py", "workflow/lib/otfs_workflow/tables.py",
+                                    "workflow/lib/otfs_workflow/plotting.py", "workflow/lib/otfs_workflow/data/cache.py",
                                     "src/otfs/datasets/_clinical.py"])
 def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, module):
     # After a full run, an edited library file makes Snakemake rerun the jobs whose
@@ -330,7 +330,7 @@ def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, modul
         if "Updated input files" in j["reason"]:
             # the updated input is the rule's code manifest, rewritten because a file it lists changed
             assert j["rule"] in importers and ".snakemake/otfs-code/" in j["reason"], j
-            manifest = re.search(r"(\.snakemake/otfs-code/[\w.]+\.json)", j["reason"]).group(1)
+            manifest = re.search(r"(\.snakemake/otfs-code/[\w.@+-]+\.json)", j["reason"]).group(1)
             assert path.resolve() in manifest_files(test_run / manifest, _pkgs(test_run)), j
         else:
             assert "Input files updated by another job" in j["reason"], j
@@ -440,7 +440,8 @@ def test_a_new_ranker_file_reruns_no_job_and_a_target_naming_it_runs_only_its_ow
             assert ("otfs.rankers.mean_gap" in inputs if j["rule"] == "rank_features"
                     else "/ranking/mean-gap/" in inputs), j
         assert {j["rule"] for j in planned} <= {"rank_features", "classify", "aggregate", "collect_results",
-                                                 "make_table5", "available", "feature_table"}, planned
+                                                 "make_table5", "make_comparison", "available",
+                                                 "feature_table"}, planned
     finally:
         path.unlink()
         (test_run / "config" / "mean_gap.yaml").unlink(missing_ok=True)

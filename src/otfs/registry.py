@@ -149,6 +149,11 @@ class Registry(Mapping):
         self._namespaces[prefix] = (resolve, description)
         self._origins[prefix + ":"] = self._importing[-1] if self._importing else _defining_module(resolve)
 
+    def _namespaced(self, name: object) -> bool:
+        """Whether ``name`` is ``PREFIX:NAME`` of a namespace already added (resolved without loading the
+        folder: a job that runs skada:NAME imports the namespace's module alone)."""
+        return isinstance(name, str) and ":" in name and name.split(":", 1)[0] in self._namespaces
+
     def _resolve(self, name: object):
         """The object of a namespaced name, or None where ``name`` is not one."""
         if not isinstance(name, str) or ":" not in name:
@@ -278,7 +283,7 @@ class Registry(Mapping):
     def __getitem__(self, name: str) -> Any:
         if name not in self._table:
             self._load_file_of(name)
-        if name not in self._table:
+        if name not in self._table and not self._namespaced(name):
             self.load()
         try:
             return self._table[name]

@@ -1,7 +1,7 @@
 # The clinical experiment (section 5.2): a voxel table (generated, or the
 # user's), then per repetition the sampling, Algorithm 1 and Algorithm 2, the
 # AUC curves of each adapter, their aggregate, and Table 4, Figures 3 and 4.
-# Every step is in workflow/otfs_workflow/stages/clinical.py over src/otfs/datasets/_clinical.py.
+# Every step is in workflow/lib/otfs_workflow/stages/clinical.py over src/otfs/datasets/_clinical.py.
 
 
 include: "clinical_common.smk"

@@ -14,8 +14,8 @@ os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
 REPO = Path(workflow.basedir)
 SRC = REPO / "src"
 # The pipeline always runs the library (src/otfs) and the pipeline package
-# (workflow/otfs_workflow) of this checkout (the scripts do the same).
-sys.path[:0] = [str(SRC), str(REPO / "workflow")]
+# (workflow/lib/otfs_workflow) of this checkout (the scripts do the same).
+sys.path[:0] = [str(SRC), str(REPO / "workflow" / "lib")]
 
 from otfs_workflow.codedeps import scoped_manifest  # noqa: E402
 from otfs.registry import get_registry  # noqa: E402
@@ -124,7 +124,7 @@ wildcard_constraints:
 # Every rule's code manifest, derived from imports when the workflow is parsed
 # and written by the process that schedules jobs; a process that runs jobs
 # scheduled by another (a cluster job step) reads what that one wrote.
-_PACKAGE_DIRS = (SRC / "otfs", REPO / "workflow" / "otfs_workflow")
+_PACKAGE_DIRS = (SRC / "otfs", REPO / "workflow" / "lib" / "otfs_workflow")
 _SCRIPTS = {p.name for p in (REPO / "workflow" / "scripts").glob("*.py")}
 # The registries whose methods a rule names, by the keyword script_code takes.
 _SCOPED_KINDS = {"rankers": "otfs.rankers", "adapters": "otfs.adapters"}

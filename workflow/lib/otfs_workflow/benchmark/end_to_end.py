@@ -47,8 +47,8 @@ __all__ = ["MARKER", "check_mirror", "plain_figure7", "prepare_workdir", "run_pi
 
 DOMAINS = ("amazon", "caltech10", "dslr", "webcam")
 #: What a fresh copy of the workflow needs (everything but data and results).
-#: The checkout holding this package (workflow/otfs_workflow/benchmark/ is three levels down).
-REPO_OF_PACKAGE = Path(__file__).resolve().parents[3]
+#: The checkout holding this package (workflow/lib/otfs_workflow/benchmark/ is four levels down).
+REPO_OF_PACKAGE = Path(__file__).resolve().parents[4]
 
 WORKFLOW_FILES = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests",
                   "data/paper", "data/attributes", "data/benchmarks"]
@@ -224,7 +224,7 @@ def _authors_env() -> dict:
     from otfs_workflow.stages import POT_OPTIONAL_BACKENDS
 
     return {**os.environ, **dict.fromkeys(POT_OPTIONAL_BACKENDS, "1"),
-            "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_OF_PACKAGE / "src"), str(REPO_OF_PACKAGE / "workflow"),
+            "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_OF_PACKAGE / "src"), str(REPO_OF_PACKAGE / "workflow" / "lib"),
                                                         os.environ.get("PYTHONPATH")) if p)}
 
 
@@ -261,7 +261,7 @@ def main(argv=None) -> int:
         check_mirror(args.mirror)
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
-    repo = Path(__file__).resolve().parents[3]
+    repo = Path(__file__).resolve().parents[4]
     row = compare(repo, args.workdir, args.mirror, args.out, args.cores, args.iterations,
                   authors=not args.no_authors)
     return 0 if row["max_accuracy_difference"] <= TOLERANCE else 1

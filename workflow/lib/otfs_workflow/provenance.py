@@ -40,7 +40,7 @@ def git_commit(repo: str | os.PathLike | None = None) -> str:
     files; ``"unknown"`` outside a git checkout or without git)."""
     import subprocess
 
-    repo = Path(repo) if repo is not None else Path(__file__).resolve().parents[2]
+    repo = Path(repo) if repo is not None else Path(__file__).resolve().parents[3]
     try:
         sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
                              timeout=10, check=True).stdout.strip()

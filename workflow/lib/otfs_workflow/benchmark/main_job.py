@@ -174,7 +174,7 @@ def main(argv=None) -> int:
     parser.add_argument("--before", default=None, help="a reference stage table (main_job_stages.csv)")
     parser.add_argument("targets", nargs="*", default=["available", "leaderboard"])
     args = parser.parse_args(argv)
-    repo = Path(__file__).resolve().parents[3]
+    repo = Path(__file__).resolve().parents[4]
     runs, stages = run(repo, args.workdir, args.targets, cores=args.cores)
     out = Path(args.out)
     write_csv(runs, out / "main_job.csv", float_format="%.4g")

@@ -79,7 +79,7 @@ def goals_table(bench, end_to_end, table3, scaling, main_job=None) -> pd.DataFra
                  "note": "" if e.ratio >= END_TO_END_GOAL else
                  "the plain script runs on one BLAS thread, and the pipeline's floor is its jobs' computation "
                  "(see docs/performance.md)"})
-    for rule, what in (("rank_features", "ranking (Algorithms 1 and 2)"), ("classify", "NA classification")):
+    for rule, what in (("rank_features", "ranking"), ("classify", "NA classification")):  # ranking: Algorithms 1+2
         median = float(e[f"median_{rule}_s"])
         rows.append({"goal": f"median wall time of a {what} job at SURF size <= {JOB_GOAL_S:g} s "
                              f"(before: {BEFORE['median_job_s']})",

@@ -23,7 +23,7 @@ from pathlib import Path
 
 __all__ = ["run", "toy_workflow"]
 
-#: The folder holding the pipeline package (workflow/), put on the toy workflow's path.
+#: The folder holding the pipeline package (workflow/lib/), put on the toy workflow's path.
 SRC = Path(__file__).resolve().parents[2]
 
 

@@ -46,7 +46,7 @@ __all__ = ["MANIFEST_DIR", "code_manifest_text", "direct_imports", "import_closu
 
 
 def _package_dirs(package_dir) -> tuple[Path, ...]:
-    """One package folder or several, resolved: ``src/otfs`` and ``workflow/otfs_workflow`` for the pipeline."""
+    """One package folder or several, resolved: ``src/otfs`` and ``workflow/lib/otfs_workflow`` for the pipeline."""
     dirs = [package_dir] if isinstance(package_dir, (str, os.PathLike)) else list(package_dir)
     return tuple(Path(d).resolve() for d in dirs)
 
@@ -440,7 +440,7 @@ def write_code_manifest(script: str | os.PathLike, package_dir, folder=MANIFEST_
 
 
 #: The packages whose files the code manifests list: this checkout's library and pipeline package.
-PACKAGE_DIRS = (Path(__file__).resolve().parents[2] / "src" / "otfs", Path(__file__).resolve().parent)
+PACKAGE_DIRS = (Path(__file__).resolve().parents[3] / "src" / "otfs", Path(__file__).resolve().parent)
 
 
 def manifest_files(path: str | os.PathLike, package_dir=None) -> list[Path]:
