@@ -304,6 +304,16 @@ def _pending(work: Path, *extra: str) -> tuple[list[dict], dict[str, int]]:
     return [j for j in _dry_run_jobs(proc.stdout + proc.stderr) if j["reason"]], planned_jobs(proc)
 
 
+def _pending_after_edit(work: Path, path: Path) -> tuple[list[dict], dict[str, int]]:
+    """:func:`_pending` with ``path`` edited (a comment appended), the file restored afterwards."""
+    original = path.read_text()
+    path.write_text(original + "\n# edited\n")
+    try:
+        return _pending(work)
+    finally:
+        path.write_text(original)
+
+
 @pytest.mark.pipeline
 @pytest.mark.parametrize("module", ["src/otfs/sample_selection/_base.py", "workflow/lib/otfs_workflow/tables.py",
                                     "workflow/lib/otfs_workflow/plotting.py", "workflow/lib/otfs_workflow/data/cache.py",
@@ -319,12 +329,7 @@ def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, modul
     importers = sorted(_rules_importing(test_run / module, test_run, everything))
     assert importers, module
     path = test_run / module
-    original = path.read_text()
-    path.write_text(original + "\n# edited\n")
-    try:
-        jobs, counts = _pending(test_run)
-    finally:
-        path.write_text(original)
+    jobs, counts = _pending_after_edit(test_run, path)
     assert counts == _pending(test_run, "--forcerun", *importers)[1], module
     for j in jobs:  # rerun because of the edit, or because an upstream job reruns
         if "Updated input files" in j["reason"]:
@@ -450,13 +455,7 @@ def test_a_new_ranker_file_reruns_no_job_and_a_target_naming_it_runs_only_its_ow
 @pytest.mark.pipeline
 def test_editing_one_adapter_reruns_only_its_classification_jobs_and_their_aggregates(test_run):
     assert _pending(test_run)[0] == []
-    path = test_run / "src" / "otfs" / "adapters" / "coral.py"
-    original = path.read_text()
-    path.write_text(original + "\n# edited\n")
-    try:
-        jobs, counts = _pending(test_run)
-    finally:
-        path.write_text(original)
+    jobs, counts = _pending_after_edit(test_run, test_run / "src" / "otfs" / "adapters" / "coral.py")
     updated = [j for j in jobs if "Updated input files" in j["reason"]]
     assert updated, counts
     for j in updated:  # the edited file reruns the jobs that run CORAL: their manifest names it

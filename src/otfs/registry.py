@@ -181,19 +181,24 @@ class Registry(Mapping):
         from importlib.metadata import entry_points
 
         for ep in entry_points(group=self.group):
+            self._load_entry_point(ep)
+
+    def _load_entry_point(self, ep) -> None:
+        """Load entry point ``ep`` and register its object under its name, its module as the origin; a
+        failure to load is an ``ImportError`` naming the plug-in."""
+        try:
+            self._importing.append(ep.module)
             try:
-                self._importing.append(ep.module)
-                try:
-                    obj = ep.load()
-                    if self._table.get(ep.name) is not obj:
-                        self.register(ep.name, obj)
-                finally:
-                    self._importing.pop()
-            except ValueError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the message names the plug-in
-                raise ImportError(f"the {self.kind} {ep.name!r} of entry point {ep.value!r} (group {self.group}) "
-                                  f"failed to load: {exc}") from exc
+                obj = ep.load()
+                if self._table.get(ep.name) is not obj:
+                    self.register(ep.name, obj)
+            finally:
+                self._importing.pop()
+        except ValueError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the message names the plug-in
+            raise ImportError(f"the {self.kind} {ep.name!r} of entry point {ep.value!r} (group {self.group}) "
+                              f"failed to load: {exc}") from exc
 
     def _import(self, module: str) -> None:
         """Import ``module``, remembering it as the origin of what it registers."""
@@ -226,11 +231,7 @@ class Registry(Mapping):
 
                 for ep in entry_points(group=self.group):
                     if ep.module in outside and ep.name not in self._table:
-                        self._importing.append(ep.module)
-                        try:
-                            self.register(ep.name, ep.load())
-                        finally:
-                            self._importing.pop()
+                        self._load_entry_point(ep)
         finally:
             self._loading_file = False
 

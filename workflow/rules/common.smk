@@ -156,9 +156,7 @@ def script_code(script, **methods):
         )
     if any(isinstance(v, str) for v in methods.values()):
         return _ScopedCode(script, methods)
-    return _scoped_code(
-        script, tuple(sorted((k, tuple(sorted(set(v)))) for k, v in methods.items()))
-    )
+    return _scoped_code_of_modules(script, _key(_modules_of(methods)))
 
 
 class _ScopedCode:
@@ -207,10 +205,6 @@ def _key(plugins):
 # Every registered ranker and adapter: what the benchmarks, which run them all, name.
 ALL_RANKERS = sorted(get_registry("otfs.rankers"))
 ALL_ADAPTERS = sorted(get_registry("otfs.adapters"))
-
-
-def _scoped_code(script, methods):
-    return _scoped_code_of_modules(script, _key(_modules_of(dict(methods))))
 
 
 @functools.cache

@@ -367,18 +367,22 @@ def scoped_manifest(script: str | os.PathLike, package_dir, plugins=None, folder
     adapters') and no other, so a new ranker file, or an edit of another adapter, reruns none of its jobs.
     Written (where its content changed) unless ``write`` is false; returns its path."""
     path = Path(folder) / scoped_manifest_name(script, plugins)
-    if not write:
-        return path
-    text = code_manifest_text(script, package_dir, plugins=plugins)
+    if write:
+        _write_if_changed(path, code_manifest_text(script, package_dir, plugins=plugins))
+    return path
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` unless the file holds it already: an unchanged manifest keeps its time, so
+    parsing the workflow again reruns nothing."""
     try:
         if path.read_text(encoding="utf-8") == text:
-            return path
+            return
     except FileNotFoundError:
         pass
     from otfs_workflow.io import write_text
 
     write_text(path, text)
-    return path
 
 
 def manifest_plugins(path: str | os.PathLike) -> dict[str, list[str]]:
@@ -427,15 +431,7 @@ def write_code_manifest(script: str | os.PathLike, package_dir, folder=MANIFEST_
     run, a cluster job step) reruns nothing.
     """
     path = _manifest_path(script, folder)
-    text = code_manifest_text(script, package_dir, closure)
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return path
-    except FileNotFoundError:
-        pass
-    from otfs_workflow.io import write_text
-
-    write_text(path, text)
+    _write_if_changed(path, code_manifest_text(script, package_dir, closure))
     return path
 
 

@@ -85,17 +85,23 @@ def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
     logger.info("done in %.2f s", time.perf_counter() - start)
 
 
+def _manifest_of(code):
+    """The code manifest a rule's ``code`` input is (one ``.json`` file), or None where it lists files."""
+    files = [code] if isinstance(code, (str, os.PathLike)) else list(code)
+    return files[0] if len(files) == 1 and str(files[0]).endswith(".json") else None
+
+
 def load_plugins(code) -> None:
     """Import the plug-in modules the rule's code manifest names (``plugins``: the method files of its job),
     and only them, before the job looks a method up: a lookup then imports no other file of the folder,
     and the job runs only what its code inputs list (:func:`otfs_workflow.codedeps.scoped_manifest`)."""
-    code = [code] if isinstance(code, (str, os.PathLike)) else list(code)
-    if len(code) != 1 or not str(code[0]).endswith(".json"):
+    manifest = _manifest_of(code)
+    if manifest is None:
         return
     from otfs.registry import get_registry
     from otfs_workflow.codedeps import manifest_plugins
 
-    for group, modules in manifest_plugins(code[0]).items():
+    for group, modules in manifest_plugins(manifest).items():
         get_registry(group).load_modules(modules)
 
 
@@ -107,10 +113,9 @@ def check_code_inputs(code, logger=None) -> None:
     """
     from otfs_workflow.codedeps import loaded_modules, manifest_files
 
-    code = [code] if isinstance(code, (str, os.PathLike)) else list(code)
-    if len(code) == 1 and str(code[0]).endswith(".json"):
-        code = manifest_files(code[0])
-    declared = {Path(c).resolve() for c in code}
+    files = [code] if isinstance(code, (str, os.PathLike)) else list(code)
+    manifest = _manifest_of(files)
+    declared = {Path(c).resolve() for c in (manifest_files(manifest) if manifest is not None else files)}
     loaded = loaded_modules()
     undeclared = sorted(str(p) for p in loaded - declared)
     if undeclared:
