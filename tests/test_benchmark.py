@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from sklearn.neighbors import KNeighborsClassifier
 
-from otfs.adapters import CORAL, SubspaceAlignment, TransferComponentAnalysis
+from otfs.adapters import CorrelationAlignment, LinearTransferComponentAnalysis, PCASubspaceAlignment
 from otfs.classification import accuracy_curve, nested_one_nn_accuracies, one_nn_accuracy
 from otfs.preprocessing import zscore
 from otfs.rankers._base import descending_order, feature_coupling_diagonal, rank_features
@@ -21,7 +21,7 @@ from otfs_workflow.benchmark.suite import main, run_suite
 def test_low_rank_coral_equals_sqrtm(shape, reg):
     # n < d (the Gram route), n > d (the covariance route) and n = d
     Xs, ys, Xt, _ = office_like(*shape, seed=3)
-    fast = CORAL(reg=reg).fit_transform(Xs, ys, Xt)
+    fast = CorrelationAlignment(reg=reg).adapt(Xs, ys, Xt)
     dense = reference.coral(Xs, Xt, reg=reg)
     assert relative_difference(fast, dense) < 1e-9
 
@@ -30,14 +30,14 @@ def test_coral_handles_duplicate_samples():
     # a rank-deficient source (duplicated rows) has exact null directions
     Xs, ys, Xt, _ = office_like(20, 30, 50, seed=4)
     Xs = np.vstack([Xs, Xs])
-    fast = CORAL().fit_transform(Xs, np.r_[ys, ys], Xt)
+    fast = CorrelationAlignment().adapt(Xs, np.r_[ys, ys], Xt)
     assert relative_difference(fast, reference.coral(Xs, Xt)) < 1e-9
 
 
 @pytest.mark.parametrize("shape", [(40, 60, 30), (40, 60, 150)])
 def test_tca_equals_the_released_codes_dense_version(shape):
     Xs, ys, Xt, _ = office_like(*shape, seed=5)
-    fast = TransferComponentAnalysis(n_components=10).fit_transform(Xs, ys, Xt)
+    fast = LinearTransferComponentAnalysis(n_components=10).adapt(Xs, ys, Xt)
     dense = reference.tca(Xs, Xt, n_components=10)
     assert fast[0].shape == dense[0].shape == (shape[0], 10)
     assert aligned_relative_difference(fast, dense) < 1e-8
@@ -48,7 +48,7 @@ def test_subspace_alignment_equals_sklearn_pca(n_source):
     # 30 source samples and 30 components: the last direction lies in the
     # null space of the centred samples, where the SVD fallback is taken
     Xs, ys, Xt, _ = office_like(n_source, 90, 60, seed=6)
-    fast = SubspaceAlignment(n_components=30).fit_transform(Xs, ys, Xt)
+    fast = PCASubspaceAlignment(n_components=30).adapt(Xs, ys, Xt)
     dense = reference.subspace_alignment(Xs, Xt, n_components=30)
     assert relative_difference(fast, dense) < 1e-8  # same signs as scikit-learn
 

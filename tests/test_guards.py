@@ -32,11 +32,11 @@ def domains():
     ("OT2", {"reg": -1.0}, r"'reg' parameter of SinkhornAdapter must be a float in the range \(0.0, inf\)"),
     ("OT3", {"reg": 0}, r"'reg' parameter of SinkhornLpl1Adapter must be a float in the range \(0.0, inf\)"),
     ("OT3", {"eta": -0.5}, r"'eta' parameter of SinkhornLpl1Adapter must be a float in the range \[0.0, inf\)"),
-    ("CORAL", {"reg": 0.0}, r"'reg' parameter of CORAL must be a float in the range \(0.0, inf\)"),
-    ("SA", {"n_components": 0}, r"'n_components' parameter of SubspaceAlignment must be an int in the range \[1, inf\)"),
-    ("TCA", {"n_components": 0}, r"'n_components' parameter of TransferComponentAnalysis must be an int"),
-    ("TCA", {"mu": -1.0}, r"'mu' parameter of TransferComponentAnalysis must be a float in the range \[0.0, inf\)"),
-    ("TCA", {"solver": "lapack"}, r"'solver' parameter of TransferComponentAnalysis must be a str among"),
+    ("CORAL", {"reg": 0.0}, r"'reg' parameter of CorrelationAlignment must be a float in the range \(0.0, inf\)"),
+    ("SA", {"n_components": 0}, r"'n_components' parameter of PCASubspaceAlignment must be an int in the range \[1, inf\)"),
+    ("TCA", {"n_components": 0}, r"'n_components' parameter of LinearTransferComponentAnalysis must be an int"),
+    ("TCA", {"mu": -1.0}, r"'mu' parameter of LinearTransferComponentAnalysis must be a float in the range \[0.0, inf\)"),
+    ("TCA", {"solver": "lapack"}, r"'solver' parameter of LinearTransferComponentAnalysis must be a str among"),
     ("WDA", {"n_components": 0}, r"'n_components' parameter of WDAAdapter must be an int in the range \[1, inf\)"),
     ("WDA", {"reg_lambda": 0.0}, r"'reg_lambda' parameter of WDAAdapter must be a float in the range \(0.0, inf\)"),
     ("OT", {"max_iter": -1}, r"'max_iter' parameter of EMDAdapter must be an int in the range \[1, inf\)"),
@@ -47,7 +47,7 @@ def domains():
 def test_an_adapter_parameter_out_of_range_is_named_before_any_work(domains, name, params, message):
     Xs, ys, Xt = domains
     with pytest.raises(ValueError, match=message):
-        get_adapter(name, **params).fit_transform(Xs, ys, Xt)
+        get_adapter(name, **params).adapt(Xs, ys, Xt)
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -84,7 +84,7 @@ def test_a_missing_label_is_an_error(domains, missing):
     bad[4] = missing
     for name in ("NA", "OT3", "CORAL"):
         with pytest.raises(ValueError, match=r"ys has 1 missing label\(s\) \(NaN or None\), the first at index 4"):
-            get_adapter(name).fit_transform(Xs, bad, Xt)
+            get_adapter(name).adapt(Xs, bad, Xt)
     with pytest.raises(ValueError, match=r"yt has 1 missing label"):
         one_nn_accuracy(Xs, ys, Xt[:30], bad)
     if missing is not None:  # scikit-learn's own check, in the estimators
@@ -96,7 +96,7 @@ def test_sparse_input_is_refused_with_a_way_out(domains):
     Xs, ys, Xt = domains
     with pytest.raises(TypeError, match=r"Xs is a SciPy sparse matrix \(30 x 8\); otfs needs a dense array: "
                                         r"pass Xs.toarray\(\)"):
-        get_adapter("OT2").fit_transform(scipy.sparse.csr_matrix(Xs), ys, Xt)
+        get_adapter("OT2").adapt(scipy.sparse.csr_matrix(Xs), ys, Xt)
     with pytest.raises(TypeError, match=r"Xt is a SciPy sparse matrix"):
         rank_features(Xs, scipy.sparse.csr_matrix(Xt))
     with pytest.raises(TypeError, match="Sparse data was passed"):  # scikit-learn's message, in the estimator
@@ -106,7 +106,7 @@ def test_sparse_input_is_refused_with_a_way_out(domains):
 def test_complex_input_is_refused_not_cast(domains):
     Xs, ys, Xt = domains
     with pytest.raises(ValueError, match=r"Xt has complex values; otfs works on real features"):
-        get_adapter("SA", n_components=3).fit_transform(Xs, ys, Xt + 1j)
+        get_adapter("SA", n_components=3).adapt(Xs, ys, Xt + 1j)
     with pytest.raises(ValueError, match=r"Su has complex values"):
         feature_coupling_diagonal(Xs + 0j, Xs)
     with pytest.raises(ValueError, match="Complex data not supported"):
@@ -158,7 +158,7 @@ def test_ot2_falls_back_to_the_log_domain_and_matches_pots_log_solver(domains):
     Xs, ys, Xt = domains
     a = get_adapter("OT2", reg=1e-3)
     with pytest.warns(NumericalFallbackWarning, match=r"SinkhornAdapter \(OT2\): .* underflows at reg=0.001"):
-        Zs, _ = a.fit_transform(Xs, ys, Xt)
+        Zs, _ = a.adapt(Xs, ys, Xt)
     G = ot.sinkhorn(ot.unif(30), ot.unif(40), ot.utils.cost_normalization(ot.dist(Xs, Xt), "median"), 1e-3,
                     method="sinkhorn_log", numItermax=1000, stopThr=1e-8, warn=False)
     np.testing.assert_allclose(a.coupling_, G, rtol=1e-10, atol=1e-300)
@@ -170,14 +170,14 @@ def test_ot3_with_an_underflowing_kernel_is_an_error_naming_reg(domains, params,
     Xs, ys, Xt = domains
     with pytest.raises(FloatingPointError, match=r"SinkhornLpl1Adapter \(OT3\): the coupling gives no mass to "
                                                  r"\d+ of 30 source samples at reg=.*: exp\(-cost/reg\) underflows"):
-        get_adapter("OT3", **params).fit_transform(Xs * scale, ys, Xt * scale)
+        get_adapter("OT3", **params).adapt(Xs * scale, ys, Xt * scale)
 
 
 @pytest.mark.parametrize("name", ["OT2", "OT3"])
 def test_constant_data_cannot_be_normalised(domains, name):
     Xs, ys, Xt = domains
     with pytest.raises(ValueError, match=r"every pairwise cost is 0 .* the samples are constant or identical"):
-        get_adapter(name).fit_transform(np.ones_like(Xs), ys, np.ones_like(Xt))
+        get_adapter(name).adapt(np.ones_like(Xs), ys, np.ones_like(Xt))
 
 
 @pytest.mark.parametrize("name", sorted(ADAPTERS))
@@ -187,7 +187,7 @@ def test_no_adapter_returns_non_finite_output_on_huge_scale(domains, name):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumericalFallbackWarning)
-            Zs, Zt = get_adapter(name).fit_transform(Xs * 1e6, ys, Xt * 1e6)
+            Zs, Zt = get_adapter(name).adapt(Xs * 1e6, ys, Xt * 1e6)
     except (ValueError, FloatingPointError):
         return
     assert np.isfinite(Zs).all() and np.isfinite(Zt).all()
@@ -206,4 +206,4 @@ def test_wda_on_degenerate_data_says_why(domains):
         WassersteinDiscriminantAnalysis(n_components=2, normalize=False).fit(Xs * 1e4, ys)
     # the adapter passes the error on
     with pytest.raises(ValueError, match="WDA: every sample is the same"):
-        get_adapter("WDA", n_components=2).fit_transform(np.ones_like(Xs), ys, Xs)
+        get_adapter("WDA", n_components=2).adapt(np.ones_like(Xs), ys, Xs)

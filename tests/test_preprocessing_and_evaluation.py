@@ -60,7 +60,7 @@ def test_accuracy_curve_records():
 def test_adapter_registry():
     assert "NA" in ADAPTERS
     Xs, Xt = np.ones((3, 2)), np.zeros((4, 2))
-    A, B = get_adapter("NA").fit_transform(Xs, [1, 2, 1], Xt)
+    A, B = get_adapter("NA").adapt(Xs, [1, 2, 1], Xt)
     A[0, 0] = 5
     assert Xs[0, 0] == 1  # returns copies
     with pytest.raises(ValueError, match="unknown adapter 'XX'"):

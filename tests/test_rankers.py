@@ -93,8 +93,8 @@ def test_two_domain_estimators_accept_skadas_sample_domain():
     for name in sorted(ADAPTERS):
         if name == "WDA":
             continue  # needs the dr extra; its fit_transform is the same base-class path
-        a_s, a_t = get_adapter(name).fit_transform(Xs, ys, Xt)
-        out = get_adapter(name).fit_transform_domains(X, np.where(sample_domain > 0, y, -1), sample_domain)
+        a_s, a_t = get_adapter(name).adapt(Xs, ys, Xt)
+        out = get_adapter(name).fit_transform(X, np.where(sample_domain > 0, y, -1), sample_domain=sample_domain)
         np.testing.assert_allclose(out, np.vstack([a_s, a_t]), rtol=1e-12, atol=1e-12, err_msg=name)
     # the relevant-and-invariant selector reads the target labels it needs from y
     kw = dict(n_features_to_select=3, pop_size=8, n_gen=2, random_state=0)

@@ -176,7 +176,7 @@ def test_importing_skada_through_otfs_changes_no_other_result(tmp_path):
         before = results()
         from otfs.k_selection._base import get_rule, score_adapted
         from otfs.classification import make_classifier
-        get_adapter("skada:CORALAdapter").fit_transform(Xs, ys, Xt)
+        get_adapter("skada:CORALAdapter").adapt(Xs, ys, Xt)
         score_adapted(Xs, ys, Xt, {"entropy": get_rule("entropy")}, make_classifier("knn"), 1, 0.5, 0)
         assert sklearn.get_config()["enable_metadata_routing"] is False
         assert results() == before, "a result changed once otfs had used skada"

@@ -205,9 +205,9 @@ def test_wda_adapter_is_registered_and_fits_on_the_source_only():
     X, y = _wine()
     Xs, ys, Xt = X[::2], y[::2], X[1::2]
     adapter = get_adapter("WDA", n_components=2, max_iter=10)
-    Zs, Zt = adapter.fit_transform(Xs, ys, Xt)
+    Zs, Zt = adapter.adapt(Xs, ys, Xt)
     assert Zs.shape == (len(ys), 2) and Zt.shape == (len(Xt), 2)
-    Zs2, _ = get_adapter("WDA", n_components=2, max_iter=10).fit_transform(Xs, ys, Xt + 5.0)
+    Zs2, _ = get_adapter("WDA", n_components=2, max_iter=10).adapt(Xs, ys, Xt + 5.0)
     np.testing.assert_array_equal(Zs, Zs2)
 
 

@@ -175,6 +175,21 @@ def as_label_vector(y, n: int, name: str = "y") -> np.ndarray:
     return arr
 
 
+def source_mask(sample_domain, n: int) -> np.ndarray:
+    """Boolean mask of the source rows by skada's ``sample_domain`` convention (positive: source, negative:
+    target); a scalar applies to all ``n`` rows."""
+    sd = np.asarray(sample_domain)
+    if sd.ndim == 0:
+        sd = np.full(n, sd)
+    if sd.ndim != 1 or sd.shape[0] != n:
+        raise ValueError(f"sample_domain must have one value per sample of X ({n}), got shape {sd.shape}")
+    if sd.size and not np.issubdtype(sd.dtype, np.integer) and not np.all(np.mod(sd, 1) == 0):
+        raise ValueError("sample_domain must hold integers (skada: positive for source, negative for target)")
+    if np.any(sd == 0):
+        raise ValueError("sample_domain has 0 entries: skada's convention is positive for source, negative for target")
+    return sd > 0
+
+
 def split_domains(X, sample_domain, y=None):
     """Split stacked samples by skada's ``sample_domain`` convention: positive values are source
     samples, negative ones target samples (one source and one target domain here).
@@ -182,21 +197,17 @@ def split_domains(X, sample_domain, y=None):
     Returns ``(Xs, Xt, ys, yt, source_mask)``; ``ys``/``yt`` are None without ``y``.
     """
     X = as_float_matrix(X, "X")
+    source = source_mask(sample_domain, X.shape[0])
     sd = np.asarray(sample_domain)
-    if sd.ndim != 1 or sd.shape[0] != X.shape[0]:
-        raise ValueError(f"sample_domain must have one value per sample of X ({X.shape[0]}), got shape {sd.shape}")
-    if not np.issubdtype(sd.dtype, np.integer) and not np.all(np.mod(sd, 1) == 0):
-        raise ValueError("sample_domain must hold integers (skada: positive for source, negative for target)")
-    if np.any(sd == 0):
-        raise ValueError("sample_domain has 0 entries: skada's convention is positive for source, negative for target")
-    sources, targets = np.unique(sd[sd > 0]), np.unique(sd[sd < 0])
+    sources, targets = np.unique(sd[source]), np.unique(sd[~source])
     if sources.size != 1 or targets.size != 1:
         raise ValueError(f"sample_domain must name one source domain (> 0) and one target domain (< 0); got "
                          f"sources {sources.tolist()} and targets {targets.tolist()}")
-    source = sd > 0
     ys = yt = None
     if y is not None:
         y = np.asarray(y)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y has {y.shape[0]} entries for the {X.shape[0]} samples of X")
         ys, yt = y[source], y[~source]
     return X[source], X[~source], ys, yt, source
 

@@ -18,9 +18,10 @@ import contextlib
 import importlib
 from collections.abc import Iterator
 
-__all__ = ["MASKED_LABEL", "SKADA_EXTRA", "TARGET_DOMAIN", "import_skada", "routing", "stack_domains"]
+__all__ = ["MASKED_LABEL", "SKADA_EXTRA", "SOURCE_DOMAIN", "TARGET_DOMAIN", "import_skada", "routing", "stack_domains"]
 
-#: The target rows' domain label and masked class label, as skada writes them.
+#: The source and target rows' domain labels and the masked class label, as skada writes them.
+SOURCE_DOMAIN = 1
 TARGET_DOMAIN = -2
 MASKED_LABEL = -1
 
@@ -65,5 +66,5 @@ def stack_domains(Xs, ys, Xt):
     encoder = LabelEncoder().fit(ys)
     X = np.vstack([Xs, Xt])
     y = np.concatenate([encoder.transform(ys), np.full(len(Xt), MASKED_LABEL)])
-    sample_domain = np.concatenate([np.ones(len(Xs), dtype=int), np.full(len(Xt), TARGET_DOMAIN)])
+    sample_domain = np.concatenate([np.full(len(Xs), SOURCE_DOMAIN), np.full(len(Xt), TARGET_DOMAIN)])
     return X, y, sample_domain, encoder

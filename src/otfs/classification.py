@@ -175,7 +175,7 @@ def accuracy_curve(
                     seconds = time.perf_counter() - start
                     accuracy = 100.0 * float(np.mean(np.asarray(y_pred) == yt))
                 else:
-                    Xs_a, Xt_a = adapter.fit_transform(Xs[:, cols], ys, Xt[:, cols])
+                    Xs_a, Xt_a = adapter.adapt(Xs[:, cols], ys, Xt[:, cols])
                     seconds = time.perf_counter() - start
                     accuracy = one_nn_accuracy(Xs_a, ys, Xt_a, yt)
             except (ValueError, FloatingPointError) as exc:  # which point of the curve failed, by column

@@ -11,7 +11,7 @@ from ._base import (
     register_adapter as register_adapter,
 )
 from .coral import (
-    CORAL as CORAL,
+    CorrelationAlignment as CorrelationAlignment,
 )
 from .na import (
     NoAdaptation as NoAdaptation,
@@ -26,10 +26,10 @@ from .ot3 import (
     SinkhornLpl1Adapter as SinkhornLpl1Adapter,
 )
 from .sa import (
-    SubspaceAlignment as SubspaceAlignment,
+    PCASubspaceAlignment as PCASubspaceAlignment,
 )
 from .tca import (
-    TransferComponentAnalysis as TransferComponentAnalysis,
+    LinearTransferComponentAnalysis as LinearTransferComponentAnalysis,
 )
 from .wda import (
     WDAAdapter as WDAAdapter,

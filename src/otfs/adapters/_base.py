@@ -1,14 +1,20 @@
 """Domain-adaptation methods behind one interface, and their registry.
 
-An adapter takes labelled source samples and unlabelled target samples and
-returns both sets in the space where the 1-NN classifier is trained and
-evaluated: ``Xs_a, Xt_a = adapter.fit_transform(Xs, ys, Xt)``. The pipeline
-crosses any registered adapter with any feature ranking by its name.
+An adapter speaks skada's language: ``fit(X, y, sample_domain=...)`` on the
+stacked domains (positive ``sample_domain``: labelled source, negative:
+unlabelled target), then ``transform`` of either domain, so that it runs
+inside ``skada.make_da_pipeline`` beside skada's own adapters. The grid uses
+the two-set form ``Xs_a, Xt_a = adapter.adapt(Xs, ys, Xt)``, which fits and
+returns both training sets in the space where the classifier is trained and
+evaluated. The pipeline crosses any registered adapter with any feature
+ranking by its name.
 
 The adapters themselves are one file each in :mod:`otfs.adapters`, registered
 in :data:`ADAPTERS` by being there (or from another package, by the entry
 point group ``otfs.adapters``). To add one, subclass :class:`BaseAdapter`,
-implement :meth:`~BaseAdapter.fit_transform`, decorate the class with
+implement :meth:`~BaseAdapter._fit_adapt` (and, for new samples,
+:meth:`~BaseAdapter._transform_source` and
+:meth:`~BaseAdapter._transform_target`), decorate the class with
 ``@register_adapter("NAME")`` and drop the file in that folder.
 
 References
@@ -26,8 +32,10 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from otfs._checks import as_float_matrix, as_label_vector, check_same_features
+from otfs._checks import as_float_matrix, as_label_vector, check_same_features, source_mask, split_domains
+from otfs._skada import MASKED_LABEL, SOURCE_DOMAIN, TARGET_DOMAIN
 from otfs.registry import Registry
 
 __all__ = [
@@ -60,36 +68,93 @@ _NORMS = [StrOptions({"median", "max", "log", "none"}), None]
 
 
 class BaseAdapter(BaseEstimator):
-    """Interface of a domain-adaptation method.
+    """Interface of a domain-adaptation method, in skada's language.
 
     Subclasses store their hyper-parameters in ``__init__``, declare their
     ranges in ``_parameter_constraints`` (scikit-learn's convention) and
-    implement :meth:`fit_transform`, which starts with :meth:`_check`: a
+    implement :meth:`_fit_adapt`, which receives validated float arrays (a
     parameter out of its range is a ``ValueError`` naming it and the range,
-    before any work. They must not modify their inputs.
+    before any work), stores what :meth:`_transform_source` and
+    :meth:`_transform_target` need in attributes ending in ``_``, and
+    returns the adapted training samples. They must not modify their inputs.
+
+    The public methods follow skada's ``BaseAdapter``: :meth:`fit`,
+    :meth:`fit_transform` and :meth:`transform` take skada's
+    ``sample_domain`` (positive: source, negative: target; without it,
+    :meth:`fit` reads target rows from ``y == -1``, skada's masked label, and
+    :meth:`transform` takes every row for a target sample) and request it
+    through scikit-learn's metadata routing, so that an adapter is a step
+    of ``skada.make_da_pipeline``. skada itself is not imported: importing it
+    turns metadata routing on for the whole process.
     """
 
     name = "base"
-    #: True where ``fit_transform`` returns both domains unchanged: the evaluation then runs the nested 1-NN
+    #: True where the adapter returns both domains unchanged: the evaluation then runs the nested 1-NN
     #: of every feature count at once (:func:`otfs.classification.accuracy_curve`).
     identity = False
     _parameter_constraints: dict = {}
+    # skada's requests: sample_domain reaches fit and transform inside a DA pipeline
+    __metadata_request__fit = {"sample_domain": True}
+    __metadata_request__transform = {"sample_domain": True, "allow_source": True}
 
-    def fit_transform(self, Xs, ys, Xt):  # pragma: no cover - interface
-        """Return ``(Xs_adapted, Xt_adapted)``."""
+    # -- the two-set form the grid uses --------------------------------------------------------------
+    def adapt(self, Xs, ys, Xt):
+        """Fit on the labelled source ``(Xs, ys)`` and the unlabelled target ``Xt``; return
+        ``(Xs_adapted, Xt_adapted)``, both in the space where the classifier is trained and evaluated."""
+        Xs, ys, Xt = self._check(Xs, ys, Xt)
+        Xs_new, Xt_new = self._fit_adapt(Xs, ys, Xt)
+        self.n_features_in_ = Xs.shape[1]
+        return Xs_new, Xt_new
+
+    # -- skada's form --------------------------------------------------------------------------------
+    def fit(self, X, y=None, *, sample_domain=None):
+        """Fit on stacked samples (skada's ``sample_domain``); target labels are never read. Returns ``self``."""
+        Xs, Xt, ys, _ = self._split_fit(X, y, sample_domain)
+        self.adapt(Xs, ys, Xt)
+        return self
+
+    def fit_transform(self, X, y=None, *, sample_domain=None):
+        """:meth:`fit`, then the adapted training samples in the rows of ``X`` (the in-sample map)."""
+        Xs, Xt, ys, source = self._split_fit(X, y, sample_domain)
+        Xs_new, Xt_new = self.adapt(Xs, ys, Xt)
+        return _merge(source, Xs_new, Xt_new)
+
+    def transform(self, X, y=None, *, sample_domain=None, allow_source=False):
+        """Adapt new samples: target rows (negative ``sample_domain``, or every row without it) by the target
+        map, source rows, where ``allow_source``, by the source map. ``y`` is not read."""
+        check_is_fitted(self, "n_features_in_")
+        X = as_float_matrix(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
+                             f"{self.n_features_in_}")
+        if sample_domain is None:
+            source = np.zeros(X.shape[0], dtype=bool)
+        else:
+            source = source_mask(sample_domain, X.shape[0])
+        if source.any() and not allow_source:
+            raise ValueError(f"{type(self).__name__}.transform got {int(source.sum())} source sample(s) "
+                             "(sample_domain > 0) with allow_source=False")
+        parts = [self._transform_source(X[source]) if source.any() else None,
+                 self._transform_target(X[~source]) if (~source).any() else None]
+        width = next(p.shape[1] for p in parts if p is not None) if X.shape[0] else 0
+        empty = np.empty((0, width))
+        return _merge(source, parts[0] if parts[0] is not None else empty,
+                      parts[1] if parts[1] is not None else empty)
+
+    # -- what a subclass implements ----------------------------------------------------------------
+    def _fit_adapt(self, Xs, ys, Xt):  # pragma: no cover - interface
+        """Fit on validated arrays, store the fitted maps, return ``(Xs_adapted, Xt_adapted)``."""
         raise NotImplementedError
 
-    def fit_transform_domains(self, X, y, sample_domain):
-        """:meth:`fit_transform` on stacked samples with skada's ``sample_domain`` (positive: source,
-        negative: target); returns the adapted samples in the rows of ``X``. Target labels are not read."""
-        from otfs._checks import split_domains
+    def _transform_source(self, X):
+        """The fitted source map applied to new source samples."""
+        raise NotImplementedError(f"{type(self).__name__} has no map for new source samples")
 
-        Xs, Xt, ys, _, source = split_domains(X, sample_domain, y)
-        Xs_new, Xt_new = self.fit_transform(Xs, ys, Xt)
-        out = np.empty((source.size, Xs_new.shape[1]), dtype=np.result_type(Xs_new, Xt_new))
-        out[source], out[~source] = Xs_new, Xt_new
-        return out
+    def _transform_target(self, X):
+        """The fitted target map applied to new target samples."""
+        raise NotImplementedError(f"{type(self).__name__} has no map for new target samples")
 
+    # -- helpers -----------------------------------------------------------------------------------
     def _check(self, Xs, ys, Xt):
         """Validate the parameters, then the inputs; return the inputs as float arrays."""
         self._validate_params()
@@ -98,6 +163,26 @@ class BaseAdapter(BaseEstimator):
         check_same_features(Xs, Xt)
         ys = as_label_vector(ys, Xs.shape[0], "ys")
         return Xs, ys, Xt
+
+    @staticmethod
+    def _split_fit(X, y, sample_domain):
+        """``(Xs, Xt, ys, source_mask)`` from stacked samples, by skada's conventions."""
+        if sample_domain is None:
+            if y is None:
+                raise ValueError("fit needs sample_domain, or y with the target samples' labels masked as -1 "
+                                 "(skada's convention)")
+            sample_domain = np.where(np.asarray(y) == MASKED_LABEL, TARGET_DOMAIN, SOURCE_DOMAIN)
+        if y is None:
+            raise ValueError("fit needs the source labels y")
+        Xs, Xt, ys, _, source = split_domains(X, sample_domain, y)
+        return Xs, Xt, ys, source
+
+
+def _merge(source: np.ndarray, Xs_new: np.ndarray, Xt_new: np.ndarray) -> np.ndarray:
+    """Adapted source and target rows back in the rows of the stacked input."""
+    out = np.empty((source.size, Xs_new.shape[1]), dtype=np.result_type(Xs_new, Xt_new))
+    out[source], out[~source] = Xs_new, Xt_new
+    return out
 
 
 def _n_components(requested: int, Xs: np.ndarray, Xt: np.ndarray) -> int:

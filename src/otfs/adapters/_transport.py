@@ -29,7 +29,12 @@ def _barycentric_map(G: np.ndarray, Xt: np.ndarray) -> np.ndarray:
 
 
 class _OTAdapter(BaseAdapter):
-    """Shared part of the OT adapters: uniform weights, cost, barycentric map."""
+    """Shared part of the OT adapters: uniform weights, cost, barycentric map.
+
+    Fitted attributes: ``coupling_``, ``X_source_`` (the training source samples) and ``X_source_mapped_``
+    (their images). Target samples stay where they are; a new source sample moves as its nearest training
+    source sample does (Ferradans et al. 2014; POT's ``out_of_sample_map="ferradans"``).
+    """
 
     norm = None
 
@@ -39,9 +44,24 @@ class _OTAdapter(BaseAdapter):
     def _coupling(self, a, b, M, ys):  # pragma: no cover - interface
         raise NotImplementedError
 
-    def fit_transform(self, Xs, ys, Xt):
-        Xs, ys, Xt = self._check(Xs, ys, Xt)
+    def _fit_adapt(self, Xs, ys, Xt):
         a, b = ot.unif(Xs.shape[0]), ot.unif(Xt.shape[0])
         G = self._coupling(a, b, self._cost(Xs, Xt), ys)
         self.coupling_ = check_coupling(G, f"{type(self).__name__} ({self.name})", getattr(self, "reg", None))
-        return _barycentric_map(G, Xt), Xt.copy()
+        return self._store_map(Xs, _barycentric_map(G, Xt)), Xt.copy()
+
+    def _store_map(self, Xs, Xs_mapped):
+        """Keep the training source samples and their images for :meth:`_transform_source`; return the images."""
+        self.X_source_, self.X_source_mapped_ = Xs, Xs_mapped
+        return Xs_mapped
+
+    def _transform_source(self, X):
+        """The barycentric map of the training source samples; a new sample moves as its nearest training
+        source sample does (the out-of-sample map of Ferradans et al. 2014, POT's ``BaseTransport.transform``)."""
+        if X.shape == self.X_source_.shape and np.array_equal(X, self.X_source_):
+            return self.X_source_mapped_.copy()
+        nearest = np.argmin(ot.dist(X, self.X_source_, metric="sqeuclidean"), axis=1)
+        return X - self.X_source_[nearest] + self.X_source_mapped_[nearest]
+
+    def _transform_target(self, X):
+        return X.copy()

@@ -5,6 +5,8 @@ One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from otfs.adapters._base import (
@@ -15,7 +17,7 @@ from otfs.adapters._base import (
 
 
 @register_adapter("CORAL")
-class CORAL(BaseAdapter):
+class CorrelationAlignment(BaseAdapter):
     """Correlation alignment (Sun, Feng & Saenko, AAAI 2016), as in the paper's code.
 
     ``C_S = cov(Xs) + reg I`` and ``C_T = cov(Xt) + reg I``; the source is
@@ -38,6 +40,12 @@ class CORAL(BaseAdapter):
     reg : float, default=1.0
         Added to the covariance diagonals (the paper's code uses 1).
 
+    Attributes
+    ----------
+    source_whitening_, target_colouring_ : callable
+        ``Y -> Y C_S^{-1/2}`` and ``Y -> Y C_T^{1/2}``; new source samples go through both, new target
+        samples are unchanged.
+
     References
     ----------
     .. [1] B. Sun, J. Feng, K. Saenko. Return of Frustratingly Easy Domain
@@ -50,16 +58,44 @@ class CORAL(BaseAdapter):
     def __init__(self, reg=1.0):
         self.reg = reg
 
-    @staticmethod
-    def _power_map(X: np.ndarray, reg: float, power: float):
-        """The map ``Y -> Y (cov(X) + reg I)^power``, without forming a ``d x d`` matrix when ``n < d``."""
+    def _fit_adapt(self, Xs, ys, Xt):
+        if Xs.shape[0] < 2 or Xt.shape[0] < 2:
+            raise ValueError("CORAL needs at least two samples per domain")
+        self.source_whitening_ = _PowerMap.fit(Xs, self.reg, -0.5)
+        self.target_colouring_ = _PowerMap.fit(Xt, self.reg, 0.5)
+        return self._transform_source(Xs), Xt.copy()
+
+    def _transform_source(self, X):
+        return self.target_colouring_(self.source_whitening_(X))
+
+    def _transform_target(self, X):
+        return X.copy()
+
+
+@dataclass(frozen=True)
+class _PowerMap:
+    """The map ``Y -> Y (cov(X) + reg I)^power``, without forming a ``d x d`` matrix when ``n < d``.
+
+    With ``n >= d`` it holds the eigenpairs ``V, w`` of the ``d x d`` covariance; with ``n < d`` the
+    centred samples ``Xc``, the eigenvectors ``U`` of their ``n x n`` Gram matrix and the weights ``g``.
+    """
+
+    base: float
+    V: np.ndarray | None = None
+    w: np.ndarray | None = None
+    Xc: np.ndarray | None = None
+    U: np.ndarray | None = None
+    g: np.ndarray | None = None
+
+    @classmethod
+    def fit(cls, X: np.ndarray, reg: float, power: float) -> _PowerMap:
         n, d = X.shape
         Xc = X - X.mean(axis=0)
         base = reg**power
         if n >= d:  # few features: the d x d covariance is the small matrix
             lam, V = np.linalg.eigh(Xc.T @ Xc / (n - 1))
             w = reg**power * np.expm1(power * np.log1p(np.clip(lam, 0.0, None) / reg))
-            return lambda Y: base * Y + ((Y @ V) * w) @ V.T
+            return cls(base, V=V, w=w)
         # n < d: C = Xc^T U diag(s^2) U^T Xc / (n-1) from the n x n Gram matrix Xc Xc^T = U diag(s^2) U^T,
         # so Y f(C) = f(reg) Y + (Y Xc^T) U diag(g) U^T Xc with g = (f(reg + s^2/(n-1)) - f(reg)) / s^2.
         s2, U = np.linalg.eigh(Xc @ Xc.T)
@@ -70,11 +106,9 @@ class CORAL(BaseAdapter):
         # the limit s -> 0 (a null direction of the centred samples)
         small = s2 <= np.finfo(float).eps * max(float(s2.max()), 1.0)
         g[small] = power * reg ** (power - 1.0) / (n - 1)
-        return lambda Y: base * Y + ((((Y @ Xc.T) @ U) * g) @ U.T) @ Xc
+        return cls(base, Xc=Xc, U=U, g=g)
 
-    def fit_transform(self, Xs, ys, Xt):
-        Xs, _, Xt = self._check(Xs, ys, Xt)
-        if Xs.shape[0] < 2 or Xt.shape[0] < 2:
-            raise ValueError("CORAL needs at least two samples per domain")
-        whitened = self._power_map(Xs, self.reg, -0.5)(Xs)
-        return self._power_map(Xt, self.reg, 0.5)(whitened), Xt.copy()
+    def __call__(self, Y: np.ndarray) -> np.ndarray:
+        if self.V is not None:
+            return self.base * Y + ((Y @ self.V) * self.w) @ self.V.T
+        return self.base * Y + ((((Y @ self.Xc.T) @ self.U) * self.g) @ self.U.T) @ self.Xc

@@ -17,6 +17,11 @@ class NoAdaptation(BaseAdapter):
 
     identity = True
 
-    def fit_transform(self, Xs, ys, Xt):
-        Xs, _, Xt = self._check(Xs, ys, Xt)
+    def _fit_adapt(self, Xs, ys, Xt):
         return Xs.copy(), Xt.copy()
+
+    def _transform_source(self, X):
+        return X.copy()
+
+    def _transform_target(self, X):
+        return X.copy()

@@ -64,8 +64,8 @@ class SinkhornAdapter(_OTAdapter):
                 stopThr=self.tol, warn=False,
             )
 
-    def fit_transform(self, Xs, ys, Xt):
-        """Adapt; with ``method="sinkhorn"`` an underflowing kernel falls back to ``"sinkhorn_log"``.
+    def _fit_adapt(self, Xs, ys, Xt):
+        """Fit; with ``method="sinkhorn"`` an underflowing kernel falls back to ``"sinkhorn_log"``.
 
         A small ``reg`` (or a large unnormalised cost) underflows the Gibbs
         kernel, and POT's ``"sinkhorn"`` stops on a zero scaling with a
@@ -75,10 +75,9 @@ class SinkhornAdapter(_OTAdapter):
         loses a sample is an error naming ``reg``.
         """
         if self.method != "sinkhorn":
-            return super().fit_transform(Xs, ys, Xt)
+            return super()._fit_adapt(Xs, ys, Xt)
         # POT's "sinkhorn" iterations on a kernel computed in place (otfs._ot.solvers):
         # equal to ot.sinkhorn to round-off, without its extra n_s x n_t arrays.
-        Xs, ys, Xt = self._check(Xs, ys, Xt)
         with np.errstate(under="ignore"):
             K = gibbs_kernel(Xs, Xt, self.reg, self.norm)
         a, b = ot.unif(Xs.shape[0]), ot.unif(Xt.shape[0])
@@ -96,4 +95,4 @@ class SinkhornAdapter(_OTAdapter):
             )
             K = self._coupling(a, b, self._cost(Xs, Xt), ys, method="sinkhorn_log")
         self.coupling_ = check_coupling(K, "SinkhornAdapter (OT2)", self.reg)
-        return _barycentric_map(K, Xt), Xt.copy()
+        return self._store_map(Xs, _barycentric_map(K, Xt)), Xt.copy()

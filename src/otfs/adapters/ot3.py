@@ -69,7 +69,7 @@ class SinkhornLpl1Adapter(_OTAdapter):
     def _coupling(self, a, b, M, ys):
         # POT's majoration-minimisation has no log-domain inner solver: an
         # underflowing kernel gives a coupling that loses samples, which
-        # fit_transform reports as an error naming reg (otfs._ot.solvers.check_coupling).
+        # _fit_adapt reports as an error naming reg (otfs._ot.solvers.check_coupling).
         with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore", under="ignore", over="ignore"):
             # POT warns when an inner Sinkhorn stops at its iteration limit,
             # which the paper's protocol accepts; its numerical errors are

@@ -15,7 +15,7 @@ from otfs.adapters._base import (
 
 
 @register_adapter("SA")
-class SubspaceAlignment(BaseAdapter):
+class PCASubspaceAlignment(BaseAdapter):
     """Subspace alignment (Fernando et al., ICCV 2013), as in the paper's code.
 
     The ``d`` leading principal directions ``P_S`` and ``P_T`` of each domain
@@ -26,6 +26,13 @@ class SubspaceAlignment(BaseAdapter):
     ----------
     n_components : int, default=80
         Subspace dimension ``d``; fewer when fewer features or samples.
+
+    Attributes
+    ----------
+    source_components_, target_components_ : ndarray of shape (n_features, d)
+        ``P_S`` and ``P_T``.
+    alignment_ : ndarray of shape (d, d)
+        ``P_S^T P_T``; new source samples map to ``X P_S P_S^T P_T``, new target samples to ``X P_T``.
 
     References
     ----------
@@ -39,9 +46,15 @@ class SubspaceAlignment(BaseAdapter):
     def __init__(self, n_components=80):
         self.n_components = n_components
 
-    def fit_transform(self, Xs, ys, Xt):
-        Xs, _, Xt = self._check(Xs, ys, Xt)
+    def _fit_adapt(self, Xs, ys, Xt):
         d = _n_components(self.n_components, Xs, Xt)
-        Ps = principal_directions(Xs, d)
-        Pt = principal_directions(Xt, d)
-        return Xs @ Ps @ (Ps.T @ Pt), Xt @ Pt
+        self.source_components_ = principal_directions(Xs, d)
+        self.target_components_ = principal_directions(Xt, d)
+        self.alignment_ = self.source_components_.T @ self.target_components_
+        return self._transform_source(Xs), self._transform_target(Xt)
+
+    def _transform_source(self, X):
+        return X @ self.source_components_ @ self.alignment_
+
+    def _transform_target(self, X):
+        return X @ self.target_components_

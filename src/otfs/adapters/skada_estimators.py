@@ -82,7 +82,7 @@ class SkadaAdapter(BaseAdapter):
     Notes
     -----
     An adapter class of skada with the 1-NN is used through
-    :meth:`fit_transform` (its output on the stacked domains), like every
+    :meth:`~otfs.adapters.BaseAdapter.adapt` (its output on the stacked domains), like every
     adapter; anything else (a reweighting or label-propagating adapter, a
     factory, a classifier, or another classifier than the 1-NN) predicts the
     target labels itself, through :meth:`fit_predict`, and
@@ -145,7 +145,7 @@ class SkadaAdapter(BaseAdapter):
 
     @property
     def predicts_labels(self) -> bool:
-        """True where the target labels come from :meth:`fit_predict` rather than the 1-NN on :meth:`fit_transform`."""
+        """True where the target labels come from :meth:`fit_predict` rather than the 1-NN on :meth:`adapt`."""
         if self.skada_kind != "adapter" or self.classifier != "1nn":
             return True
         from otfs._skada import import_skada
@@ -156,22 +156,40 @@ class SkadaAdapter(BaseAdapter):
         return issubclass(cls, reweight) or bool(getattr(cls, "predicts_target_labels", False))
 
     # -- the adapter interface -------------------------------------------------------
-    def fit_transform(self, Xs, ys, Xt):
+    def _fit_adapt(self, Xs, ys, Xt):
         """The skada adapter's output on the stacked domains, split back into ``(Xs_adapted, Xt_adapted)``."""
         from otfs._skada import routing, stack_domains
 
-        Xs, ys, Xt = self._check(Xs, ys, Xt)
         if self.skada_kind != "adapter":
             raise TypeError(f"skada:{self.skada_name} is a {self.skada_kind}, not an adapter: it has no adapted "
                             "samples, only predictions (fit_predict)")
         X, y, sample_domain, _ = stack_domains(Xs, ys, Xt)
         with routing():
-            out = self._build_estimator().fit_transform(X, y, sample_domain=sample_domain)
+            estimator = self._build_estimator()
+            out = estimator.fit_transform(X, y, sample_domain=sample_domain)
         if not isinstance(out, np.ndarray):
             raise TypeError(f"skada:{self.skada_name} returns {type(out).__name__} (sample weights), not adapted "
                             "samples: use it through fit_predict, with a classifier that takes sample_weight")
+        self.estimator_ = estimator
         ns = Xs.shape[0]
         return np.asarray(out[:ns], dtype=np.float64), np.asarray(out[ns:], dtype=np.float64)
+
+    def _skada_transform(self, X, domain: int):
+        from otfs._skada import routing
+
+        with routing():
+            out = self.estimator_.transform(X, sample_domain=np.full(X.shape[0], domain), allow_source=domain > 0)
+        return np.asarray(out, dtype=np.float64)
+
+    def _transform_source(self, X):
+        from otfs._skada import SOURCE_DOMAIN
+
+        return self._skada_transform(X, SOURCE_DOMAIN)
+
+    def _transform_target(self, X):
+        from otfs._skada import TARGET_DOMAIN
+
+        return self._skada_transform(X, TARGET_DOMAIN)
 
     def fit_predict(self, Xs, ys, Xt):
         """Fit on the labelled source and the unlabelled target; return the predicted target labels."""

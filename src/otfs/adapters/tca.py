@@ -18,7 +18,7 @@ from otfs.adapters._base import (
 
 
 @register_adapter("TCA")
-class TransferComponentAnalysis(BaseAdapter):
+class LinearTransferComponentAnalysis(BaseAdapter):
     """Transfer component analysis with a linear kernel (Pan et al., 2011).
 
     With ``K = X X^T`` over the stacked domains, the MMD matrix
@@ -39,6 +39,13 @@ class TransferComponentAnalysis(BaseAdapter):
         lower triangle only; scikit-learn-compatible skada does the same.
         ``"generalized"`` solves the symmetric-definite generalized problem
         ``K H K w = lambda (I + mu K L K) w`` exactly, with ``W^T A W = I``.
+
+    Attributes
+    ----------
+    X_fit_ : ndarray of shape (n_s + n_t, n_features)
+        The stacked training samples.
+    components_ : ndarray of shape (n_s + n_t, n_components)
+        ``W``; new samples of either domain are embedded as ``X X_fit^T W`` (skada's out-of-sample map).
 
     Notes
     -----
@@ -67,8 +74,7 @@ class TransferComponentAnalysis(BaseAdapter):
         self.mu = mu
         self.solver = solver
 
-    def fit_transform(self, Xs, ys, Xt):
-        Xs, _, Xt = self._check(Xs, ys, Xt)
+    def _fit_adapt(self, Xs, ys, Xt):
         ns, nt = Xs.shape[0], Xt.shape[0]
         n, n_feat = ns + nt, Xs.shape[1]
         m = int(min(self.n_components, n_feat, n))
@@ -96,5 +102,11 @@ class TransferComponentAnalysis(BaseAdapter):
             A = np.eye(n) + self.mu * np.outer(k, k)
             vals, vecs = scipy.linalg.eigh(B, A, subset_by_index=top)
         W = vecs[:, np.argsort(-vals, kind="stable")]
+        self.X_fit_, self.components_ = X, W
         Z = K @ W
         return Z[:ns], Z[ns:]
+
+    def _transform_source(self, X):
+        return (X @ self.X_fit_.T) @ self.components_
+
+    _transform_target = _transform_source

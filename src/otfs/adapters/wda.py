@@ -67,10 +67,9 @@ class WDAAdapter(BaseAdapter):
         self.normalize = normalize
         self.init = init
 
-    def fit_transform(self, Xs, ys, Xt):
+    def _fit_adapt(self, Xs, ys, Xt):
         from otfs.reducers._wda import WassersteinDiscriminantAnalysis
 
-        Xs, ys, Xt = self._check(Xs, ys, Xt)
         wda = WassersteinDiscriminantAnalysis(
             n_components=min(self.n_components, Xs.shape[1]), reg_lambda=self.reg_lambda,
             sinkhorn_iter=self.sinkhorn_iter, max_iter=self.max_iter, random_state=self.random_state,
@@ -78,3 +77,8 @@ class WDAAdapter(BaseAdapter):
         ).fit(Xs, ys)
         self.wda_ = wda
         return wda.transform(Xs), wda.transform(Xt)
+
+    def _transform_source(self, X):
+        return self.wda_.transform(X)
+
+    _transform_target = _transform_source

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from otfs.adapters import CORAL, SubspaceAlignment, TransferComponentAnalysis, get_adapter
+from otfs.adapters import CorrelationAlignment, LinearTransferComponentAnalysis, PCASubspaceAlignment, get_adapter
 from otfs.classification import accuracy_curve
 from otfs.rankers._base import descending_order, rank_features
 from otfs_workflow.benchmark import reference
@@ -156,7 +156,7 @@ def make_cases(size: str = "full") -> list[Case]:
         shape=f"n_s={ns}, n_t={nt}, d={d}",
         setup=partial(_setup, ns, nt, d),
         implementations={
-            "otfs": lambda D: CORAL(reg=1.0).fit_transform(D["Xs"], D["ys"], D["Xt"]),
+            "otfs": lambda D: CorrelationAlignment(reg=1.0).adapt(D["Xs"], D["ys"], D["Xt"]),
             "reference": lambda D: reference.coral(D["Xs"], D["Xt"], reg=1.0),
             "skada": _with_skada("CORAL"),
         },
@@ -171,7 +171,7 @@ def make_cases(size: str = "full") -> list[Case]:
         shape=f"n_s+n_t={ns + nt}, d={d}",
         setup=partial(_setup, ns, nt, d),
         implementations={
-            "otfs": lambda D: TransferComponentAnalysis().fit_transform(D["Xs"], D["ys"], D["Xt"]),
+            "otfs": lambda D: LinearTransferComponentAnalysis().adapt(D["Xs"], D["ys"], D["Xt"]),
             "reference": lambda D: reference.tca(D["Xs"], D["Xt"]),
             "skada": _with_skada("TCA"),
         },
@@ -186,7 +186,7 @@ def make_cases(size: str = "full") -> list[Case]:
         shape=f"n_s={ns}, n_t={nt}, d={d}",
         setup=partial(_setup, ns, nt, d),
         implementations={
-            "otfs": lambda D: SubspaceAlignment().fit_transform(D["Xs"], D["ys"], D["Xt"]),
+            "otfs": lambda D: PCASubspaceAlignment().adapt(D["Xs"], D["ys"], D["Xt"]),
             "reference": lambda D: reference.subspace_alignment(D["Xs"], D["Xt"]),
             "skada": _with_skada("SA"),
         },
@@ -202,7 +202,7 @@ def make_cases(size: str = "full") -> list[Case]:
             shape=f"n_s={ns}, n_t={nt}, d={d}",
             setup=partial(_setup, ns, nt, d),
             implementations={
-                "otfs": partial(lambda D, n: get_adapter(n).fit_transform(D["Xs"], D["ys"], D["Xt"]), n=name),
+                "otfs": partial(lambda D, n: get_adapter(n).adapt(D["Xs"], D["ys"], D["Xt"]), n=name),
                 "reference": partial(lambda D, n: reference.ot_adapter(n, D["Xs"], D["ys"], D["Xt"]), n=name),
                 "skada": _with_skada(name),
             },

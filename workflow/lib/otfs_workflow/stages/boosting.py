@@ -159,7 +159,7 @@ def run(caches: Mapping[str, str], ranking_path, feature_set: str, pair: str, ta
     cols = np.sort(order[:m])
     for adapter in cfg["ot_adapters"]:
         start = time.perf_counter()
-        Zs, Zt = get_adapter(adapter).fit_transform(Xs[:, cols], ys, Xtest[:, cols])
+        Zs, Zt = get_adapter(adapter).adapt(Xs[:, cols], ys, Xtest[:, cols])
         record(f"OT ranking + {adapter}", -1, 100.0 - one_nn_accuracy(Zs, ys, Zt, ytest), time.perf_counter() - start)
     df = pd.DataFrame(rows)
     write_tsv(df, output)

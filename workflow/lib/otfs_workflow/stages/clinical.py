@@ -142,7 +142,7 @@ def classify(voxels, ranking_path, cfg: Mapping, adapter: str, output,
                 auc, seconds = done[key]
             else:
                 start = time.perf_counter()
-                Xs_a, _ = get_adapter(adapter, **(adapter_params or {})).fit_transform(
+                Xs_a, _ = get_adapter(adapter, **(adapter_params or {})).adapt(
                     Xs[S][:, subset], ys[S], Xt[Tu][:, subset])
                 seconds = time.perf_counter() - start
                 auc = svm_auc(Xs_a, ys[S], Xt[:, subset], yt, C=cfg["svm_C"])

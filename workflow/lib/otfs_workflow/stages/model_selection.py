@@ -68,7 +68,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
     for adapter, ad in built_adapters.items():
         if getattr(ad, "predicts_labels", False):
             raise ValueError(f"model_selection.adapters: {adapter!r} predicts labels without adapted samples;"
-                             " the label-free scorers need adapted samples (an adapter with fit_transform)")
+                             " the label-free scorers need adapted samples (an adapter whose adapt returns them)")
     rows = []
     for r_it in rank["iterations"][:iterations]:
         it = r_it["iteration"]
@@ -85,7 +85,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
             for n in counts:
                 cols = order[:n]
                 start = time.perf_counter()
-                Zs, Zt = ad.fit_transform(Xs[:, cols], ys, tgt.X[:, cols])
+                Zs, Zt = ad.adapt(Xs[:, cols], ys, tgt.X[:, cols])
                 seconds = time.perf_counter() - start
                 row = {"iteration": it, "adapter": adapter, "n_features": n,
                        "accuracy": one_nn_accuracy(Zs, ys, Zt, tgt.y), "seconds": seconds}

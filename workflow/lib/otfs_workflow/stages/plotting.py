@@ -72,7 +72,7 @@ def figure5(n_per_class: int, reg: float, eta: float, seed: int, outputs: Mappin
     }
     couplings = {}
     for name, adapter in adapters.items():
-        adapter.fit_transform(Xs, ys, Xt)
+        adapter.adapt(Xs, ys, Xt)
         couplings[name] = adapter.coupling_
     fig, axes = plt.subplots(2, 3, figsize=(15, 10))
     plot_couplings(Xs, ys, Xt, couplings, axes[0], axes[1])
