@@ -12,14 +12,11 @@ import pytest
 
 from otfs_workflow.codedeps import (
     _only,
-    code_manifest_paths,
     code_manifest_text,
-    direct_imports,
     import_closure,
     manifest_files,
     manifest_plugins,
-    write_code_manifest,
-    write_code_manifests,
+    scoped_manifest,
 )
 from otfs_workflow.stages import check_code_inputs
 
@@ -52,7 +49,7 @@ def _names(paths, pkg: Path) -> set[str]:
 
 def test_every_import_form_is_counted(tmp_path):
     pkg = _package(tmp_path, {
-        "__init__.py": '_LAZY = {"fast": "lazy_target"}\n',
+        "__init__.py": "",
         "a.py": """
             import os
             from . import b
@@ -73,24 +70,12 @@ def test_every_import_form_is_counted(tmp_path):
                 from .i import j
         """,
         "b.py": "", "sub/__init__.py": "", "sub/c.py": "", "sub/d.py": "thing = 1\n", "e.py": "",
-        "f.py": "g = 1\n", "h.py": "", "i.py": "j = 1\n", "lazy_target.py": "", "unused.py": "",
+        "f.py": "g = 1\n", "h.py": "", "i.py": "j = 1\n", "unused.py": "",
     })
-    got = _names(direct_imports(pkg / "a.py", pkg), pkg)
-    assert got == {"__init__.py", "b.py", "sub/__init__.py", "sub/c.py", "sub/d.py", "e.py", "f.py", "h.py",
-                   "i.py"}
-    # the package's lazy exports count only where a name of them is imported
-    assert "lazy_target.py" not in got
-
-
-def test_lazy_exports_are_followed_where_used(tmp_path):
-    pkg = _package(tmp_path, {
-        "__init__.py": '_LAZY = {"rank": "ranking", "fit": "model"}\n',
-        "ranking.py": "", "model.py": "",
-        "user.py": "from pkg import rank\n",
-        "attr.py": "import pkg\n\ndef f():\n    return pkg.fit\n",
-    })
-    assert _names(direct_imports(pkg / "user.py", pkg), pkg) == {"__init__.py", "ranking.py"}
-    assert _names(direct_imports(pkg / "attr.py", pkg), pkg) == {"__init__.py", "model.py"}
+    got = _names(import_closure(pkg / "a.py", pkg), pkg)
+    assert got == {"__init__.py", "a.py", "b.py", "sub/__init__.py", "sub/c.py", "sub/d.py", "e.py", "f.py", "i.py"}
+    # a module loaded by name at run time is not an import statement: the jobs' run-time check catches it
+    assert "h.py" not in got
 
 
 def test_a_stubs_lazy_exports_are_followed_where_used(tmp_path):
@@ -99,14 +84,34 @@ def test_a_stubs_lazy_exports_are_followed_where_used(tmp_path):
         "__init__.py": "import lazy_loader as lazy\n__getattr__, __dir__, __all__ = lazy.attach_stub(__name__, __file__)\n",
         "__init__.pyi": "from ._base import (\n    Ranker as Ranker,\n)\nfrom . import extra as extra\n",
         "_base.py": "", "extra.py": "", "other.py": "",
-        "user.py": "from pkg import Ranker\n",
+        "user.py": "from pkg import (\n    Ranker,\n)\n",
         "attr.py": "import pkg\n\ndef f():\n    return pkg.extra\n",
         "bare.py": "import pkg\n",
     })
-    assert _names(direct_imports(pkg / "user.py", pkg), pkg) == {"__init__.py", "__init__.pyi", "_base.py"}
-    assert _names(direct_imports(pkg / "attr.py", pkg), pkg) == {"__init__.py", "__init__.pyi", "extra.py"}
+    assert _names(import_closure(pkg / "user.py", pkg), pkg) == {"__init__.py", "__init__.pyi", "_base.py", "user.py"}
+    assert _names(import_closure(pkg / "attr.py", pkg), pkg) == {"__init__.py", "__init__.pyi", "extra.py", "attr.py"}
     # importing the package alone loads nothing it exports; the stub is listed, never followed
     assert _names(import_closure(pkg / "bare.py", pkg), pkg) == {"__init__.py", "__init__.pyi", "bare.py"}
+    # the same from a script outside the package
+    script = tmp_path / "script.py"
+    script.write_text("from pkg import Ranker\n")
+    assert _names(import_closure(script, pkg), pkg) == {"__init__.py", "__init__.pyi", "_base.py"}
+
+
+def test_a_registry_counts_its_folder_or_only_the_methods_a_job_runs(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": "", "registry.py": "class Registry:\n    def __init__(self, *a, package=None): pass\n",
+        "methods/__init__.py": "from pkg.registry import Registry\nMETHODS = Registry('method', package='pkg.methods')\n",
+        "methods/one.py": "from . import helper\n", "methods/two.py": "", "methods/helper.py": "",
+        "methods/_private.py": "",
+    })
+    script = tmp_path / "script.py"
+    script.write_text("from pkg.methods import METHODS\n")
+    base = {"__init__.py", "registry.py", "methods/__init__.py"}
+    assert _names(import_closure(script, pkg), pkg) == base | {"methods/one.py", "methods/two.py", "methods/helper.py"}
+    assert _names(import_closure(script, pkg, {"pkg.methods": ["pkg.methods.one"]}), pkg) == base | {
+        "methods/one.py", "methods/helper.py"}
+    assert _names(import_closure(script, pkg, {"pkg.methods": []}), pkg) == base
 
 
 def test_a_closure_spans_several_packages(tmp_path):
@@ -121,7 +126,7 @@ def test_a_closure_spans_several_packages(tmp_path):
     assert {p.relative_to(tmp_path.resolve()).as_posix() for p in closure} == {
         "src/pkg/__init__.py", "src/pkg/method.py", "workflow/wf/__init__.py", "workflow/wf/stage.py"}
     # a manifest lists them relative to the packages' common folder
-    out = write_code_manifest(script, (lib, wf_root / "wf"), tmp_path / "m")
+    out = scoped_manifest(script, (lib, wf_root / "wf"), folder=tmp_path / "m")
     assert json.loads(out.read_text())["files"] == ["src/pkg/__init__.py", "src/pkg/method.py",
                                                      "workflow/wf/__init__.py", "workflow/wf/stage.py"]
     assert set(manifest_files(out, (lib, wf_root / "wf"))) == set(closure)
@@ -142,16 +147,16 @@ def test_closure_is_transitive_and_includes_parent_packages(tmp_path):
 def test_an_edited_file_is_parsed_again(tmp_path):
     pkg = _package(tmp_path, {"__init__.py": "", "a.py": "", "b.py": "", "c.py": ""})
     (pkg / "a.py").write_text("from . import b\n")
-    assert _names(direct_imports(pkg / "a.py", pkg), pkg) == {"__init__.py", "b.py"}
+    assert _names(import_closure(pkg / "a.py", pkg), pkg) == {"__init__.py", "a.py", "b.py"}
     (pkg / "a.py").write_text("from . import c\n")
     st = (pkg / "a.py").stat()
     os.utime(pkg / "a.py", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
-    assert _names(direct_imports(pkg / "a.py", pkg), pkg) == {"__init__.py", "c.py"}
+    assert _names(import_closure(pkg / "a.py", pkg), pkg) == {"__init__.py", "a.py", "c.py"}
 
 
 def test_a_syntax_error_names_the_file(tmp_path):
     pkg = _package(tmp_path, {"__init__.py": "", "bad.py": "def f(:\n"})
-    with pytest.raises(SyntaxError, match="bad.py: cannot derive its imports"):
+    with pytest.raises(SyntaxError, match=r"cannot derive the imports of \['pkg'\]: .*bad\.py"):
         import_closure(pkg / "bad.py", pkg)
 
 
@@ -189,32 +194,20 @@ def test_a_code_manifest_is_rewritten_only_when_a_listed_file_changes(tmp_path):
     script = tmp_path / "script.py"
     script.write_text("from pkg import a\n")
     out = tmp_path / "manifests"
-    path = write_code_manifest(script, pkg, out)
+    path = scoped_manifest(script, pkg, folder=out)
     assert [p.name for p in manifest_files(path, pkg)] == ["__init__.py", "a.py", "b.py"]
     first = path.stat().st_mtime_ns
     os.utime(path, ns=(first - 10**9, first - 10**9))
-    assert write_code_manifest(script, pkg, out) == path and path.stat().st_mtime_ns == first - 10**9  # untouched
+    assert scoped_manifest(script, pkg, folder=out) == path and path.stat().st_mtime_ns == first - 10**9  # untouched
     digest = json.loads(path.read_text())["sha256"]
     (pkg / "b.py").write_text("X = 2\n")  # an edit of a listed file: a new digest, the file rewritten
-    write_code_manifest(script, pkg, out)
+    scoped_manifest(script, pkg, folder=out)
     assert json.loads(path.read_text())["sha256"] != digest and path.stat().st_mtime_ns > first - 10**9
     (pkg / "c.py").write_text("Y = 3\n")  # a file the script does not import changes nothing
     assert code_manifest_text(script, pkg) == path.read_text()
     # a job checks what it ran against the files the manifest lists
     with pytest.raises(ValueError, match="not a code manifest"):
         manifest_files(tmp_path / "script.py", pkg)
-
-
-def test_a_job_step_finds_the_manifests_where_the_scheduler_wrote_them(tmp_path):
-    pkg = _package(tmp_path, {"__init__.py": "", "a.py": "", "b.py": ""})
-    scripts = [tmp_path / "one.py", tmp_path / "two.py"]
-    scripts[0].write_text("from pkg import a\n")
-    scripts[1].write_text("from pkg import b\n")
-    out = tmp_path / "manifests"
-    assert code_manifest_paths(scripts, out) == {"one.py": out / "one.py.json", "two.py": out / "two.py.json"}
-    assert not out.exists()  # nothing computed, nothing written
-    written = write_code_manifests(scripts, pkg, out)
-    assert written == code_manifest_paths(scripts, out) and all(p.is_file() for p in written.values())
 
 
 def test_a_job_that_ran_an_undeclared_module_fails():

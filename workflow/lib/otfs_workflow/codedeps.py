@@ -2,47 +2,54 @@
 
 Snakemake reruns a job when one of its inputs changes, but it does not
 follow a script's imports. Every rule therefore lists, as its ``code``
-input, the files of the ``otfs`` package that its script imports,
-transitively; this module derives that list, so it is never kept by hand.
+input, the files of the ``otfs`` and ``otfs_workflow`` packages that its
+script imports, transitively; this module derives that list, so it is never
+kept by hand.
 
-What counts as an import, in every module reached (at module level and
-inside functions, classes and ``if`` blocks alike):
+The import graph is grimp's (``grimp.build_graph``, the graph import-linter
+is built on): every ``import`` and ``from ... import`` statement of every
+module, at module level and inside functions, classes and ``if`` blocks,
+relative ones resolved. It is built in a fresh interpreter whose path holds
+exactly the package folders asked for, so that a copy of the checkout is
+analysed as itself even where this process loaded another. Three rules of
+this project's own are added to grimp's edges:
 
-* ``import otfs.a.b`` and ``from otfs.a import b`` (``b`` a submodule or a
-  name): the module, its parent packages' ``__init__.py``, and ``b``'s file
-  when ``b`` is a submodule;
-* relative imports (``from ..io import write_json``, ``from . import reference``);
-* ``importlib.import_module("otfs.a")`` with a literal name, absolute or
-  relative to the module's package;
-* a package's lazy exports: the ``.pyi`` stub of a package whose
-  ``__init__.py`` calls ``lazy_loader.attach_stub`` (SPEC 1), as every
-  package of ``otfs`` does, or a module-level dict ``_LAZY`` mapping exported
-  names to submodules (PEP 562). ``from otfs import rank_features`` or
-  ``otfs.rank_features`` depends on the submodule that defines the name (and
-  on the stub), and importing the package alone does not.
+* importing ``a.b.c`` runs ``a`` and ``a.b`` first: a module depends on its
+  parent packages;
+* a package's lazy exports (SPEC 1): where ``__init__.py`` calls
+  ``lazy_loader.attach_stub``, as every package here does, ``from pkg import
+  Name`` (or ``pkg.Name`` after ``import pkg``) depends on the submodule
+  that the ``.pyi`` stub says defines ``Name``, and on the stub; importing
+  the package alone loads nothing it exports;
+* a registry (``otfs.registry.Registry(..., package="otfs.rankers")``)
+  imports every module of its folder when first read, so the module that
+  declares it depends on them; a job that runs one method counts only that
+  method's file (``only``).
 
-An import that cannot be read statically (``import_module`` of a computed
-name) is not followed; the pipeline's jobs check at run time that every
-``otfs`` module they loaded is among their code inputs
-(:func:`otfs_workflow.stages.job`), so such an import cannot make a result stale in
-silence.
+An import that cannot be read statically (``importlib.import_module`` of a
+computed name, an entry point) is not followed; the pipeline's jobs check at
+run time that every ``otfs`` module they loaded is among their code inputs
+(:func:`otfs_workflow.stages.job`), so such an import cannot make a result
+stale in silence.
 
-The direct imports of each file are cached by path, size and modification
-time, so the closures of the ~50 rules cost one parse per file.
+The graph is built once per process for a given state of the packages'
+files (their paths, sizes and modification times).
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["MANIFEST_DIR", "code_manifest_text", "direct_imports", "import_closure", "import_closures",
-           "code_manifest_paths", "PACKAGE_DIRS", "SCOPED_REGISTRIES", "loaded_modules", "manifest_plugins",
-           "scoped_manifest", "scoped_manifest_name", "manifest_files", "module_file", "write_code_manifest",
-           "write_code_manifests"]
+__all__ = ["MANIFEST_DIR", "PACKAGE_DIRS", "SCOPED_REGISTRIES", "code_manifest_text", "import_closure",
+           "loaded_modules", "manifest_files", "manifest_plugins", "module_file", "scoped_manifest",
+           "scoped_manifest_name"]
 
 
 def _package_dirs(package_dir) -> tuple[Path, ...]:
@@ -70,17 +77,188 @@ def module_file(name: str, package_dir) -> Path | None:
     return None
 
 
-def _module_name(path: Path, package_dirs: tuple[Path, ...]) -> tuple[str, bool] | None:
-    """``(dotted name, is_package)`` of a file inside one of ``package_dirs``, or None."""
+def _module_name(path: Path, package_dirs: tuple[Path, ...]) -> str | None:
+    """The dotted name of a file inside one of ``package_dirs``, or None."""
     for pkg in package_dirs:
         if pkg in path.parents:
-            rel = path.relative_to(pkg.parent).with_suffix("")
-            parts = list(rel.parts)
-            is_package = parts[-1] == "__init__"
-            if is_package:
+            parts = list(path.relative_to(pkg.parent).with_suffix("").parts)
+            if parts[-1] == "__init__":
                 parts.pop()
-            return ".".join(parts), is_package
+            return ".".join(parts)
     return None
+
+
+# -- grimp's graph, built in a fresh interpreter ------------------------------------------------------------------
+_SCAN = r"""
+import importlib.util, json, sys
+import grimp
+from grimp.exceptions import SourceSyntaxError
+names = sys.argv[1:]
+where = {n: list(getattr(importlib.util.find_spec(n), "submodule_search_locations", None) or []) for n in names}
+try:
+    graph = grimp.build_graph(*names, cache_dir=None)
+except SourceSyntaxError as exc:
+    print(f"SyntaxError: {exc}", file=sys.stderr)
+    sys.exit(3)
+imports = {m: {i: sorted(d["line_number"] for d in graph.get_import_details(importer=m, imported=i))
+               for i in graph.find_modules_directly_imported_by(m)} for m in graph.modules}
+json.dump({"where": where, "imports": imports}, sys.stdout)
+"""
+
+
+def _grimp_imports(package_dirs: tuple[Path, ...]) -> dict[str, dict[str, list[int]]]:
+    """grimp's direct imports of every module of ``package_dirs``: ``{module: {imported: [line, ...]}}``."""
+    names = [d.name for d in package_dirs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two package folders with the same name: {[str(d) for d in package_dirs]}")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([*(str(d.parent) for d in package_dirs),
+                                         *filter(None, [os.environ.get("PYTHONPATH")])])
+    # -P: no script folder or working directory before the package folders on the path
+    proc = subprocess.run([sys.executable, "-P", "-c", _SCAN, *names], env=env, capture_output=True, text=True,
+                          check=False)
+    if proc.returncode == 3:
+        raise SyntaxError(f"cannot derive the imports of {names}: {proc.stderr.strip()}")
+    if proc.returncode:
+        raise RuntimeError(f"grimp could not build the import graph of {names}: {proc.stderr.strip()[-2000:]}")
+    out = json.loads(proc.stdout)
+    for pkg in package_dirs:
+        found = [Path(p).resolve() for p in out["where"].get(pkg.name, [])]
+        if found != [pkg]:
+            raise RuntimeError(f"grimp found the package {pkg.name!r} at {[str(f) for f in found]}, not at {pkg}")
+    return out["imports"]
+
+
+@functools.lru_cache(maxsize=None)
+def _tree(path: str, mtime_ns: int, size: int) -> ast.Module:
+    try:
+        return ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    except SyntaxError as exc:
+        raise SyntaxError(f"{path}: cannot derive its imports: {exc}") from exc
+
+
+def _parse(path: Path) -> ast.Module:
+    st = path.stat()
+    return _tree(str(path), st.st_mtime_ns, st.st_size)
+
+
+def _stub_table(init: Path) -> dict[str, str]:
+    """``{name: submodule}`` of the SPEC 1 stub of the package whose ``__init__.py`` is ``init``, read as
+    ``lazy_loader.attach_stub`` reads it (``from .sub import a`` exports ``a`` of ``sub``; ``from . import sub``
+    exports ``sub``); ``{}`` where ``__init__.py`` does not call ``attach_stub``."""
+    stub = init.with_suffix(".pyi")
+    if not stub.is_file() or not any(
+            isinstance(n, ast.Call) and "attach_stub" in (getattr(n.func, "attr", None), getattr(n.func, "id", None))
+            for n in ast.walk(_parse(init))):
+        return {}
+    table: dict[str, str] = {}
+    for node in _parse(stub).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for alias in node.names:
+                table[alias.name] = node.module or alias.name
+    return table
+
+
+def _registry_packages(tree: ast.Module) -> set[str]:
+    """The folders of the registries a module declares: ``Registry(..., package="otfs.rankers")``."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Registry":
+            for kw in node.keywords:
+                if kw.arg == "package" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    out.add(kw.value.value)
+    return out
+
+
+def _lazy_names(tree: ast.Module, package: str, lines: Iterable[int] | None) -> set[str]:
+    """The names a module (or script) takes from ``package``: ``from package import a, b`` at ``lines`` (all
+    lines where None: a script's absolute imports), and ``package.a`` after ``import package [as p]``."""
+    lines = None if lines is None else set(lines)
+    names, aliases = set(), set()
+    for node in ast.walk(tree):
+        if lines is not None and getattr(node, "lineno", None) not in lines:
+            continue
+        if isinstance(node, ast.ImportFrom) and (lines is not None or (node.level == 0 and node.module == package)):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            aliases.update(a.asname or a.name for a in node.names if a.name == package)
+    if aliases:
+        names.update(n.attr for n in ast.walk(tree)
+                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases)
+    return names
+
+
+class _Graph:
+    """grimp's import graph of some packages, with this project's three rules (see the module's docstring)."""
+
+    def __init__(self, package_dirs: tuple[Path, ...]):
+        import grimp
+
+        self.package_dirs = package_dirs
+        imports = _grimp_imports(package_dirs)
+        self.files = {m: module_file(m, package_dirs) for m in imports}
+        self.stubs = {m: t for m, f in self.files.items() if f is not None and f.name == "__init__.py"
+                      for t in [_stub_table(f)] if t}
+        self.registries = {m: _registry_packages(_parse(f)) for m, f in self.files.items() if f is not None}
+        self.graph = grimp.ImportGraph()
+        for module, imported in imports.items():
+            self.graph.add_module(module)
+            for parent in _parents(module):
+                self.graph.add_import(importer=module, imported=parent)
+            for target, lines in imported.items():
+                self.graph.add_import(importer=module, imported=target)
+                if target in self.stubs:
+                    for name in _lazy_names(_parse(self.files[module]), target, lines):
+                        for sub in self._exported(target, name):
+                            self.graph.add_import(importer=module, imported=sub)
+        self._upstream: dict[str, set[str]] = {}
+
+    def _exported(self, package: str, name: str) -> list[str]:
+        sub = self.stubs.get(package, {}).get(name)
+        return [f"{package}.{sub}"] if sub and f"{package}.{sub}" in self.files else []
+
+    def upstream(self, module: str) -> set[str]:
+        """``module`` and every module it imports, transitively."""
+        if module not in self._upstream:
+            self._upstream[module] = {module, *self.graph.find_upstream_modules(module)}
+        return self._upstream[module]
+
+    def script_imports(self, script: Path) -> set[str]:
+        """The modules of the packages a file outside them (a workflow script) imports directly."""
+        tree = _parse(script)
+        out: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                out.update(a.name for a in node.names if a.name in self.files)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in self.files:
+                out.add(node.module)
+                out.update(f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in self.files)
+        for package in [m for m in out if m in self.stubs]:
+            for name in _lazy_names(tree, package, None):
+                out.update(self._exported(package, name))
+        return out | {p for m in out for p in _parents(m)}
+
+    def registry_modules(self, package: str, only) -> list[str]:
+        """The modules a registry of ``package``'s folder loads: the ``only`` ones, or every public one."""
+        if only is not None and package in only:
+            return [m for m in only[package] if m in self.files]
+        return sorted(m for m in self.files if m.rpartition(".")[0] == package
+                      and not m.rpartition(".")[2].startswith("_"))
+
+    def closure(self, modules: Iterable[str], only=None) -> set[str]:
+        """Every module ``modules`` import, transitively, registries' folders included (``only``: as in
+        :func:`import_closure`)."""
+        todo, out = list(modules), set()
+        while todo:
+            module = todo.pop()
+            if module in out:
+                continue
+            new = self.upstream(module) - out
+            out |= new
+            for m in new:
+                for package in self.registries.get(m, ()):
+                    todo.extend(self.registry_modules(package, only))
+        return out
 
 
 def _parents(name: str) -> list[str]:
@@ -89,199 +267,53 @@ def _parents(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def _resolve_relative(module: str | None, level: int, importer: str, is_package: bool) -> str | None:
-    if level == 0:
-        return module
-    base = importer.split(".") if is_package else importer.split(".")[:-1]
-    if level - 1 > len(base) - 1:
-        return None  # beyond the top-level package
-    base = base[: len(base) - (level - 1)]
-    return ".".join(base + ([module] if module else []))
+def _signature(package_dirs: tuple[Path, ...]) -> tuple:
+    """The state of the packages' source files: their paths, sizes and modification times."""
+    out = []
+    for pkg in package_dirs:
+        for f in sorted(pkg.rglob("*.py*")):
+            if f.suffix in (".py", ".pyi"):
+                st = f.stat()
+                out.append((str(f), st.st_size, st.st_mtime_ns))
+    return tuple(out)
 
 
-def _stub_table(path: str) -> dict[str, str]:
-    """``{name: submodule}`` of the ``.pyi`` stub beside ``path``, read as ``lazy_loader.attach_stub`` reads it
-    (SPEC 1): ``from .sub import a, b`` exports ``a`` and ``b`` of ``sub``; ``from . import sub`` exports ``sub``."""
-    stub = Path(path).with_suffix(".pyi")
-    if not stub.is_file():
-        return {}
-    table: dict[str, str] = {}
-    for node in ast.parse(stub.read_text(encoding="utf-8"), filename=str(stub)).body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            for alias in node.names:
-                table[alias.name] = node.module or alias.name
-    return table
+@functools.lru_cache(maxsize=4)
+def _graph_at(package_dirs: tuple[Path, ...], signature: tuple) -> _Graph:
+    return _Graph(package_dirs)
 
 
-def _lazy_table(tree: ast.Module, path: str) -> dict[str, str]:
-    """The lazy exports of a package: its ``.pyi`` stub where ``__init__.py`` calls ``attach_stub`` (SPEC 1,
-    ``lazy_loader``), else a module-level ``_LAZY = {"name": "submodule", ...}`` dict, if any."""
-    if any(isinstance(n, ast.Call) and (getattr(n.func, "attr", None) == "attach_stub"
-                                         or getattr(n.func, "id", None) == "attach_stub") for n in ast.walk(tree)):
-        return _stub_table(path)
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_LAZY" for t in node.targets):
-            try:
-                table = ast.literal_eval(node.value)
-            except ValueError:
-                return {}
-            return {str(k): str(v) for k, v in table.items()} if isinstance(table, dict) else {}
-    return {}
-
-
-@functools.lru_cache(maxsize=None)
-def _parse(path: str, mtime_ns: int, size: int) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], tuple, tuple]:
-    """Imports of one file: ``((module, names), ...)``, literal ``import_module`` targets, lazy table items."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        tree = ast.parse(text, filename=path)
-    except SyntaxError as exc:
-        raise SyntaxError(f"{path}: cannot derive its imports: {exc}") from exc
-    froms: list[tuple[str, tuple[str, ...]]] = []
-    dynamic: list[tuple[str, int]] = []
-    attributes: set[tuple[str, str]] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                froms.append((f"0:{alias.name}", ()))
-        elif isinstance(node, ast.ImportFrom):
-            froms.append((f"{node.level}:{node.module or ''}", tuple(a.name for a in node.names)))
-        elif isinstance(node, ast.Call):
-            func = node.func
-            fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if fname in ("import_module", "_import_module") and node.args:
-                arg = node.args[0]
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    dynamic.append((arg.value, 0))
-            elif fname == "Registry":  # a registry imports every module of its `package` folder
-                for kw in node.keywords:
-                    if kw.arg == "package" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
-                        dynamic.append((kw.value.value + ".*", 0))
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            attributes.add((node.value.id, node.attr))
-    return tuple(froms), tuple(dynamic), (tuple(sorted(_lazy_table(tree, path).items())), tuple(sorted(attributes)))
-
-
-def _file_info(path: Path):
-    st = path.stat()
-    return _parse(str(path), st.st_mtime_ns, st.st_size)
-
-
-def direct_imports(path: str | os.PathLike, package_dir, _module_file=None, only=None) -> set[Path]:
-    """Files of ``package_dir``'s package (one folder or several) that ``path`` imports directly (parent
-    packages included).
-
-    ``path`` may lie outside the packages (a workflow script). ``only`` maps a
-    registry's package (``"otfs.rankers"``) to the modules of its folder that
-    count (a job that runs one ranker imports that ranker's file, not the
-    folder's); a registry package not in ``only`` counts its whole folder.
-    """
-    path, package_dir = Path(path).resolve(), _package_dirs(package_dir)
-    find_module = _module_file or module_file  # import_closures passes a memoised one
-    froms, dynamic, (_, attributes) = _file_info(path)
-    named = _module_name(path, package_dir)
-    inside = named is not None
-    importer, is_package = named if inside else ("", False)
-    names: set[str] = set()
-    lazy_names: list[tuple[str, str]] = []  # (package, exported name)
-    aliases: dict[str, str] = {}  # a local name bound to a package by `import`
-    for spec, imported in froms:
-        level_text, module = spec.split(":", 1)
-        level = int(level_text)
-        target = _resolve_relative(module or None, level, importer, is_package) if inside or level == 0 else None
-        if not target:
-            continue
-        names.add(target)
-        if not imported:  # `import a.b.c` binds `a`
-            aliases[target.split(".")[0]] = target.split(".")[0]
-        for name in imported:
-            if name == "*":
-                continue
-            names.add(f"{target}.{name}")  # kept only if it is a submodule
-            lazy_names.append((target, name))
-    for target, _ in dynamic:
-        if target.endswith(".*"):  # every module of a registry's folder (otfs.registry.Registry.load)
-            folder = find_module(target[:-2], package_dir)
-            if folder is not None and folder.name == "__init__.py":
-                names.add(target[:-2])
-                if only is not None and target[:-2] in only:
-                    names.update(only[target[:-2]])
-                else:
-                    names.update(f"{target[:-2]}.{f.stem}" for f in folder.parent.glob("*.py")
-                                 if not f.stem.startswith("_"))
-            continue
-        resolved = _resolve_relative(target.lstrip(".") or None, len(target) - len(target.lstrip(".")),
-                                     importer, is_package) if target.startswith(".") else target
-        if resolved:
-            names.add(resolved)
-    for alias, attr in attributes:
-        if alias in aliases:
-            lazy_names.append((aliases[alias], attr))
-    out: set[Path] = set()
-    for name in names:
-        for n in [*_parents(name), name]:
-            f = find_module(n, package_dir)
-            if f is not None:
-                out.add(f)
-    for package, name in lazy_names:
-        init = find_module(package, package_dir)
-        if init is None or init.name != "__init__.py":
-            continue
-        table = dict(_file_info(init)[2][0])
-        if name in table:
-            f = find_module(f"{package}.{table[name].lstrip('.')}", package_dir)
-            if f is not None:
-                out.add(f)
-    # a package whose exports a stub lists depends on the stub (it decides what a name loads)
-    out |= {f.with_suffix(".pyi") for f in out if f.name == "__init__.py" and f.with_suffix(".pyi").is_file()}
-    out.discard(path)
-    return out
+def _graph(package_dir) -> _Graph:
+    dirs = _package_dirs(package_dir)
+    return _graph_at(dirs, _signature(dirs))
 
 
 def import_closure(paths: str | os.PathLike | Iterable[str | os.PathLike], package_dir, only=None) -> list[Path]:
-    """Every file of ``package_dir``'s package that ``paths`` import, transitively, sorted.
+    """Every file of ``package_dir``'s packages (one folder or several) that ``paths`` import, transitively,
+    sorted: modules, their parent packages' ``__init__.py`` and the SPEC 1 stubs that decide what a package's
+    names load.
 
-    The files of ``paths`` themselves are included when they lie inside the
-    package. ``only``: as in :func:`direct_imports`.
+    ``paths`` may lie inside the packages (they are then included) or outside
+    (a workflow script). ``only`` maps a registry's package
+    (``"otfs.rankers"``) to the modules of its folder that count (a job that
+    runs one ranker imports that ranker's file, not the folder's); a registry
+    package not in ``only`` counts its whole folder.
     """
-    return import_closures([paths], package_dir, only)[0]
-
-
-def import_closures(groups, package_dir: str | os.PathLike, only=None) -> list[list[Path]]:
-    """:func:`import_closure` of each of ``groups`` (a path or paths each), sharing the work between them.
-
-    Each module's direct imports and each module name's file are found once
-    for all the groups (the workflow asks for the closures of its thirty
-    scripts, which share most of the library, whenever it is parsed).
-    """
-    package_dir = _package_dirs(package_dir)
-    direct: dict[Path, set[Path]] = {}
-    files: dict[str, Path | None] = {}
-
-    def cached_module_file(name: str, pkg) -> Path | None:
-        if name not in files:
-            files[name] = module_file(name, pkg)
-        return files[name]
-
-    closures = []
-    for paths in groups:
-        todo = [Path(paths)] if isinstance(paths, (str, os.PathLike)) else [Path(p) for p in paths]
-        todo = [p.resolve() for p in todo]
-        seen: set[Path] = set()
-        out: set[Path] = {p for p in todo if _module_name(p, package_dir) is not None}
-        while todo:
-            path = todo.pop()
-            if path in seen:
-                continue
-            seen.add(path)
-            if path not in direct:  # a stub is listed, never followed: its imports are lazy
-                direct[path] = set() if path.suffix == ".pyi" else direct_imports(path, package_dir,
-                                                                                  cached_module_file, only)
-            new = direct[path]
-            out |= new
-            todo.extend(new - seen)
-        closures.append(sorted(out))
-    return closures
+    dirs = _package_dirs(package_dir)
+    graph = _graph(dirs)
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    start: set[str] = set()
+    for path in (Path(p).resolve() for p in paths):
+        name = _module_name(path, dirs)
+        if name is None:
+            start |= graph.script_imports(path)
+        elif name in graph.files:
+            start.add(name)
+        else:
+            raise ValueError(f"{path}: not a module of the import graph of {[d.name for d in dirs]}")
+    files = {graph.files[m] for m in graph.closure(start, only) if graph.files.get(m) is not None}
+    files |= {f.with_suffix(".pyi") for f in files if f.name == "__init__.py" and f.with_suffix(".pyi").is_file()}
+    return sorted(files)
 
 
 def loaded_modules(package: str | Iterable[str] = ("otfs", "otfs_workflow")) -> set[Path]:
@@ -302,7 +334,7 @@ def loaded_modules(package: str | Iterable[str] = ("otfs", "otfs_workflow")) -> 
 MANIFEST_DIR = Path(".snakemake") / "otfs-code"
 
 
-def code_manifest_text(script: str | os.PathLike, package_dir, closure=None, plugins=None) -> str:
+def code_manifest_text(script: str | os.PathLike, package_dir, plugins=None) -> str:
     """The code manifest of ``script``: its import closure (:func:`import_closure`) and their content's digest.
 
     JSON with ``files`` (paths relative to the folder holding the packages, so
@@ -313,12 +345,11 @@ def code_manifest_text(script: str | os.PathLike, package_dir, closure=None, plu
     imports them first).
     """
     import hashlib
-    import json
 
     package_dir = _package_dirs(package_dir)
     root = _root(package_dir)
     only = _only(plugins)
-    files = sorted(import_closure(script, package_dir, only) if closure is None else closure)
+    files = import_closure(script, package_dir, only)
     digest = hashlib.sha256()
     rel = []
     for f in files:
@@ -336,7 +367,7 @@ SCOPED_REGISTRIES = {"otfs.rankers": "otfs.rankers", "otfs.adapters": "otfs.adap
 
 
 def _only(plugins) -> dict[str, list[str]]:
-    """``direct_imports``' ``only`` for ``plugins``: every scoped registry counts only the modules named (none
+    """:func:`import_closure`'s ``only`` for ``plugins``: every scoped registry counts only the modules named (none
     where a job names none of its methods)."""
     only = {package: [] for package in SCOPED_REGISTRIES.values()}
     for group, modules in (plugins or {}).items():
@@ -387,52 +418,11 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 def manifest_plugins(path: str | os.PathLike) -> dict[str, list[str]]:
     """The plug-in modules a code manifest names, by registry group (``{}`` for an unscoped one)."""
-    import json
 
     try:
         return dict(json.loads(Path(path).read_text(encoding="utf-8")).get("plugins", {}))
     except (OSError, ValueError, AttributeError) as exc:
         raise ValueError(f"{path}: not a code manifest of otfs_workflow.codedeps ({exc})") from None
-
-
-def write_code_manifests(scripts, package_dir, folder=MANIFEST_DIR) -> dict[str, Path]:
-    """:func:`write_code_manifest` of every one of ``scripts``, their closures computed together; by file name."""
-    scripts = [Path(s) for s in scripts]
-    closures = import_closures(scripts, package_dir, _only(None))
-    return {s.name: write_code_manifest(s, package_dir, folder, closure=c) for s, c in zip(scripts, closures,
-                                                                                          strict=True)}
-
-
-def code_manifest_paths(scripts, folder=MANIFEST_DIR) -> dict[str, Path]:
-    """Where :func:`write_code_manifests` keeps each of ``scripts``' manifests, by file name; nothing is computed.
-
-    For a Snakemake process that runs jobs another one scheduled (a cluster
-    job step): the scheduling process wrote the manifests when it parsed the
-    workflow, and each job checks what it ran against them.
-    """
-    return {Path(s).name: _manifest_path(s, folder) for s in scripts}
-
-
-def _manifest_path(script: str | os.PathLike, folder) -> Path:
-    """``folder/<script's file name>.json``: where a script's code manifest lives."""
-    return Path(folder) / f"{Path(script).name}.json"
-
-
-def write_code_manifest(script: str | os.PathLike, package_dir, folder=MANIFEST_DIR,
-                        closure=None) -> Path:
-    """Write ``script``'s code manifest to ``folder/<script>.json`` where its content changed; return the path.
-
-    A rule's ``code`` input is this one file instead of the ~30 library files
-    of its closure: Snakemake then watches, records and re-checks one input
-    per job for the code (its scheduler measures every ready job's inputs on
-    every round). An edit of any file of the closure changes the manifest,
-    which is rewritten, and reruns the rule's jobs; an unchanged closure
-    leaves the file and its time untouched, so parsing the workflow (a dry
-    run, a cluster job step) reruns nothing.
-    """
-    path = _manifest_path(script, folder)
-    _write_if_changed(path, code_manifest_text(script, package_dir, closure))
-    return path
 
 
 #: The packages whose files the code manifests list: this checkout's library and pipeline package.
@@ -442,7 +432,6 @@ PACKAGE_DIRS = (Path(__file__).resolve().parents[3] / "src" / "otfs", Path(__fil
 def manifest_files(path: str | os.PathLike, package_dir=None) -> list[Path]:
     """The files a code manifest lists, resolved against the folder holding ``package_dir`` (one package
     folder or several; default: :data:`PACKAGE_DIRS`)."""
-    import json
 
     root = _root(_package_dirs(package_dir if package_dir else PACKAGE_DIRS))
     try:

@@ -109,7 +109,7 @@ def check_code_inputs(code, logger=None) -> None:
     """Raise unless every loaded module of ``otfs`` is one of the files ``code``.
 
     ``code`` is the library files, or the rule's code manifest (one ``.json``
-    file of :func:`otfs_workflow.codedeps.write_code_manifest`) that lists them.
+    file of :func:`otfs_workflow.codedeps.scoped_manifest`) that lists them.
     """
     from otfs_workflow.codedeps import loaded_modules, manifest_files
 
