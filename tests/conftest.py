@@ -157,11 +157,17 @@ def copy_workflow(dest: Path) -> Path:
     return _copy_workflow(REPO, dest)
 
 
+def snakemake_env() -> dict[str, str]:
+    """The environment the tests run Snakemake in: the data mirrors set, no PYTHONPATH of this process."""
+    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir()), "OTFS_UCI_MIRROR": str(uci_mirror_dir())}
+    env.pop("PYTHONPATH", None)
+    return env
+
+
 def snakemake(workdir: Path, *args: str, check: bool = True, pythonpath: str | None = None
               ) -> subprocess.CompletedProcess:
     """Run Snakemake on a copy of the workflow; ``pythonpath``: folders of plug-in packages to add."""
-    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir()), "OTFS_UCI_MIRROR": str(uci_mirror_dir())}
-    env.pop("PYTHONPATH", None)
+    env = snakemake_env()
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     proc = subprocess.run(

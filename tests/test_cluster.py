@@ -25,13 +25,13 @@ import yaml
 from otfs_workflow.cluster import (
     compare_results,
     count_submissions,
+    dry_run_events,
     local_rules,
-    parse_dry_run,
     recommend,
     rule_for_benchmark,
 )
 
-from .conftest import REPO, copy_workflow, mirror_dir, planned_jobs, snakemake
+from .conftest import REPO, copy_workflow, mirror_dir, planned_jobs, snakemake, snakemake_env
 from .localslurm import ACCOUNT, PARTITION, LocalSlurm, missing_programs
 
 # Keys in which profiles/slurm-ci may differ from profiles/slurm (its header says why).
@@ -123,49 +123,27 @@ def test_no_runtime_settings_in_config_yaml():
 
 
 # --- counting the jobs a cluster gets --------------------------------------------
-DRY_RUN = """\
-Job stats:
-job      count
------  -------
-[Sun Nov 22 13:37:22 2026]
-rule acquire:
-    output: data/raw/a.mat
-[Sun Nov 22 13:37:22 2026]
-rule build_cache:
-    output: data/cache/a.h5
-[Sun Nov 22 13:37:29 2026] Group job pairs (jobs in lexicogr. order):
-
-    [Sun Nov 22 13:37:29 2026]
-    rule classify:
-        output: results/x.tsv
-
-    [Sun Nov 22 13:37:29 2026]
-    rule rank_features:
-        output: results/y.json
-[Sun Nov 22 13:37:29 2026] Group job pairs (jobs in lexicogr. order):
-
-    [Sun Nov 22 13:37:29 2026]
-    rule classify:
-        output: results/z.tsv
-[Sun Nov 22 13:37:30 2026]
-rule plot_figure5:
-    output: results/f.pdf
-[Sun Nov 22 13:37:30 2026]
-rule table2:
-    input: results/t.csv
-This was a dry-run (flag -n). The order of jobs does not reflect the order of execution.
-"""
+def _job(jobid, rule, output=True):
+    return {"event": "job_info", "jobid": jobid, "rule_name": rule, "output": [f"out/{jobid}"] if output else []}
 
 
-def test_parse_dry_run_reads_groups_local_and_target_rules():
-    jobs = parse_dry_run(DRY_RUN)
-    assert [j.rule for j in jobs] == ["acquire", "build_cache", "classify", "rank_features", "classify",
-                                      "plot_figure5", "table2"]
-    assert [j.group for j in jobs] == [None, None, 0, 0, 1, None, None]
-    assert [j.has_output for j in jobs] == [True] * 6 + [False]
-    counts = count_submissions(DRY_RUN, {"acquire"})
+# a dry run's events as --logger otfs writes them: two group jobs of one group (group-components), a local
+# rule and a target that runs nothing
+EVENTS = [
+    {"event": "workflow_started"},
+    _job(1, "acquire"), _job(2, "build_cache"),
+    {"event": "group_info", "group_id": "pairs", "jobs": [3, 4]}, _job(3, "classify"), _job(4, "rank_features"),
+    {"event": "group_info", "group_id": "pairs", "jobs": [5]}, _job(5, "classify"),
+    _job(6, "plot_figure5"), _job(7, "table2", output=False),
+]
+
+
+def test_count_submissions_reads_groups_local_and_target_rules():
+    counts = count_submissions(EVENTS, {"acquire"})
     # acquire is local and table2 runs nothing; 2 group jobs + build_cache + plot_figure5
     assert counts == {"jobs": 7, "local": 2, "grouped": 3, "group_jobs": 2, "submitted": 4}
+    # a local rule inside a group is still not submitted
+    assert count_submissions(EVENTS, {"acquire", "rank_features"})["grouped"] == 2
 
 
 def test_local_rules_fetch_data_or_summarise(workflow_rules):
@@ -188,8 +166,11 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
     grouped = snakemake(work, *args, "--profile", "profiles/slurm-ci", "available")
     assert planned_jobs(plain) == planned_jobs(grouped)  # grouping changes no job, only their bundling
     local = local_rules(work / "Snakefile")
-    a = count_submissions(plain.stdout + plain.stderr, local)
-    b = count_submissions(grouped.stdout + grouped.stderr, local)
+    # the events of the same dry runs (--logger otfs), as python -m otfs_workflow.cluster reads them
+    env = snakemake_env()
+    a = count_submissions(dry_run_events([*args[:-1], "--cores", "1", "available"], work, env), local)
+    b = count_submissions(dry_run_events([*args[:-1], "--profile", "profiles/slurm-ci", "available"], work, env),
+                          local)
     jobs = planned_jobs(plain)
     assert a["jobs"] == b["jobs"] == sum(jobs.values())
     assert a["group_jobs"] == 0 and a["submitted"] == a["jobs"] - a["local"]
@@ -198,6 +179,14 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
     expected_groups = (-(-chains // comps["pairs"]) + -(-jobs["build_cache"] // comps["caches"])
                        + -(-(jobs["clinical_rank"]) // comps["clinical"]))
     assert b["group_jobs"] == expected_groups
+    # docs/cluster.md's command prints the same counts
+    proc = subprocess.run([sys.executable, "-m", "otfs_workflow.cluster", "jobs", "available", "--forceall",
+                           "--configfile", "config/test.yaml", "--profile", "profiles/slurm-ci"], cwd=work,
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{a['jobs']} jobs, {a['local']} run locally" in proc.stdout
+    assert f"submitted without grouping: {a['submitted']}" in proc.stdout
+    assert f"with profiles/slurm-ci: {b['submitted']} ({b['grouped']} jobs in {b['group_jobs']} group jobs)" in proc.stdout
     assert b["submitted"] < a["submitted"] / 4
 
 
@@ -292,10 +281,7 @@ def test_slurm_profile_runs_the_test_configuration_like_a_local_run(test_run, tm
         env = {**os.environ, **cluster.env, "OTFS_DATA_MIRROR": str(mirror_dir()), "OTFS_SLURM_ACCOUNT": ACCOUNT}
         env.pop("PYTHONPATH", None)
         args = ["--profile", "profiles/slurm-ci", "--configfile", "config/test.yaml", "--", "available"]
-        dry = subprocess.run([sys.executable, "-m", "snakemake", "--dry-run", *args], cwd=work, env=env,
-                             capture_output=True, text=True)
-        assert dry.returncode == 0, dry.stdout + dry.stderr
-        expected = count_submissions(dry.stdout + dry.stderr, local_rules(work / "Snakefile"))
+        expected = count_submissions(dry_run_events(args, work, env), local_rules(work / "Snakefile"))
 
         t0 = time.monotonic()
         # snakemake ignores SIGTERM while jobs run: stop it with SIGINT, then kill

@@ -60,6 +60,12 @@ def test_misspelt_top_level_key(config):
         validate_config(config, SCHEMA)
 
 
+def test_a_renamed_section_names_its_new_name(config):
+    config["selection"] = {"tie_break": "lowest"}  # the section's name before sample_selection
+    with pytest.raises(ConfigError, match=r"config: selection: renamed sample_selection .*move its keys there"):
+        validate_config(config, SCHEMA)
+
+
 @pytest.mark.parametrize(
     "mutate, message",
     [
@@ -69,7 +75,7 @@ def test_misspelt_top_level_key(config):
         (lambda c: c["targets"]["table5"].update(rankers=["ot", "1nn"]),
          r"targets.table5.rankers\[1\]: unknown feature ranker '1nn'"),
         (lambda c: c.update(rankers={"ot": {"reg": 2.0}}),
-         r"rankers.ot: the OT rankers take their settings from the sections `selection` .* got \['reg'\]"),
+         r"rankers.ot: the OT rankers take their settings from the sections `sample_selection` .* got \['reg'\]"),
         (lambda c: c.update(rankers={"otx": {}}), r"rankers.otx: unknown feature ranker 'otx'"),
         (lambda c: c["targets"]["table3"]["adapters"].append("OT4"),
          r"targets.table3.adapters\[5\]: unknown adapter 'OT4'; registered adapters: \['CORAL', "),

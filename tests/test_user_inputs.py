@@ -430,7 +430,7 @@ def shipped():
     (lambda c: c["datasets"]["office-caltech"]["domains"].append("_meta"), r"'_meta' is not a valid name"),
     (lambda c: c["feature_sets"].update({"wine 2": c["feature_sets"]["surf"]}), r"'wine 2' is not a valid name"),
     (lambda c: c["shift_recovery"]["data"].update(seed="7"), r"shift_recovery.data: seed: an integer, got '7' \(str\)"),
-    (lambda c: c["selection"].update(emd_max_iter="many"), r"selection.emd_max_iter"),
+    (lambda c: c["sample_selection"].update(emd_max_iter="many"), r"sample_selection.emd_max_iter"),
 ])
 def test_names_and_parameters_are_checked_before_they_become_paths(shipped, mutate, message):
     from otfs_workflow.config import ConfigError, validate_config

@@ -48,7 +48,7 @@ rule clinical_rank:
     params:
         clinical=config["clinical"],
         ranking={k: config["ranking"][k] for k in OT_RANKER_SETTINGS["ranking"]},
-        tie_break=config["selection"]["tie_break"],
+        tie_break=config["sample_selection"]["tie_break"],
     script:
         "../scripts/clinical.py"
 

@@ -316,10 +316,10 @@ def fs_n_features(feature_set):
 
 # --- rankers -----------------------------------------------------------------
 # The OT rankers (ot, ot-1nn, ot-random) take Algorithm 1's settings from config
-# `selection` and Algorithm 2's from `ranking`; every other ranker its own from
+# `sample_selection` and Algorithm 2's from `ranking`; every other ranker its own from
 # `rankers.<name>` (its defaults where absent). otfs_workflow.config checks both.
 OT_RANKER_SETTINGS = {
-    "selection": ("tie_break", "emd_max_iter"),
+    "sample_selection": ("tie_break", "emd_max_iter"),
     "ranking": ("reg", "norm", "method", "max_iter", "tol"),
 }
 

@@ -199,7 +199,7 @@ def run_caption(feature_sets=None):
     """The run's protocol for the captions (every key read here exists: the schema requires it); the
     per-domain overrides of the source samples are those of ``feature_sets``' domains.
     """
-    p, sel, r = config["protocol"], config["selection"], config["ranking"]
+    p, sel, r = config["protocol"], config["sample_selection"], config["ranking"]
     domains = {
         d for fs in (feature_sets or config["feature_sets"]) for d in fs_domains(fs)
     }

@@ -3,12 +3,13 @@
 Two questions a user asks before sending the grid to a cluster, answered
 from the workflow itself:
 
-* :func:`count_submissions` reads a Snakemake dry run and counts the jobs a
-  cluster executor would submit: one per group job, one per job outside any
-  group, none for local rules (data acquisition, see the ``localrules:`` of
-  the Snakefile) or for target rules that run nothing. ``python -m
-  otfs_workflow.cluster jobs all`` prints the count for a target with and without the
-  grouping of ``profiles/slurm``.
+* :func:`count_submissions` reads the events of a Snakemake dry run (the
+  JSON lines of ``--logger otfs``, :func:`dry_run_events`, not its printed
+  text) and counts the jobs a cluster executor would submit: one per group
+  job, one per job outside any group, none for local rules (data
+  acquisition, see the ``localrules:`` of the Snakefile) or for target rules
+  that run nothing. ``python -m otfs_workflow.cluster jobs all`` prints the
+  count for a target with and without the grouping of ``profiles/slurm``.
 * :func:`compare_results` checks that two runs of the workflow (say, one
   local and one on the cluster) computed the same numbers.
 * :func:`rule_resources` reads the ``benchmark:`` files a run leaves in
@@ -26,54 +27,29 @@ import math
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["DryRunJob", "compare_results", "count_submissions", "local_rules", "parse_dry_run", "recommend", "rule_for_benchmark",
+__all__ = ["compare_results", "count_submissions", "dry_run_events", "local_rules", "recommend", "rule_for_benchmark",
            "rule_resources"]
 
-_GROUP = re.compile(r"Group job (\S+) \(jobs in lexicogr\. order\):")
-_RULE = re.compile(r"^(\s*)(local)?(?:checkpoint|rule) ([A-Za-z_][A-Za-z0-9_]*):\s*$")
 
+def dry_run_events(args: list[str], cwd: Path, env: dict | None = None) -> list[dict]:
+    """The events of ``snakemake --dry-run ARGS`` run in ``cwd`` (with ``env``, default this process's): one
+    dict per log record, as the otfs logger plug-in writes them (``--logger otfs``; ``event`` is
+    ``"job_info"`` for a job, ``"group_info"`` for a group job with its members' ``jobs``)."""
+    import tempfile
 
-@dataclass(frozen=True)
-class DryRunJob:
-    """One job of a dry run: its rule, its group job (an index) if any, whether it has outputs."""
-
-    rule: str
-    group: int | None
-    has_output: bool
-
-
-def parse_dry_run(text: str) -> list[DryRunJob]:
-    """The jobs a ``snakemake --dry-run`` printed, in order.
-
-    A job inside a group job is printed indented after the group's header
-    line; a job without an ``output:`` line is a target rule that runs nothing.
-    """
-    jobs: list[dict] = []
-    group = -1
-    in_group = False
-    for line in text.splitlines():
-        if _GROUP.search(line):
-            group += 1
-            in_group = True
-            continue
-        m = _RULE.match(line)
-        if m:
-            indented = bool(m.group(1))
-            if not indented:
-                in_group = False
-            jobs.append({"rule": m.group(3), "group": group if (in_group and indented) else None,
-                         "has_output": False})
-            continue
-        if jobs and line.strip().startswith("output:"):
-            jobs[-1]["has_output"] = True
-        elif line.startswith("Job stats:") or line.startswith("This was a dry-run"):
-            in_group = False
-    return [DryRunJob(**j) for j in jobs]
+    with tempfile.TemporaryDirectory() as tmp:
+        events = Path(tmp) / "events.jsonl"
+        proc = subprocess.run([sys.executable, "-m", "snakemake", "--dry-run", "--logger", "otfs",
+                               "--logger-otfs-events", str(events), *args], cwd=cwd, env=env, capture_output=True,
+                              text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"snakemake --dry-run {' '.join(args)} failed:\n{proc.stdout[-3000:]}"
+                               f"{proc.stderr[-3000:]}")
+        return [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def local_rules(snakefile, _seen=None) -> set[str]:
@@ -93,19 +69,22 @@ def local_rules(snakefile, _seen=None) -> set[str]:
     return names
 
 
-def count_submissions(text: str, local: set[str]) -> dict:
-    """Jobs of a dry run, and the cluster jobs they make.
+def count_submissions(events: list[dict], local: set[str]) -> dict:
+    """Jobs of a dry run (its :func:`dry_run_events`), and the cluster jobs they make.
 
     Returns ``jobs`` (every job), ``local`` (local-rule jobs and target rules
     that run nothing: never submitted), ``grouped`` (jobs inside group
     jobs), ``group_jobs`` and ``submitted`` (group jobs plus the other
     non-local jobs).
     """
-    jobs = parse_dry_run(text)
-    is_local = [j.rule in local or not j.has_output for j in jobs]
-    grouped = [j for j, loc in zip(jobs, is_local) if j.group is not None and not loc]
-    alone = [j for j, loc in zip(jobs, is_local) if j.group is None and not loc]
-    group_jobs = len({j.group for j in grouped})
+    jobs = [e for e in events if e.get("event") == "job_info"]
+    # one event per group job; the group jobs of one group (group-components) share its group_id
+    group_infos = [e for e in events if e.get("event") == "group_info"]
+    group_of = {jobid: index for index, e in enumerate(group_infos) for jobid in e["jobs"]}
+    is_local = [j["rule_name"] in local or not j.get("output") for j in jobs]
+    grouped = [j for j, loc in zip(jobs, is_local, strict=True) if j["jobid"] in group_of and not loc]
+    alone = [j for j, loc in zip(jobs, is_local, strict=True) if j["jobid"] not in group_of and not loc]
+    group_jobs = len({group_of[j["jobid"]] for j in grouped})
     return {"jobs": len(jobs), "local": sum(is_local), "grouped": len(grouped), "group_jobs": group_jobs,
             "submitted": group_jobs + len(alone)}
 
@@ -225,14 +204,6 @@ def compare_results(first, second, folders=("results",)) -> tuple[int, list[str]
     return n, diffs
 
 
-def _dry_run(args: list[str], cwd: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--dry-run", *args], cwd=cwd, capture_output=True,
-                          text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"snakemake --dry-run {' '.join(args)} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
-    return proc.stdout + proc.stderr
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m otfs_workflow.cluster", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -258,9 +229,9 @@ def main(argv=None) -> int:
     extra = [*(["--configfile", *args.configfile] if args.configfile else []),
              *(["--forceall"] if args.forceall else [])]
     local = local_rules(args.workdir / "Snakefile")
-    plain = count_submissions(_dry_run([*extra, "--cores", "1", "--", *args.targets], args.workdir), local)
-    grouped = count_submissions(_dry_run(["--profile", args.profile, *extra, "--", *args.targets], args.workdir),
-                                local)
+    plain = count_submissions(dry_run_events([*extra, "--cores", "1", "--", *args.targets], args.workdir), local)
+    grouped = count_submissions(dry_run_events(["--profile", args.profile, *extra, "--", *args.targets],
+                                               args.workdir), local)
     print(f"targets {' '.join(args.targets)}: {plain['jobs']} jobs, {plain['local']} run locally")
     print(f"  submitted without grouping: {plain['submitted']}")
     print(f"  submitted with {args.profile}: {grouped['submitted']} "

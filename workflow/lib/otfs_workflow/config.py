@@ -137,6 +137,10 @@ def fill_defaults(section, schema: Mapping):
     return out
 
 
+#: Sections whose name changed, by their old name: a configuration that still uses one is an error naming the new.
+RENAMED_SECTIONS = {"selection": "sample_selection"}
+
+
 def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str = "config",
                     sections: Mapping[str, Mapping] | None = None) -> None:
     """Validate ``config`` against the schema and cross-references.
@@ -150,6 +154,10 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
     ConfigError
         With one line per problem, each naming its key.
     """
+    renamed = [f"{source}: {old}: renamed {new} (one name per kind: the folder otfs.{new}, the config key, the "
+               f"docs); move its keys there" for old, new in RENAMED_SECTIONS.items() if old in config]
+    if renamed:
+        raise ConfigError("invalid configuration:\n" + "\n".join(renamed))
     schema = load_yaml(schema_path)
     if sections:
         clash = sorted(set(sections) & set(schema.get("properties", {})))
@@ -337,7 +345,7 @@ def _leaderboard_problems(config: Mapping, source: str) -> list[str]:
 
 def _ranker_problems(rankers: Mapping, source: str) -> list[str]:
     """Each set of `rankers` hyper-parameters, checked by building the ranker and validating them. The OT
-    rankers take Algorithm 1's and 2's settings from the sections `selection` and `ranking`, never from here."""
+    rankers take Algorithm 1's and 2's settings from the sections `sample_selection` and `ranking`, never from here."""
     from otfs.rankers import FEATURE_RANKERS, OTFeatureRanker
 
     problems = []
@@ -348,7 +356,7 @@ def _ranker_problems(rankers: Mapping, source: str) -> list[str]:
         if isinstance(FEATURE_RANKERS[name](), OTFeatureRanker):
             if params:
                 problems.append(f"{source}: rankers.{name}: the OT rankers take their settings from the "
-                                f"sections `selection` (Algorithm 1) and `ranking` (Algorithm 2); got {sorted(params)}")
+                                f"sections `sample_selection` (Algorithm 1) and `ranking` (Algorithm 2); got {sorted(params)}")
             continue
         problems += _param_problems(f"rankers.{name}", FEATURE_RANKERS[name], params or {}, source)
     return problems

@@ -17,20 +17,24 @@ and if Snakemake's loader is not where it is expected (another Snakemake
 version), nothing is changed.
 
 The plug-in is also a small logger, ``--logger otfs``: every record of the
-run as one JSON line, in ``logs/snakemake-events.jsonl`` (job ids, rules,
-times), for scripts that follow a run.
+run as one JSON line, in ``logs/snakemake-events.jsonl`` or the file given
+with ``--logger-otfs-events PATH`` (event, job id, rule, wildcards, input and
+output files, group job and its members, resources, times), for scripts that
+follow a run; :mod:`otfs_workflow.cluster` counts a dry run's jobs from it.
 """
 
-from __future__ import annotations
-
+import enum
 import json
 import logging
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 from snakemake_interface_logger_plugins.base import LogHandlerBase
+from snakemake_interface_logger_plugins.settings import LogHandlerSettingsBase
 
-__all__ = ["LogHandler", "wrap_configfile_loader"]
+__all__ = ["EVENT_FIELDS", "LogHandler", "LogHandlerSettings", "wrap_configfile_loader"]
 
 _MARK = "_otfs_names_yaml_problems"
 
@@ -101,20 +105,58 @@ except Exception:  # noqa: BLE001, S110
     pass
 
 
+@dataclass
+class LogHandlerSettings(LogHandlerSettingsBase):
+    """``--logger-otfs-events PATH``: where ``--logger otfs`` writes its JSON lines."""
+
+    # no `from __future__ import annotations` here: Snakemake reads the type to parse the option
+    events: Optional[str] = field(  # noqa: UP045 - Snakemake calls the type: Optional, not the | union
+        default=None,
+        metadata={"help": f"the JSON-lines file of --logger otfs (default: {EVENTS}); appended to",
+                  "env_var": False, "required": False},
+    )
+
+
+#: The fields of Snakemake's log records that an event keeps, where the record has them.
+EVENT_FIELDS = ("event", "jobid", "rule_name", "wildcards", "input", "output", "log", "threads", "resources",
+                "group_id", "jobs", "local", "is_checkpoint", "reason")
+
+
+def _plain(value):
+    """A record's field as JSON: an enum by its value, a job by its id, a group's jobs as a sorted list of ids,
+    named lists (wildcards, resources) as mappings."""
+    if isinstance(value, enum.Enum):
+        return _plain(value.value)
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if hasattr(value, "jobid") and hasattr(value, "rule"):  # a job
+        return value.jobid
+    if isinstance(value, dict) or (hasattr(value, "items") and hasattr(value, "keys")):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        items = [_plain(v) for v in value]
+        return sorted(items, key=str)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
 class LogHandler(LogHandlerBase):
-    """``--logger otfs``: each log record as one JSON line in ``logs/snakemake-events.jsonl``."""
+    """``--logger otfs``: each log record as one JSON line (:data:`EVENT_FIELDS`, the time, level and message)."""
 
     def __post_init__(self) -> None:
-        EVENTS.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(EVENTS, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        path = Path(getattr(self.settings, "events", None) or EVENTS)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        self.baseFilename = str(path.resolve())  # where Snakemake says a file-writing handler logs (FileHandler's name)
         self.setLevel(logging.DEBUG)
 
     def emit(self, record: logging.LogRecord) -> None:
         event = {"time": time.time(), "level": record.levelname, "message": record.getMessage()}
-        for key in ("event", "jobid", "rule_name", "wildcards", "output", "input", "threads", "resources"):
+        for key in EVENT_FIELDS:
             if hasattr(record, key):
-                event[key] = str(getattr(record, key))
-        self._file.write(json.dumps(event, sort_keys=True) + "\n")
+                event[key] = _plain(getattr(record, key))
+        self._file.write(json.dumps(event, sort_keys=True, default=str) + "\n")
         self._file.flush()
 
     def close(self) -> None:

@@ -54,7 +54,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
     output : path of the JSON file
     ranker_params : mapping, optional
         The ranker's parameters (config ``rankers.<name>``; for the OT rankers
-        the sections ``selection`` and ``ranking`` too).
+        the sections ``sample_selection`` and ``ranking`` too).
 
     Each iteration holds the scores, the three feature orders used
     downstream (the Random order seeded by feature set, pair and iteration),
@@ -93,7 +93,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
             if "emd_max_iter" not in str(exc):
                 raise
             raise RuntimeError(f"{feature_set}/{pair}, iteration {iteration}: {exc} (config: "
-                               "selection.emd_max_iter)") from exc
+                               "sample_selection.emd_max_iter)") from exc
         record["ranking_time_s"] = time.perf_counter() - start
         scores = fitted.scores_
         if strategy is not None:
