@@ -547,6 +547,17 @@ def test_the_configfile_hook_leaves_the_library_to_the_snakefile():
     assert out == ["True", "[]"]
 
 
+def test_the_configfile_hook_is_pinned_like_the_scheduler_patches():
+    # Snakemake's loader is private: the hook wraps it under the pinned release only, never under another
+    import snakemake_logger_plugin_otfs as plugin
+
+    from otfs_workflow.snakemake_scheduler import PATCHED_SNAKEMAKE
+
+    assert plugin.PATCHED_SNAKEMAKE == PATCHED_SNAKEMAKE
+    assert plugin.wrap_configfile_loader("9.28.0") is False
+    assert plugin.wrap_configfile_loader(environ={"OTFS_UNPATCHED_SNAKEMAKE": "1"}) is False
+
+
 @pytest.mark.pipeline
 @pytest.mark.parametrize("text, message", [
     ("protocol:\n  iterations: 2\n  pairs: [a-b, b-a\nfoo: 1\n",

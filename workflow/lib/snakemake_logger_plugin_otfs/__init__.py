@@ -12,9 +12,13 @@ module is imported then, and it wraps Snakemake's configuration-file loader:
 - a key given twice in one mapping is an error naming the key, the file and
   both lines.
 
-Everything else is Snakemake's own loading. The wrapper is applied once,
-and if Snakemake's loader is not where it is expected (another Snakemake
-version), nothing is changed.
+Everything else is Snakemake's own loading. ``_load_configfile`` is private
+to Snakemake, so the wrapper is pinned, like the scheduler patches of
+:mod:`otfs_workflow.snakemake_scheduler`, to Snakemake
+:data:`PATCHED_SNAKEMAKE`: under any other version, or with
+``OTFS_UNPATCHED_SNAKEMAKE=1``, nothing is changed here (this module is
+imported by every Snakemake command of the environment, so it never stops
+one), and the workflow itself stops at start-up naming both versions.
 
 The plug-in is also a small logger, ``--logger otfs``: every record of the
 run as one JSON line, in ``logs/snakemake-events.jsonl`` or the file given
@@ -59,12 +63,27 @@ def _strict_yaml():
     return module
 
 
-def wrap_configfile_loader() -> bool:
-    """Wrap ``snakemake.common.configfile._load_configfile`` to name YAML problems; return whether it was."""
+#: The Snakemake release whose private loader is wrapped (the same as otfs_workflow.snakemake_scheduler's pin).
+PATCHED_SNAKEMAKE = "9.27.1"
+
+
+def wrap_configfile_loader(version: str | None = None, environ=None) -> bool:
+    """Wrap ``snakemake.common.configfile._load_configfile`` to name YAML problems; return whether it was.
+
+    Only under Snakemake :data:`PATCHED_SNAKEMAKE` (``version``: default the installed one's) and without
+    ``OTFS_UNPATCHED_SNAKEMAKE=1`` in ``environ`` (default: ``os.environ``)."""
+    import os
+
+    environ = os.environ if environ is None else environ
+    if environ.get("OTFS_UNPATCHED_SNAKEMAKE") == "1":
+        return False
     try:
+        from snakemake import __version__ as installed
         from snakemake.common import configfile
         from snakemake_interface_common.exceptions import WorkflowError
     except ImportError:
+        return False
+    if (version or installed) != PATCHED_SNAKEMAKE:
         return False
     original = getattr(configfile, "_load_configfile", None)
     strict = _strict_yaml()  # the same strict reading as otfs_workflow.config.load_yaml
