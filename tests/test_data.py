@@ -287,8 +287,8 @@ def test_the_tabular_reader_reads_every_format_alike(tmp_path):
 
 
 def test_the_tabular_reader_names_the_file_and_column_of_every_problem(tmp_path):
+    from otfs._checks import file_sha256 as sha256
     from otfs.datasets import get_reader
-    from otfs.datasets.tabular import sha256
 
     a, b = _wine_frames()
     a.to_csv(tmp_path / "a.csv", index=False)

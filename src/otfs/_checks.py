@@ -212,6 +212,12 @@ def split_domains(X, sample_domain, y=None):
     return X[source], X[~source], ys, yt, source
 
 
+def file_sha256(path) -> str:
+    """The SHA-256 of a file's bytes, in hex (the standard library's streaming ``hashlib.file_digest``)."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
 def derive_seed(*keys: object) -> int:
     """A 32-bit seed determined by ``keys`` alone.
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import csv
 import difflib
-import hashlib
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from otfs._checks import constant_columns
+from otfs._checks import constant_columns, file_sha256
 from otfs.datasets._readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".npz": "npz", ".h5": "hdf5", ".hdf5": "hdf5"}
@@ -54,15 +53,6 @@ LARGEST_VALUE = 1e150
 #: A column whose every non-zero value is below this magnitude has squares that underflow: it acts as 0.
 SMALLEST_VALUE = 1e-146
 _SHOWN = 5  # lines quoted per problem
-
-
-def sha256(path) -> str:
-    """The SHA-256 of a file, in hex."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def canonical_label(value):
@@ -431,7 +421,7 @@ class TabularReader(DatasetReader):
         for domain in self.files_:
             path = self._path(domain)
             if domain in self.sha256:
-                found = sha256(path)
+                found = file_sha256(path)
                 if found != self.sha256[domain].lower():
                     problems.append(f"{path}: SHA-256 {found}, but the configuration says {self.sha256[domain]}")
                     continue

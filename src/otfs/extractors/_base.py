@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from otfs._checks import file_sha256
 from otfs.registry import Registry
 
 __all__ = [
@@ -167,24 +168,13 @@ class WeightsSource:
 
     def verify(self, path: str | os.PathLike) -> str:
         """Raise :class:`ExtractionError` unless ``path`` has the pinned SHA-256."""
-        digest = _file_sha256(path)
+        digest = file_sha256(path)
         if digest != self.sha256:
             raise ExtractionError(
                 f"{path}: weights SHA-256 is {digest}, expected {self.sha256} "
                 f"(the weights of {self.distribution}); the file is corrupt or a different version"
             )
         return digest
-
-
-def _file_sha256(path: str | os.PathLike) -> str:
-    """SHA-256 of a file, read in 1 MiB chunks."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 import sys
@@ -27,12 +26,10 @@ def package_versions(packages=PACKAGES) -> dict[str, str]:
 
 
 def file_sha256(path: str | os.PathLike) -> str:
-    """SHA-256 of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+    """SHA-256 of a file's bytes (:func:`otfs._checks.file_sha256`, the library's one helper for it)."""
+    from otfs._checks import file_sha256 as digest
+
+    return digest(path)
 
 
 def git_commit(repo: str | os.PathLike | None = None) -> str:
