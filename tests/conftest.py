@@ -61,6 +61,17 @@ def mirror_dir() -> Path:
                 "set OTFS_DATA_MIRROR to the folder holding surf/*.mat and images/ (CI uses ../shared/data/office-caltech)")
 
 
+def shift_mirror_dir() -> Path:
+    """The shift data families' mirror: $OTFS_SHIFT_MIRROR, else ../shared beside the repo; skips where there is
+    none."""
+    env = os.environ.get("OTFS_SHIFT_MIRROR")
+    path = Path(env) if env else REPO.parent / "shared" / "data" / "shift"
+    if not (path / "MANIFEST.tsv").is_file():
+        unavailable("the shift data mirror", f"set OTFS_SHIFT_MIRROR to the folder of the shift data families "
+                    f"(not at {path}; CI uses ../shared/data/shift)")
+    return path.resolve()
+
+
 def uci_mirror_dir() -> Path:
     """The UCI mirror: $OTFS_UCI_MIRROR, else ../shared beside the repo; skips where there is none."""
     env = os.environ.get("OTFS_UCI_MIRROR")

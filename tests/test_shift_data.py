@@ -1,0 +1,122 @@
+"""The shift data families' readers (otfs.datasets: amazon-reviews-400, wine-quality, heart-disease, landmine,
+wifi) on the mirror: the documented shapes and class balances; and for each, a missing file, a file that fails
+its hash and a truncated file, each named."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from otfs.datasets import get_reader
+from otfs.datasets._shift import ShiftFileError
+
+from .conftest import REPO, shift_mirror_dir
+
+#: (reader, parameters, domain, shape, samples per class) as docs/data-families.md states them.
+EXPECTED = [
+    ("amazon-reviews-400", {}, "books", (2000, 400), [1000, 1000]),
+    ("amazon-reviews-400", {}, "dvd", (1999, 400), [1000, 999]),
+    ("amazon-reviews-400", {}, "elec", (1998, 400), [1000, 998]),
+    ("amazon-reviews-400", {}, "kitchen", (1999, 400), [1000, 999]),
+    ("wine-quality", {}, "red", (1599, 11), [744, 855]),
+    ("wine-quality", {}, "white", (4898, 11), [1640, 3258]),
+    ("heart-disease", {}, "cleveland", (303, 13), [164, 139]),
+    ("heart-disease", {}, "hungarian", (294, 13), [188, 106]),
+    ("heart-disease", {}, "switzerland", (123, 13), [8, 115]),
+    ("heart-disease", {}, "va", (200, 13), [51, 149]),
+    ("landmine", {}, "foliated", (8535, 9), [8089, 446]),
+    ("landmine", {}, "bare", (6285, 9), [5827, 458]),
+    ("wifi", {"file": "t1t2"}, "t1", (1140, 67), [60] * 19),
+    ("wifi", {"file": "t1t2"}, "t2", (1140, 67), [60] * 19),
+    ("wifi", {"file": "t2t3"}, "t3", (1140, 67), [60] * 19),
+]
+
+
+def _read(name, params, domain, root):
+    reader = get_reader(name, params)
+    return reader, reader.read(domain, {p: root / p for p in reader.files(domain)}, None)
+
+
+@pytest.mark.parametrize("name, params, domain, shape, counts", EXPECTED)
+def test_each_family_reads_to_its_documented_shape_and_class_balance(name, params, domain, shape, counts):
+    reader, features = _read(name, params, domain, shift_mirror_dir())
+    checked = features.check(f"{name} {domain}")  # finite, labels 1..K
+    assert checked.X.shape == shape and reader.count_features([domain], None) == shape[1]
+    assert np.bincount(checked.y, minlength=len(counts) + 1)[1:].tolist() == counts
+    assert len(checked.class_names) == len(counts)
+
+
+def test_every_family_file_is_in_the_manifest_with_the_mirrors_hashes():
+    import subprocess
+
+    from otfs_workflow.data.manifest import read_manifest
+
+    manifest = read_manifest(REPO / "data" / "manifests" / "shift.tsv")
+    mirror = shift_mirror_dir()
+    for name, params, domain, _, _ in EXPECTED:
+        for rel in get_reader(name, params).files(domain):
+            entry = manifest.entry(rel)
+            blob = subprocess.run(["git", "hash-object", str(mirror / rel)], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+            assert blob == entry.git_blob_sha1, rel
+
+
+def test_heart_disease_imputes_per_hospital_without_labels_and_says_so():
+    reader, features = _read("heart-disease", {}, "switzerland", shift_mirror_dir())
+    imputed = features.info["imputed"]
+    # every cholesterol of Switzerland is written 0 (missing): never observed there, so 0 throughout
+    assert imputed["chol"] == {"imputed": 123, "value": 0.0, "observed": 0}
+    assert np.all(features.X[:, 4] == 0.0)
+    # a feature observed in some patients gets the median of those (no label is read)
+    ca = imputed["ca"]
+    assert ca["imputed"] == 118 and ca["observed"] == 5
+    _, kept = _read("heart-disease", {"features": ["age", "sex", "cp"]}, "switzerland", shift_mirror_dir())
+    assert kept.X.shape == (123, 3) and list(kept.feature_names) == ["age", "sex", "cp"]
+    with pytest.raises(ValueError, match=r"features: unknown feature\(s\) \['cholesterol'\]"):
+        get_reader("heart-disease", {"features": ["cholesterol"]})
+
+
+FAMILY_FILES = [(n, p, d) for n, p, d, _, _ in EXPECTED if d in ("books", "red", "cleveland", "foliated", "t1")]
+
+
+@pytest.mark.parametrize("name, params, domain", FAMILY_FILES)
+def test_a_missing_or_truncated_file_is_named(tmp_path, name, params, domain):
+    reader = get_reader(name, params)
+    (rel,) = reader.files(domain)
+    with pytest.raises(ShiftFileError, match=rf"{tmp_path / rel}: file not found"):
+        reader.read(domain, {rel: tmp_path / rel}, None)
+    source = shift_mirror_dir() / rel
+    cut = tmp_path / rel
+    cut.parent.mkdir(parents=True, exist_ok=True)
+    data = source.read_bytes()
+    cut.write_bytes(data[: len(data) // 2 + 7])  # cut inside a line or a MATLAB variable
+    with pytest.raises(ShiftFileError, match=rf"{cut}: .*(truncated|fields, expected)"):
+        reader.read(domain, {rel: cut}, None)
+
+
+@pytest.mark.parametrize("name, params, domain", FAMILY_FILES)
+def test_a_file_that_fails_its_hash_is_refused_naming_it(tmp_path, name, params, domain):
+    from otfs_workflow.data.acquisition import HashMismatchError, verify_file
+    from otfs_workflow.data.manifest import read_manifest
+
+    manifest = read_manifest(REPO / "data" / "manifests" / "shift.tsv")
+    (rel,) = get_reader(name, params).files(domain)
+    copy = tmp_path / Path(rel).name
+    shutil.copyfile(shift_mirror_dir() / rel, copy)
+    verify_file(copy, manifest.entry(rel))  # the mirror's copy passes
+    with open(copy, "ab") as fh:
+        fh.write(b"\n")
+    with pytest.raises(HashMismatchError, match=rf"{copy}"):
+        verify_file(copy, manifest.entry(rel))
+
+
+def test_an_unknown_domain_or_parameter_is_named():
+    with pytest.raises(ValueError, match=r"wine-quality: unknown domain 'rose'; its domains: \['red', 'white'\]"):
+        get_reader("wine-quality").files("rose")
+    with pytest.raises(ValueError, match=r"file: one of \['t1t2', 't1t3', 't2t3'\], got 't1t4'"):
+        get_reader("wifi", {"file": "t1t4"})
+    with pytest.raises(ValueError, match=r"threshold: 11 must be <= 10"):
+        get_reader("wine-quality", {"threshold": 11})
