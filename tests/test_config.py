@@ -165,7 +165,8 @@ def test_clinical_counts_are_checked_against_the_tables_width():
     (lambda c: c["feature_sets"]["surf"].update(folder="/etc"), r"feature_sets.surf.folder: folder '/etc' must be a "),
     (lambda c: c["feature_sets"]["surf"].update(reader={"name": "matt", "folder": "surf"}),
      r"feature_sets.surf.reader.name: unknown dataset reader 'matt'; registered dataset readers: "
-     r"\['mat', 'planted-shifts', 'tabular', 'usps-mnist'\]"),
+     r"\['amazon-reviews-400', 'heart-disease', 'landmine', 'mat', 'planted-shifts', 'tabular', 'usps-mnist', "
+     r"'wifi', 'wine-quality'\]"),
     (lambda c: c["feature_sets"]["surf"].update(reader={"name": "mat", "folder": "surf", "fmt": 1}),
      r"feature_sets.surf: give exactly one of 'reader' .* got \['reader', 'folder'\]"),
     (lambda c: (c["feature_sets"]["surf"].pop("folder"), c["feature_sets"]["surf"].update(reader={"name": "mat"})),

@@ -66,7 +66,8 @@ def test_every_family_file_is_in_the_manifest_with_the_mirrors_hashes():
 
 def test_heart_disease_imputes_per_hospital_without_labels_and_says_so():
     reader, features = _read("heart-disease", {}, "switzerland", shift_mirror_dir())
-    imputed = features.info["imputed"]
+    imputed = features.info["imputation"]
+    assert features.info["imputed"]["chol"] == 123 and features.info["missing"] == "median"
     # every cholesterol of Switzerland is written 0 (missing): never observed there, so 0 throughout
     assert imputed["chol"] == {"imputed": 123, "value": 0.0, "observed": 0}
     assert np.all(features.X[:, 4] == 0.0)
@@ -120,3 +121,13 @@ def test_an_unknown_domain_or_parameter_is_named():
         get_reader("wifi", {"file": "t1t4"})
     with pytest.raises(ValueError, match=r"threshold: 11 must be <= 10"):
         get_reader("wine-quality", {"threshold": 11})
+
+
+def test_the_documented_table_is_what_the_readers_return():
+    """docs/data-families.md's table states the shapes and class counts checked above."""
+    text = (REPO / "docs" / "data-families.md").read_text(encoding="utf-8")
+    for name, _, domain, (n, d), counts in EXPECTED:
+        if name == "wifi":
+            assert f"| t1, t2, t3 | {n} × {d} | 60 for each of {len(counts)} locations |" in text
+            continue
+        assert f"| {domain} | {n} × {d} | {', '.join(map(str, counts))} |" in text, (name, domain)

@@ -92,7 +92,9 @@ class HeartDisease(ShiftReader):
             X[missing, column] = fill
             imputed[name] = {"imputed": int(missing.sum()), "value": fill, "observed": int(observed.size)}
         keep = [FEATURES.index(f) for f in self.kept]
-        info = {"missing_values": "per-hospital median of the observed values; 0 where none was observed",
-                "imputed": {k: v for k, v in imputed.items() if k in self.kept}}
+        detail = {k: v for k, v in imputed.items() if k in self.kept}
+        # the keys of the tabular reader's notes, which the cache stage logs; the values used beside them
+        info = {"missing": "median", "impute_from": "domain (0 where the hospital observed none)",
+                "imputed": {k: v["imputed"] for k, v in detail.items()}, "imputation": detail}
         return DomainFeatures(X[:, keep], np.where(num > 0, 2, 1), ["no disease", "disease"],
                               feature_names=self.kept, info=info)
