@@ -73,6 +73,7 @@ RELATED_EXPERIMENTS = [
     "shift_recovery",
     "leaderboard",
     "model_selection",
+    "shift",
 ]
 
 
@@ -95,6 +96,7 @@ include: "workflow/rules/semfs.smk"
 include: "workflow/rules/shift_recovery.smk"
 include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/model_selection.smk"
+include: "workflow/rules/shift.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:
@@ -140,6 +142,7 @@ rule available:
         "results/available/comparison/summary.csv",
         "results/available/results_long.tsv",
         [f for files in CLINICAL_TARGETS.values() for f in files],
+        rules.shift.input,
 
 
 rule table1:

@@ -171,6 +171,9 @@ def copy_workflow(dest: Path) -> Path:
 def snakemake_env() -> dict[str, str]:
     """The environment the tests run Snakemake in: the data mirrors set, no PYTHONPATH of this process."""
     env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir()), "OTFS_UCI_MIRROR": str(uci_mirror_dir())}
+    shift = Path(os.environ.get("OTFS_SHIFT_MIRROR") or REPO.parent / "shared" / "data" / "shift")
+    if shift.is_dir():  # the shift data families: built by `available` where present
+        env["OTFS_SHIFT_MIRROR"] = str(shift)
     env.pop("PYTHONPATH", None)
     return env
 

@@ -131,3 +131,34 @@ def test_the_documented_table_is_what_the_readers_return():
             assert f"| t1, t2, t3 | {n} × {d} | 60 for each of {len(counts)} locations |" in text
             continue
         assert f"| {domain} | {n} × {d} | {', '.join(map(str, counts))} |" in text, (name, domain)
+
+
+@pytest.mark.pipeline
+def test_available_builds_each_shift_familys_leaderboard(test_run):
+    """config/test.yaml: one pair of four families; `available` builds results/shift/<family>/ for each, with
+    the leaderboard's rankers and adapters on the family's feature sets only."""
+    import json
+
+    import pandas as pd
+
+    from .conftest import planned_jobs, snakemake
+
+    shift_mirror_dir()
+    families = {"wine": {"wine"}, "heart": {"heart"}, "landmine": {"landmine"}, "wifi": {"wifi_t1t2"}}
+    for family, feature_sets in families.items():
+        out = test_run / "results" / "shift" / family
+        table = pd.read_csv(out / "table.csv")
+        assert set(table["dataset"]) == feature_sets, family
+        assert set(table["ranker"]) == {"ot", "ks", "random"} and set(table["adapter"]) == {"NA", "CORAL"}
+        assert table["nauc"].between(0, 100).all() and table["nauc"].notna().all()
+        versus = pd.read_csv(out / "versus.csv")
+        assert set(versus["ranker"]) == {"ks", "random"} and (versus["tasks"] == 1).all()
+        long = pd.read_parquet(out / "results_long.parquet")
+        assert set(long["dataset"]) == feature_sets and long["git_commit"].nunique() == 1
+        provenance = json.loads((out / "provenance.json").read_text())
+        assert provenance["config"]["shift"]["families"][family] == sorted(feature_sets)
+    # one pair per family: no rank test, said in empty ranks (the header only)
+    assert pd.read_csv(test_run / "results" / "shift" / "wine" / "ranks.csv").empty
+    # each family's own target is built by then: nothing to do
+    proc = snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "shift_wine", "shift")
+    assert not {k: v for k, v in planned_jobs(proc).items() if not k.startswith("shift")}, planned_jobs(proc)

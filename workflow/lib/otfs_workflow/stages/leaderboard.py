@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from otfs._checks import DegenerateResultWarning
 from otfs_workflow.io import atomic_path, read_json, read_tsv, write_csv, write_json, write_text
 
 __all__ = ["average_ranks", "collect", "nauc", "per_dataset_table", "rank_tests", "run", "versus_reference"]
@@ -226,13 +228,18 @@ def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_fe
                     rows.append({"dataset": scope, "adapter": adapter, "criterion": criterion, "ranker": ranker,
                                  "average_rank": r, "tasks": res["tasks"],
                                  "friedman_statistic": res["friedman_statistic"], "friedman_p": res["friedman_p"]})
-    ranks = pd.DataFrame(rows)
+    if not tests:
+        warnings.warn(f"{outputs['ranks_csv']}: no rank test: every scope has fewer than 2 tasks (pairs) with "
+                      "every ranker's score; the ranks, post-hoc and critical-difference outputs are empty. "
+                      "Configure more pairs (protocol.pairs) for a test.", DegenerateResultWarning, stacklevel=2)
+    ranks = pd.DataFrame(rows, columns=["dataset", "adapter", "criterion", "ranker", "average_rank", "tasks",
+                                        "friedman_statistic", "friedman_p"])
     _write_table(ranks, outputs, "ranks", caption)
-    post = pd.concat([res["nemenyi"].stack().rename("p").rename_axis(["ranker", "versus"]).reset_index()
-                      .assign(dataset=ds, adapter=a, criterion=c) for (ds, a, c), res in tests.items()],
-                     ignore_index=True)
-    write_csv(post[["dataset", "adapter", "criterion", "ranker", "versus", "p"]], outputs["posthoc"],
-              float_format="%.4g")
+    post_columns = ["dataset", "adapter", "criterion", "ranker", "versus", "p"]
+    posts = [res["nemenyi"].stack().rename("p").rename_axis(["ranker", "versus"]).reset_index()
+             .assign(dataset=ds, adapter=a, criterion=c) for (ds, a, c), res in tests.items()]
+    post = pd.concat(posts, ignore_index=True)[post_columns] if posts else pd.DataFrame(columns=post_columns)
+    write_csv(post, outputs["posthoc"], float_format="%.4g")
     columns = ["dataset", "adapter", "criterion", "ranker", "tasks", "reference_mean", "ranker_mean",
                "mean_difference", "wins", "ties", "losses", "run_wins", "run_ties", "run_losses", "p", "p_holm"]
     versus = pd.concat(versus, ignore_index=True)[columns] if versus else pd.DataFrame(columns=columns)
@@ -273,6 +280,13 @@ def _cd_figure(tests, alpha, outputs) -> None:
     import scikit_posthocs as sp
 
     adapters = [a for (ds, a, c) in tests if ds == ALL and c == "nauc"]
+    if not adapters:  # no test: a figure that says so
+        fig, ax = plt.subplots(figsize=(8, 1.2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no rank test: fewer than 2 tasks (pairs) with every ranker's score", ha="center",
+                va="center", fontsize=9)
+        _save(fig, outputs, "cd", "Critical-difference diagrams of the feature rankers")
+        return
     fig, axes = plt.subplots(len(adapters), 1, figsize=(8, 1.6 * len(adapters) + 0.4), squeeze=False)
     for ax, adapter in zip(axes[:, 0], adapters, strict=True):
         res = tests[(ALL, adapter, "nauc")]

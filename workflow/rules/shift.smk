@@ -1,0 +1,85 @@
+# The shift data families (docs/data-families.md; config `shift`): the
+# leaderboard's rankers and adapters (config `leaderboard`) on each family's
+# feature sets, on the grid `grids.leaderboard`, compared per family by the
+# leaderboard's own stage: tables, average ranks with Friedman's and Nemenyi's
+# tests, the reference ranker against each other one, a critical-difference
+# diagram and the tidy Parquet results, in results/shift/<family>/.
+
+
+include: "shift_common.smk"
+
+
+rule make_shift_family:
+    input:
+        aggregates=shift_aggregates,
+        rankings=shift_rankings,
+        recovery="results/shift_recovery/runs.csv",
+        code=script_code("leaderboard.py"),
+    output:
+        parquet=f"{SHIFT_OUT}/{{family}}/results_long.parquet",
+        table_csv=shift_report("table", "csv"),
+        table_md=f"{SHIFT_OUT}/{{family}}/table.md",
+        table_tex=f"{SHIFT_OUT}/{{family}}/table.tex",
+        ranks_csv=shift_report("ranks", "csv"),
+        ranks_md=f"{SHIFT_OUT}/{{family}}/ranks.md",
+        ranks_tex=f"{SHIFT_OUT}/{{family}}/ranks.tex",
+        posthoc=f"{SHIFT_OUT}/{{family}}/posthoc.csv",
+        versus_csv=shift_report("versus", "csv"),
+        versus_md=f"{SHIFT_OUT}/{{family}}/versus.md",
+        versus_tex=f"{SHIFT_OUT}/{{family}}/versus.tex",
+        cd_pdf=f"{SHIFT_OUT}/{{family}}/cd.pdf",
+        cd_png=shift_report("cd", "png"),
+        heatmap_pdf=f"{SHIFT_OUT}/{{family}}/heatmap.pdf",
+        heatmap_png=f"{SHIFT_OUT}/{{family}}/heatmap.png",
+        recovery_pdf=f"{SHIFT_OUT}/{{family}}/recovery.pdf",
+        recovery_png=f"{SHIFT_OUT}/{{family}}/recovery.png",
+        provenance=f"{SHIFT_OUT}/{{family}}/provenance.json",
+    log:
+        "logs/shift/{family}.log",
+    benchmark:
+        "logs/benchmarks/make_shift_family/{family}.tsv"
+    wildcard_constraints:
+        family="|".join(re.escape(f) for f in SHIFT_CONFIG["families"]),
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    # Measured: the leaderboard's stage, about 10 s and 300 MB for four small families.
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    params:
+        n_features=lambda w: {
+            fs: fs_n_features(fs) for fs in shift_feature_sets(w.family)
+        },
+        fraction=lambda w: {
+            fs: counts(fs, [LEADERBOARD_CONFIG["fraction"]])[0]
+            for fs in shift_feature_sets(w.family)
+        },
+        alpha=LEADERBOARD_CONFIG["alpha"],
+        reference=LEADERBOARD_CONFIG["reference"],
+        leaderboard=LEADERBOARD_CONFIG,
+        grid=lambda w: grid_config(LEADERBOARD_CONFIG["grid"]),
+        iterations=ITERATIONS,
+    script:
+        "../scripts/leaderboard.py"
+
+
+# --- targets -------------------------------------------------------------------
+localrules:
+    make_shift_family,
+
+
+# One target per family, shift_<family> (e.g. shift_wine), and `shift` for every
+# family with data present.
+for _family in SHIFT_CONFIG["families"]:
+
+    rule:
+        name:
+            f"shift_{_family}"
+        input:
+            shift_family_targets(_family),
+
+
+rule shift:
+    input:
+        lambda w: shift_targets(shift_families()),

@@ -1,0 +1,65 @@
+# The shift data families' configuration handle and input functions (its rules: shift.smk).
+
+SHIFT_CONFIG = config["shift"]
+SHIFT_OUT = "results/shift"
+
+
+def shift_feature_sets(family):
+    """The feature sets of ``family`` that have data for a pair (the `available` scope)."""
+    return target_feature_sets("available", SHIFT_CONFIG["families"][family])
+
+
+def shift_families():
+    """The families with data for at least one pair: what `shift` and `available` build."""
+    return [f for f in SHIFT_CONFIG["families"] if shift_feature_sets(f)]
+
+
+def shift_aggregates(w):
+    return [
+        f"{agg('available', fs, ranker=r, adapter=a, grid=LEADERBOARD_CONFIG['grid'])}/long.tsv"
+        for fs in shift_feature_sets(w.family)
+        for r in LEADERBOARD_CONFIG["rankers"]
+        for a in LEADERBOARD_CONFIG["adapters"]
+    ]
+
+
+def shift_rankings(w):
+    return [
+        f"results/runs/{fs}/ranking/{r}/{p}.json"
+        for fs in shift_feature_sets(w.family)
+        for r in LEADERBOARD_CONFIG["rankers"]
+        for p in scope_pairs(fs, scope_for("available", fs))
+    ]
+
+
+def shift_report(name, ext):
+    return report(
+        f"{SHIFT_OUT}/{{family}}/{name}.{ext}",
+        caption=f"../report/leaderboard_{name}.rst",
+        category="Data families",
+        subcategory="{family}",
+    )
+
+
+def shift_targets(families):
+    return [
+        f"{SHIFT_OUT}/{f}/{name}"
+        for f in families
+        for name in ("table.csv", "ranks.csv", "versus.csv")
+    ]
+
+
+def shift_family_targets(family):
+    """The input function of target shift_<family>: an error naming what is missing where no pair has data."""
+
+    def targets(w):
+        if not shift_feature_sets(family):
+            names = SHIFT_CONFIG["families"][family]
+            raise WorkflowError(
+                f"shift_{family}: none of the feature sets {names} has data for a configured pair "
+                f"(protocol.pairs: {config['protocol']['pairs']}); put the files of "
+                f"data/manifests/shift.tsv in a mirror (OTFS_SHIFT_MIRROR) or data/local/shift/"
+            )
+        return shift_targets([family])
+
+    return targets
