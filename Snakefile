@@ -73,7 +73,6 @@ RELATED_EXPERIMENTS = [
     "shift_recovery",
     "leaderboard",
     "model_selection",
-    "shift",
 ]
 
 
@@ -142,7 +141,6 @@ rule available:
         "results/available/comparison/summary.csv",
         "results/available/results_long.tsv",
         [f for files in CLINICAL_TARGETS.values() for f in files],
-        rules.shift.input,
 
 
 rule table1:

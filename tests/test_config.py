@@ -26,19 +26,25 @@ def config():
 
 
 def test_shipped_configs_are_valid(config):
-    validate_config(config, SCHEMA)
+    from otfs_workflow.config import experiment_schemas
+
+    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")  # e.g. `shift`
+    validate_config(config, SCHEMA, sections=sections)
     merged = copy.deepcopy(config)
     test = load_yaml(REPO / "config" / "test.yaml")
     update_config(merged, test)  # as `snakemake --configfile config/test.yaml` merges it
-    validate_config(merged, SCHEMA)
+    validate_config(merged, SCHEMA, sections=sections)
     assert merged["feature_sets"]["EfficientNetLite0"]["extractor"] == "efficientnet-lite0"
     assert len(pairs_for(config, "office-caltech")) == 12
-    assert pairs_for(merged, "office-caltech") == test["protocol"]["pairs"]
+    office = set(config["datasets"]["office-caltech"]["domains"])
+    assert pairs_for(merged, "office-caltech") == [p for p in test["protocol"]["pairs"]
+                                                   if set(p.split("-")) <= office]
+    assert pairs_for(merged, "wine-quality") == ["red-white"]
     # every other shipped configuration file, merged on config.yaml as --configfile merges it
     for extra in sorted((REPO / "config").glob("*.yaml")):
         merged = copy.deepcopy(config)
         update_config(merged, load_yaml(extra))
-        validate_config(merged, SCHEMA, source=str(extra))
+        validate_config(merged, SCHEMA, source=str(extra), sections=sections)
     full = load_yaml(REPO / "config" / "leaderboard-full.yaml")
     assert set(config["leaderboard"]["rankers"]) < set(full["leaderboard"]["rankers"])
     assert set(config["leaderboard"]["feature_sets"]) < set(full["leaderboard"]["feature_sets"])
@@ -222,3 +228,17 @@ def test_an_experiments_section_is_optional_and_its_defaults_fill_what_is_left_o
     filled = fill_defaults({}, schema)
     filled["rankers"].append("x")  # a copy of the default, not the schema's own list
     assert schema["properties"]["rankers"]["default"] == ["ot"] and given == {"rankers": ["ks"], "grid": {"k": 3}}
+
+
+def test_the_shift_section_is_checked_against_its_schema(config):
+    from otfs_workflow.config import experiment_schemas, fill_defaults
+
+    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
+    filled = fill_defaults(None, sections["shift"])  # config.yaml leaves it out: the schema's defaults
+    assert filled["families"]["wifi"] == ["wifi_t1t2", "wifi_t1t3", "wifi_t2t3"]
+    config["shift"] = {"families": {"wine": []}}
+    with pytest.raises(ConfigError, match=r"shift.families.wine"):
+        validate_config(config, SCHEMA, sections=sections)
+    config["shift"] = {"family": {"wine": ["wine"]}}
+    with pytest.raises(ConfigError, match=r"unknown key 'shift.family' \(did you mean 'families'\?\)"):
+        validate_config(config, SCHEMA, sections=sections)

@@ -134,9 +134,9 @@ def test_the_documented_table_is_what_the_readers_return():
 
 
 @pytest.mark.pipeline
-def test_available_builds_each_shift_familys_leaderboard(test_run):
-    """config/test.yaml: one pair of four families; `available` builds results/shift/<family>/ for each, with
-    the leaderboard's rankers and adapters on the family's feature sets only."""
+def test_shift_builds_each_familys_leaderboard(test_run):
+    """config/test.yaml: one pair of four families; `shift` builds results/shift/<family>/ for each, with the
+    leaderboard's rankers and adapters on the family's feature sets only."""
     import json
 
     import pandas as pd
@@ -144,6 +144,7 @@ def test_available_builds_each_shift_familys_leaderboard(test_run):
     from .conftest import planned_jobs, snakemake
 
     shift_mirror_dir()
+    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "shift")
     families = {"wine": {"wine"}, "heart": {"heart"}, "landmine": {"landmine"}, "wifi": {"wifi_t1t2"}}
     for family, feature_sets in families.items():
         out = test_run / "results" / "shift" / family
@@ -162,3 +163,14 @@ def test_available_builds_each_shift_familys_leaderboard(test_run):
     # each family's own target is built by then: nothing to do
     proc = snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "shift_wine", "shift")
     assert not {k: v for k, v in planned_jobs(proc).items() if not k.startswith("shift")}, planned_jobs(proc)
+
+
+@pytest.mark.pipeline
+def test_a_family_naming_an_unknown_feature_set_is_refused_before_any_job(tmp_path):
+    from .conftest import copy_workflow, snakemake
+
+    work = copy_workflow(tmp_path)
+    (work / "config" / "mine.yaml").write_text("shift:\n  families:\n    wine: [wine, wine2]\n")
+    proc = snakemake(work, "--configfile", "config/test.yaml", "config/mine.yaml", "--dry-run", "shift", check=False)
+    assert proc.returncode != 0
+    assert "shift.families.wine[1]: unknown feature set 'wine2'" in proc.stdout + proc.stderr

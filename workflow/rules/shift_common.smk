@@ -3,6 +3,15 @@
 SHIFT_CONFIG = config["shift"]
 SHIFT_OUT = "results/shift"
 
+# A family's feature sets must be configured ones: checked before any job.
+for _family, _names in SHIFT_CONFIG["families"].items():
+    for _i, _name in enumerate(_names):
+        if _name not in config["feature_sets"]:
+            raise WorkflowError(
+                f"shift.families.{_family}[{_i}]: unknown feature set {_name!r}; "
+                f"configured: {sorted(config['feature_sets'])}"
+            )
+
 
 def shift_feature_sets(family):
     """The feature sets of ``family`` that have data for a pair (the `available` scope)."""
