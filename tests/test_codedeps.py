@@ -252,7 +252,7 @@ def test_every_job_lists_the_closure_of_its_script(tmp_path):
 
     work = copy_workflow(tmp_path)
     proc = snakemake(work, "--configfile", "config/test.yaml", "--dry-run", "--forceall", "--cores", "2",
-                     "available", "related", "bench", "time_profile")
+                     "available", "related", "bench", "time_profile", "shift")
     scripts = _rule_scripts()
     jobs = _dry_run_jobs(proc.stdout + proc.stderr)
     checked = set()
