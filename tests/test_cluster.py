@@ -199,7 +199,9 @@ def test_stage_fetches_every_input_and_nothing_else(tmp_path):
     released = {(fs["dataset"], rel) for fs in config["feature_sets"].values() if "extractor" not in fs
                 for d in fs.get("domains") or config["datasets"][fs["dataset"]]["domains"]
                 for rel in get_reader(*reader_spec(fs)).files(d)}  # every file each dataset reader reads
-    assert len(released) == 12 + 4  # Office-Caltech's three released sets, and USPS's and MNIST's two files each
+    # Office-Caltech's three released sets, USPS's and MNIST's two files each, and the 14 files of the five
+    # shift data families read so far (4 + 2 + 4 + 1 + 3)
+    assert len(released) == 12 + 4 + 14
     assert jobs == {"acquire": len(released), "acquire_images": 4, "stage": 1}
     # with downloads off and files missing, only `stage` itself fails at once, naming them
     (work / "config" / "offline.yaml").write_text("datasets:\n  office-caltech:\n    download: false\n")
