@@ -20,11 +20,15 @@ TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
 def per_fs_sets(target_set, target):
     """Feature sets of a per-feature-set target: as configured for the paper;
     every feature set with data for the available set, except Figure 2 which
-    is GoogleNet's (its configured list)."""
+    is GoogleNet's (its configured list), and except the shift data families'
+    feature sets (config `shift`), which have their own targets."""
     if target_set == "paper" or target == "figure2":
         names = TARGETS_CONFIG[target]["feature_sets"]
     else:
-        names = list(config["feature_sets"])
+        families = {
+            fs for names in config["shift"]["families"].values() for fs in names
+        }
+        names = [fs for fs in config["feature_sets"] if fs not in families]
     if (
         target == "table1"
     ):  # its ↘/↗ count gives 0 of a small feature set's d: left out (a note says so)
