@@ -267,7 +267,11 @@ def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables
             proc.wait()
             pytest.fail(f"trial {trial}: snakemake still running 30 s after SIGTERM:\n{log.read_text()[-3000:]}")
         exits.append(time.monotonic() - sent)
-        assert "Will exit after finishing currently running jobs" in log.read_text() or proc.returncode == 0
+        text = log.read_text()
+        # a SIGTERM that lands after Snakemake printed its end ("Elapsed time": every job done, the process
+        # exiting, its handler gone) ends the exit with -15: nothing was left to stop
+        assert ("Will exit after finishing currently running jobs" in text or proc.returncode == 0
+                or (proc.returncode == -signal.SIGTERM and "Elapsed time" in text)), text[-3000:]
     assert len(exits) >= 5, f"the run finished after {len(exits)} SIGTERMs"
     snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", *targets)
     for adapter in ("NA", "CORAL", "SA", "TCA", "OT3"):
