@@ -1,5 +1,5 @@
-"""The shift data families' readers (otfs.datasets: amazon-reviews-400, wine-quality, heart-disease, landmine,
-wifi) on the mirror: the documented shapes and class balances; and for each, a missing file, a file that fails
+"""The shift data families' readers (otfs.datasets: amazon-reviews-400, amazon-reviews-5000, 20newsgroups,
+wine-quality, heart-disease, landmine, wifi, corn-nir) on the mirror: the documented shapes and class balances; and for each, a missing file, a file that fails
 its hash and a truncated file, each named."""
 
 from __future__ import annotations
@@ -32,6 +32,22 @@ EXPECTED = [
     ("wifi", {"file": "t1t2"}, "t1", (1140, 67), [60] * 19),
     ("wifi", {"file": "t1t2"}, "t2", (1140, 67), [60] * 19),
     ("wifi", {"file": "t2t3"}, "t3", (1140, 67), [60] * 19),
+    ("amazon-reviews-5000", {}, "books", (2000, 5000), [1000, 1000]),
+    ("amazon-reviews-5000", {}, "dvd", (2000, 5000), [1000, 1000]),
+    ("amazon-reviews-5000", {}, "electronics", (2000, 5000), [1000, 1000]),
+    ("amazon-reviews-5000", {}, "kitchen", (2000, 5000), [1000, 1000]),
+    ("20newsgroups", {"task": "comp-vs-rec"}, "source", (2950, 1000), [1752, 1198]),
+    ("20newsgroups", {"task": "comp-vs-rec"}, "target", (2375, 1000), [1184, 1191]),
+    ("20newsgroups", {"task": "comp-vs-sci"}, "source", (2361, 1000), [1175, 1186]),
+    ("20newsgroups", {"task": "comp-vs-sci"}, "target", (2948, 1000), [1761, 1187]),
+    ("20newsgroups", {"task": "comp-vs-talk"}, "source", (2696, 1000), [1755, 941]),
+    ("20newsgroups", {"task": "comp-vs-talk"}, "target", (2192, 1000), [1181, 1011]),
+    ("20newsgroups", {"task": "rec-vs-sci"}, "source", (2378, 1000), [1191, 1187]),
+    ("20newsgroups", {"task": "rec-vs-sci"}, "target", (2384, 1000), [1198, 1186]),
+    ("20newsgroups", {"task": "rec-vs-talk"}, "source", (2203, 1000), [1192, 1011]),
+    ("20newsgroups", {"task": "rec-vs-talk"}, "target", (2138, 1000), [1197, 941]),
+    ("20newsgroups", {"task": "sci-vs-talk"}, "source", (2027, 1000), [1185, 842]),
+    ("20newsgroups", {"task": "sci-vs-talk"}, "target", (2298, 1000), [1188, 1110]),
 ]
 
 
@@ -80,7 +96,9 @@ def test_heart_disease_imputes_per_hospital_without_labels_and_says_so():
         get_reader("heart-disease", {"features": ["cholesterol"]})
 
 
-FAMILY_FILES = [(n, p, d) for n, p, d, _, _ in EXPECTED if d in ("books", "red", "cleveland", "foliated", "t1")]
+FAMILY_FILES = [(n, p, d) for n, p, d, _, _ in EXPECTED
+                if d in ("books", "red", "cleveland", "foliated", "t1")
+                or (n, d, p.get("task")) == ("20newsgroups", "source", "comp-vs-rec")] + [("corn-nir", {}, "m5")]
 
 
 @pytest.mark.parametrize("name, params, domain", FAMILY_FILES)
@@ -94,7 +112,7 @@ def test_a_missing_or_truncated_file_is_named(tmp_path, name, params, domain):
     cut.parent.mkdir(parents=True, exist_ok=True)
     data = source.read_bytes()
     cut.write_bytes(data[: len(data) // 2 + 7])  # cut inside a line or a MATLAB variable
-    with pytest.raises(ShiftFileError, match=rf"{cut}: .*(truncated|fields, expected)"):
+    with pytest.raises(ShiftFileError, match=rf"{cut}: .*(truncated|fields, expected|cut short)"):
         reader.read(domain, {rel: cut}, None)
 
 
@@ -112,6 +130,93 @@ def test_a_file_that_fails_its_hash_is_refused_naming_it(tmp_path, name, params,
         fh.write(b"\n")
     with pytest.raises(HashMismatchError, match=rf"{copy}"):
         verify_file(copy, manifest.entry(rel))
+
+
+def test_amazon_5000_is_read_sparse_and_matches_the_files_own_lines():
+    """The svmlight counts, checked against the file's first and last lines parsed here by hand."""
+    from otfs.datasets.amazon_reviews_5000 import read_svmlight
+
+    path = shift_mirror_dir() / "amazon-reviews-5000" / "kitchen_train.svmlight"
+    X, labels = read_svmlight(path, 5000)
+    assert X.format == "csr" and X.shape == (2000, 5000) and X.nnz == 126363
+    lines = path.read_text().splitlines()
+    for row, line in ((0, lines[0]), (1999, lines[-1])):
+        label, *pairs = line.split()
+        expected = np.zeros(5000)
+        for pair in pairs:
+            index, value = pair.split(":")
+            expected[int(index)] = float(value)
+        assert labels[row] == float(label)
+        np.testing.assert_array_equal(X[row].toarray().ravel(), expected)
+    _, dense = _read("amazon-reviews-5000", {}, "kitchen", shift_mirror_dir())
+    np.testing.assert_array_equal(dense.X, X.toarray())
+    assert dense.class_names == ["-1", "+1"] and np.all((dense.y == 2) == (labels > 0))
+    _, test = _read("amazon-reviews-5000", {"split": "test"}, "dvd", shift_mirror_dir())
+    assert test.X.shape == (3586, 5000) and np.bincount(test.y)[1:].tolist() == [1779, 1807]
+
+
+def test_newsgroups_tasks_follow_the_split_without_headers_or_target_labels():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from otfs.datasets.newsgroups import TASKS, read_messages
+
+    root = shift_mirror_dir()
+    for task, (classes, domains) in TASKS.items():
+        # each domain holds subcategories of both top-level groups, and no subcategory is in both domains
+        subcats = {d: {s for group in domains[d] for s in group} for d in domains}
+        assert not subcats["source"] & subcats["target"], task
+        for d in domains:
+            for cls, group in zip(classes, domains[d], strict=True):
+                assert group and all(s.startswith(cls + ".") for s in group), (task, d)
+    messages = read_messages(root / "20newsgroups" / "20news-bydate.tar.gz", ("20news-bydate-train",))
+    assert len(messages) == 20 and sum(len(m) for m in messages.values()) == 11314
+    # every raw message starts with a header naming its newsgroup; what is left of a few (forwarded mail,
+    # a header with a blank line inside: sklearn's strip_newsgroup_header keeps them too) is under 1 %
+    headed = sum("Newsgroups:" in text.split("\n\n")[0] for m in messages.values() for _, text in m)
+    assert headed < 0.01 * 11314
+    reader = get_reader("20newsgroups", {"task": "rec-vs-sci", "max_features": 300})
+    read = {d: reader.read(d, {p: root / p for p in reader.files(d)}, None) for d in ("source", "target")}
+    assert read["source"].feature_names == read["target"].feature_names
+    for d, features in read.items():  # each label is the top-level group of the message's own folder
+        groups = [ident.split("/")[1].split(".")[0] for ident in features.sample_ids]
+        assert [features.class_names[y - 1] for y in features.y] == groups
+    # the reference: scikit-learn's vectoriser fitted on the two domains' texts, with no label at all
+    texts = {d: [t for s in sum(TASKS["rec-vs-sci"][1][d], ()) for _, t in messages[s]] for d in ("source", "target")}
+    ref = TfidfVectorizer(token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z]+\b", stop_words="english", sublinear_tf=True,
+                          min_df=3, max_features=300).fit(texts["source"] + texts["target"])
+    assert list(read["source"].feature_names) == ref.get_feature_names_out().tolist()
+    order = np.argsort(read["target"].sample_ids, kind="stable")
+    ref_order = np.argsort([i for s in sum(TASKS["rec-vs-sci"][1]["target"], ()) for i, _ in messages[s]],
+                           kind="stable")
+    np.testing.assert_allclose(read["target"].X[order], ref.transform(texts["target"]).toarray()[ref_order],
+                               rtol=1e-12, atol=0)
+
+
+def test_corn_nir_is_a_regression_on_three_instruments_and_the_grid_refuses_it(tmp_path):
+    from otfs.datasets.corn_nir import RESPONSES
+
+    root = shift_mirror_dir()
+    for response in RESPONSES:
+        reader = get_reader("corn-nir", {"response": response})
+        read = [reader.read(d, {p: root / p for p in reader.files(d)}, None).check(d) for d in ("m5", "mp5", "mp6")]
+        assert all(r.X.shape == (80, 700) for r in read) and read[0].feature_names[0] == "1100nm"
+        assert read[0].feature_names[-1] == "2498nm"
+        np.testing.assert_array_equal(read[0].y, read[2].y)  # the same 80 samples on every instrument
+        assert not np.array_equal(read[0].X, read[1].X)     # ... measured differently
+    ranges = {"moisture": (9.377, 10.993), "oil": (3.088, 3.832), "protein": (7.654, 9.711),
+              "starch": (62.826, 66.472)}
+    for response, (low, high) in ranges.items():
+        _, r = _read("corn-nir", {"response": response}, "mp6", root)
+        assert (r.y.min(), r.y.max()) == (low, high)
+    with pytest.raises(ValueError, match=r"response: one of \['moisture', 'oil', 'protein', 'starch'\]"):
+        get_reader("corn-nir", {"response": "fat"})
+    from otfs_workflow.stages import cache
+
+    rel = "corn-nir/cornData.mat"
+    with pytest.raises(ValueError, match=r"corn/m5: the corn-nir reader reads a regression task"):
+        cache.run("corn", "m5", {"dataset": "corn-nir", "reader": {"name": "corn-nir"}, "preprocessing": []},
+                  REPO / "data" / "manifests" / "shift.tsv", {rel: str(root / rel)}, tmp_path / "c.h5")
+    assert not (tmp_path / "c.h5").exists()
 
 
 def test_an_unknown_domain_or_parameter_is_named():

@@ -45,6 +45,11 @@ def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, raw_paths
     """
     name, params = reader_spec(fs_cfg)
     reader = get_reader(name, params)
+    task = getattr(reader, "task", "classification")
+    if task != "classification":
+        raise ValueError(f"{feature_set}/{domain}: the {name} reader reads a {task} task; the benchmark's grid "
+                         "(ranking, adaptation, 1-NN accuracy) needs class labels, so no feature cache is built for "
+                         "it (docs/data-families.md)")
     manifest = read_manifest(manifest_path) if manifest_path else None
     wanted = reader.files(domain)
     if sorted(wanted) != sorted(raw_paths):
