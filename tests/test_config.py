@@ -165,14 +165,14 @@ def test_clinical_counts_are_checked_against_the_tables_width():
     (lambda c: c["protocol"]["source_per_class_overrides"].update(dslrr=8),
      r"protocol.source_per_class_overrides: 'dslrr' is not a domain of any dataset \(did you mean 'dslr'\?\)"),
     (lambda c: c["wda"]["office"].update(grid="curvez"),
-     r"wda.office.grid: unknown grid 'curvez'; grids: \['curves', 'leaderboard', 'table1', 'table3', 'wda'\]"),
+     r"wda.office.grid: unknown grid 'curvez'; grids: \['curves', 'families', 'leaderboard', 'table1', 'table3', 'wda'\]"),
     (lambda c: c["feature_sets"]["surf"].update(folder="../surf"),
      r"feature_sets.surf.folder: folder '../surf' must be a relative path inside the dataset's folders"),
     (lambda c: c["feature_sets"]["surf"].update(folder="/etc"), r"feature_sets.surf.folder: folder '/etc' must be a "),
     (lambda c: c["feature_sets"]["surf"].update(reader={"name": "matt", "folder": "surf"}),
      r"feature_sets.surf.reader.name: unknown dataset reader 'matt'; registered dataset readers: "
-     r"\['amazon-reviews-400', 'heart-disease', 'landmine', 'mat', 'planted-shifts', 'tabular', 'usps-mnist', "
-     r"'wifi', 'wine-quality'\]"),
+     r"\['20newsgroups', 'amazon-reviews-400', 'amazon-reviews-5000', 'corn-nir', 'heart-disease', 'landmine', "
+     r"'mat', 'planted-shifts', 'tabular', 'usps-mnist', 'wifi', 'wine-quality'\]"),
     (lambda c: c["feature_sets"]["surf"].update(reader={"name": "mat", "folder": "surf", "fmt": 1}),
      r"feature_sets.surf: give exactly one of 'reader' .* got \['reader', 'folder'\]"),
     (lambda c: (c["feature_sets"]["surf"].pop("folder"), c["feature_sets"]["surf"].update(reader={"name": "mat"})),

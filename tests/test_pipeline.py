@@ -530,8 +530,8 @@ def test_a_plugin_ranker_and_dataset_run_through_the_pipeline(tmp_path):
             "['domain-auc', 'fmmd', 'ks', 'mmd', 'ot', 'ot-1nn', 'ot-random', 'random', 'source-anova', 'wasserstein1d']"
             in text)
     assert "feature_sets.blobs64.reader.name: unknown dataset reader 'shifted-blobs'; registered dataset " \
-           "readers: ['amazon-reviews-400', 'heart-disease', 'landmine', 'mat', 'planted-shifts', 'tabular', " \
-           "'usps-mnist', 'wifi', 'wine-quality']" in text
+           "readers: ['20newsgroups', 'amazon-reviews-400', 'amazon-reviews-5000', 'corn-nir', 'heart-disease', " \
+           "'landmine', 'mat', 'planted-shifts', 'tabular', 'usps-mnist', 'wifi', 'wine-quality']" in text
     (work / "src" / "otfs" / "rankers" / "mean_gap.py").write_text(PLUGIN_RANKER)
     (work / "src" / "otfs" / "datasets" / "shifted_blobs.py").write_text(PLUGIN_DATASET)
     snakemake(work, *args)

@@ -110,3 +110,74 @@ def test_row_sum_normalize_is_scikit_learns_l1_normalize_bit_for_bit(layout):
     assert np.array_equal(ours, normalize(X, norm="l1", axis=1))
     assert np.array_equal(X, before) and not np.shares_memory(ours, X)
     assert np.allclose(ours[[0, 1]].sum(axis=1), 1.0) and not ours[7].any()
+
+
+def test_curve_metrics_equal_scikit_learns_on_the_same_predictions():
+    """balanced accuracy of the 1-NN and a second classifier's accuracy, balanced accuracy and AUC, with and
+    without adaptation, against scikit-learn computed here on the same columns."""
+    import warnings
+
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from otfs.adapters import get_adapter
+    from otfs.classification import accuracy_curve, balanced_accuracy
+
+    rng = np.random.default_rng(3)
+    Xs, Xt = rng.normal(size=(60, 6)), rng.normal(0.3, 1.2, size=(90, 6))
+    ys = (Xs[:, 0] + 0.5 * rng.normal(size=60) > 0.6).astype(int) + 1   # imbalanced classes
+    yt = (Xt[:, 0] + 0.5 * rng.normal(size=90) > 0.6).astype(int) + 1
+    order = [0, 3, 1, 5, 2, 4]
+    metrics = {"balanced_accuracy": True, "second_classifier": "logistic-regression"}
+    for adapter in (None, get_adapter("CORAL")):
+        rows = accuracy_curve(Xs, ys, Xt, yt, {"Descending": order}, [2, 6], adapter=adapter, metrics=metrics)
+        for row in rows:
+            cols = order[: row["n_features"]]
+            A, B = (Xs[:, cols], Xt[:, cols]) if adapter is None else adapter.adapt(Xs[:, cols], ys, Xt[:, cols])
+            pred = KNeighborsClassifier(1, algorithm="brute").fit(A, ys).predict(B)
+            assert row["accuracy"] == pytest.approx(100 * np.mean(pred == yt), abs=1e-12)
+            assert row["balanced_accuracy"] == pytest.approx(100 * balanced_accuracy_score(yt, pred), abs=1e-12)
+            lr = LogisticRegression(max_iter=1000).fit(A, ys)
+            assert row["second_accuracy"] == pytest.approx(100 * lr.score(B, yt), abs=1e-12)
+            assert row["second_balanced_accuracy"] == pytest.approx(
+                100 * balanced_accuracy_score(yt, lr.predict(B)), abs=1e-12)
+            assert row["second_auc"] == pytest.approx(100 * roc_auc_score(yt, lr.predict_proba(B)[:, 1]), abs=1e-12)
+    assert balanced_accuracy([1, 1, 1, 2], [1, 1, 1, 1]) == 50.0
+    with pytest.raises(ValueError, match=r"metrics: unknown \['f1'\]"):
+        accuracy_curve(Xs, ys, Xt, yt, {"Descending": order}, [2], metrics={"f1": True})
+    # an AUC that is undefined (one target class) is NaN, with a warning, never a number
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (row,) = accuracy_curve(Xs, ys, Xt, np.ones(90, int), {"Descending": order}, [3], metrics=metrics)
+    assert np.isnan(row["second_auc"]) and any("AUC undefined" in str(w.message) for w in caught)
+
+
+def test_multiclass_auc_is_macro_one_vs_rest():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+
+    from otfs.classification import second_classifier_scores
+
+    rng = np.random.default_rng(0)
+    Xs, Xt = rng.normal(size=(90, 4)), rng.normal(size=(60, 4))
+    ys, yt = np.repeat([1, 2, 3], 30), np.repeat([1, 2, 3], 20)
+    Xs[:, 0] += ys
+    Xt[:, 0] += yt
+    got = second_classifier_scores("logistic-regression", Xs, ys, Xt, yt)
+    lr = LogisticRegression(max_iter=1000).fit(Xs, ys)
+    assert got["second_auc"] == pytest.approx(100 * roc_auc_score(yt, lr.predict_proba(Xt), multi_class="ovr"),
+                                              abs=1e-12)
+
+
+def test_l2_normalize_is_scikit_learns():
+    from sklearn.preprocessing import normalize
+
+    from otfs.preprocessing import apply_steps, l2_normalize
+
+    rng = np.random.default_rng(1)
+    X = rng.poisson(0.3, size=(50, 40)).astype(float)
+    X[3] = 0.0  # an empty document stays empty
+    np.testing.assert_allclose(l2_normalize(X), normalize(X, norm="l2"), rtol=1e-15, atol=0)
+    assert np.all(l2_normalize(X)[3] == 0) and np.all(X[3] == 0)
+    np.testing.assert_array_equal(apply_steps(X, ["l2_normalize"]), l2_normalize(X))

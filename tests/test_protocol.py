@@ -53,3 +53,24 @@ def test_source_subset():
     assert source_per_class("amazon", 20, {"dslr": 8}) == 20
     with pytest.raises(ValueError, match="class 4 has no sample"):
         draw_source_subset(y, 8, random_state=0, classes=[1, 2, 3, 4])
+
+
+def test_stratified_subsample_keeps_class_shares_and_is_reproducible():
+    from otfs_workflow.protocol import draw_stratified_subsample
+
+    y = np.repeat([1, 2, 3], [600, 300, 100])
+    keep = draw_stratified_subsample(y, 100, seed=7)
+    assert keep.size == 100 and np.all(np.diff(keep) > 0)  # sorted, no repeat
+    assert np.bincount(y[keep])[1:].tolist() == [60, 30, 10]
+    np.testing.assert_array_equal(keep, draw_stratified_subsample(y, 100, seed=7))
+    assert not np.array_equal(keep, draw_stratified_subsample(y, 100, seed=8))
+    # largest remainders: 7 of 3 classes in shares 0.6/0.3/0.1 -> 4.2, 2.1, 0.7 -> 4, 2, 1
+    assert np.bincount(y[draw_stratified_subsample(y, 7, seed=0)])[1:].tolist() == [4, 2, 1]
+    # a rare class keeps one sample; a domain already small enough is kept whole
+    rare = np.array([1] * 999 + [2])
+    assert np.bincount(rare[draw_stratified_subsample(rare, 10, seed=0)])[1:].tolist() == [9, 1]
+    np.testing.assert_array_equal(draw_stratified_subsample(y, 1000, seed=0), np.arange(1000))
+    with pytest.raises(ValueError, match="max_samples: 2 is fewer than the 3 classes"):
+        draw_stratified_subsample(y, 2, seed=0)
+    with pytest.raises(ValueError, match="max_samples: a positive integer, got 0"):
+        draw_stratified_subsample(y, 0, seed=0)

@@ -213,7 +213,7 @@ def test_corn_nir_is_a_regression_on_three_instruments_and_the_grid_refuses_it(t
     from otfs_workflow.stages import cache
 
     rel = "corn-nir/cornData.mat"
-    with pytest.raises(ValueError, match=r"corn/m5: the corn-nir reader reads a regression task"):
+    with pytest.raises(ValueError, match=r"corn/m5: the corn-nir reader reads a regression problem"):
         cache.run("corn", "m5", {"dataset": "corn-nir", "reader": {"name": "corn-nir"}, "preprocessing": []},
                   REPO / "data" / "manifests" / "shift.tsv", {rel: str(root / rel)}, tmp_path / "c.h5")
     assert not (tmp_path / "c.h5").exists()
@@ -279,3 +279,25 @@ def test_a_family_naming_an_unknown_feature_set_is_refused_before_any_job(tmp_pa
     proc = snakemake(work, "--configfile", "config/test.yaml", "config/mine.yaml", "--dry-run", "shift", check=False)
     assert proc.returncode != 0
     assert "shift.families.wine[1]: unknown feature set 'wine2'" in proc.stdout + proc.stderr
+
+
+def test_max_samples_cuts_a_domain_once_stratified_and_the_cache_says_so(tmp_path):
+    import json
+
+    from otfs_workflow.data.cache import read_cache
+    from otfs_workflow.stages import cache
+
+    root = shift_mirror_dir()
+    rel = "wine-quality/winequality-white.csv"
+    fs = {"dataset": "wine-quality", "reader": {"name": "wine-quality"}, "preprocessing": ["zscore"],
+          "max_samples": 1000}
+    paths = []
+    for name in ("a.h5", "b.h5"):
+        cache.run("wine", "white", fs, REPO / "data" / "manifests" / "shift.tsv", {rel: str(root / rel)},
+                  tmp_path / name)
+        paths.append(tmp_path / name)
+    a, b = (read_cache(p).domain("white") for p in paths)
+    assert a.X.shape == (1000, 11) and np.bincount(a.y)[1:].tolist() == [335, 665]  # 1640 : 3258 of 4898
+    np.testing.assert_array_equal(a.X, b.X)  # the same draw every time (seed from feature set and domain)
+    info = json.loads(read_cache(paths[0]).attrs.get("read_info", "{}") or "{}") or a.read_info
+    assert info["subsample"]["max_samples"] == 1000 and info["subsample"]["of"] == 4898

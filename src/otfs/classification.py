@@ -26,7 +26,12 @@ from otfs.registry import Registry
 if TYPE_CHECKING:
     from otfs.adapters._base import BaseAdapter
 
-__all__ = ["CLASSIFIERS", "accuracy_curve", "make_classifier", "nested_one_nn_accuracies", "one_nn_accuracy"]
+__all__ = ["CLASSIFIERS", "METRICS", "accuracy_curve", "balanced_accuracy", "make_classifier", "nested_one_nn_accuracies",
+           "one_nn_accuracy", "second_classifier_scores"]
+
+#: The optional metrics of :func:`accuracy_curve` (``metrics``): the 1-NN's balanced accuracy, and a second,
+#: probabilistic classifier's accuracy, balanced accuracy and AUC (its columns: ``second_*``).
+METRICS = ("balanced_accuracy", "second_classifier")
 
 #: Classifiers by name, for the places where one is configurable (skada adapters, the label-free scorers):
 #: each entry builds a scikit-learn classifier from keyword parameters. ``1nn`` is the paper's.
@@ -79,6 +84,52 @@ def make_classifier(spec):
     return clf
 
 
+def balanced_accuracy(y_true, y_pred) -> float:
+    """The mean over the classes present in ``y_true`` of the share of their samples predicted right, in %.
+
+    scikit-learn's ``balanced_accuracy_score`` (without adjustment), here
+    without importing scikit-learn; equal to the accuracy when the classes
+    are balanced, and to the mean of sensitivity and specificity for two.
+    """
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    classes = np.unique(y_true)
+    return 100.0 * float(np.mean([np.mean(y_pred[y_true == c] == c) for c in classes]))
+
+
+def second_classifier_scores(classifier, Xs, ys, Xt, yt) -> dict:
+    """A second classifier fitted on ``(Xs, ys)`` and scored on ``(Xt, yt)``: accuracy, balanced accuracy, AUC.
+
+    ``classifier`` is a :func:`make_classifier` spec (e.g. ``"logistic-regression"``). The AUC (in %) is
+    scikit-learn's ``roc_auc_score`` on the predicted probabilities: of the second class for two classes,
+    macro-averaged one-vs-rest for more; it is NaN, with a warning, where it is undefined (a single class
+    in ``yt``, or a target class the source never shows).
+    """
+    import warnings
+
+    from sklearn.metrics import roc_auc_score
+
+    from otfs._checks import DegenerateResultWarning
+
+    clf = make_classifier(classifier).fit(Xs, ys)
+    y_pred = clf.predict(Xt)
+    out = {"second_accuracy": 100.0 * float(np.mean(y_pred == yt)),
+           "second_balanced_accuracy": balanced_accuracy(yt, y_pred), "second_auc": float("nan")}
+    present = np.unique(yt)
+    if present.size < 2 or not set(present.tolist()) <= set(clf.classes_.tolist()):
+        warnings.warn(f"AUC undefined: the target has the classes {present.tolist()}, the source "
+                      f"{clf.classes_.tolist()}", DegenerateResultWarning, stacklevel=2)
+        return out
+    proba = clf.predict_proba(Xt)
+    if clf.classes_.size == 2:
+        out["second_auc"] = 100.0 * float(roc_auc_score(yt == clf.classes_[1], proba[:, 1]))
+    else:
+        keep = np.isin(clf.classes_, present)
+        p = proba[:, keep] / proba[:, keep].sum(axis=1, keepdims=True)
+        out["second_auc"] = 100.0 * float(roc_auc_score(yt, p, multi_class="ovr", average="macro",
+                                                        labels=clf.classes_[keep]))
+    return out
+
+
 def one_nn_accuracy(Xs, ys, Xt, yt) -> float:
     """Accuracy (in %) on ``(Xt, yt)`` of a 1-NN classifier fitted on ``(Xs, ys)``.
 
@@ -111,6 +162,7 @@ def accuracy_curve(
     orders: Mapping[str, Sequence[int]],
     n_features: Sequence[int],
     adapter: BaseAdapter | None = None,
+    metrics: Mapping | None = None,
 ) -> list[dict]:
     """1-NN accuracy after adaptation for the first ``n`` features of each order.
 
@@ -122,6 +174,11 @@ def accuracy_curve(
     n_features : sequence of int
     adapter : BaseAdapter, default=None
         None (or :class:`otfs.adapters.NoAdaptation`) adapts nothing.
+    metrics : mapping, default=None
+        More columns per point (:data:`METRICS`): ``{"balanced_accuracy": True}`` adds the 1-NN's
+        ``balanced_accuracy``; ``{"second_classifier": SPEC}`` adds ``second_accuracy``,
+        ``second_balanced_accuracy`` and ``second_auc`` of the classifier ``SPEC``
+        (:func:`second_classifier_scores`), fitted on the same adapted samples as the 1-NN.
 
     Returns
     -------
@@ -140,6 +197,12 @@ def accuracy_curve(
     Xs = as_float_matrix(Xs, "Xs")
     Xt = as_float_matrix(Xt, "Xt")
     check_same_features(Xs, Xt)
+    metrics = dict(metrics or {})
+    unknown = sorted(set(metrics) - set(METRICS))
+    if unknown:
+        raise ValueError(f"metrics: unknown {unknown}; known: {list(METRICS)}")
+    balanced = bool(metrics.get("balanced_accuracy"))
+    second = metrics.get("second_classifier")
     if adapter is None:
         nested = True  # no adaptation: nothing to build (and POT and scikit-learn are not imported)
     else:  # an adapter that changes nothing (NA): the nested 1-NN, without importing NA's file
@@ -159,30 +222,43 @@ def accuracy_curve(
         if sorted(order.tolist()) != list(range(d)):
             raise ValueError(f"order {order_name!r} is not a permutation of the {d} features")
         if nested:
-            accuracies = _nested_accuracies(XsT, ys, XtT, yt, order, n_features)
-            rows += [
-                {"order": order_name, "n_features": n, "accuracy": acc, "seconds": 0.0}
-                for n, acc in zip(n_features, accuracies, strict=True)
-            ]
+            predictions = _nested_predictions(XsT, ys, XtT, order, n_features)
+            for n, y_pred in zip(n_features, predictions, strict=True):
+                row = {"order": order_name, "n_features": n, "accuracy": 100.0 * float(np.mean(y_pred == yt)),
+                       "seconds": 0.0}
+                if balanced:
+                    row["balanced_accuracy"] = balanced_accuracy(yt, y_pred)
+                if second:
+                    row.update(second_classifier_scores(second, Xs[:, order[:n]], ys, Xt[:, order[:n]], yt))
+                rows.append(row)
             continue
         predicts = getattr(adapter, "predicts_labels", False)
         for n in n_features:
             cols = order[:n]
             start = time.perf_counter()
             try:
+                extra = {}
                 if predicts:  # the adapter predicts the target labels itself (a skada estimator with its classifier)
-                    y_pred = adapter.fit_predict(Xs[:, cols], ys, Xt[:, cols])
+                    y_pred = np.asarray(adapter.fit_predict(Xs[:, cols], ys, Xt[:, cols]))
                     seconds = time.perf_counter() - start
-                    accuracy = 100.0 * float(np.mean(np.asarray(y_pred) == yt))
+                    if second:
+                        raise ValueError("metrics: second_classifier needs adapted samples; this adapter predicts "
+                                         "the labels itself")
                 else:
                     Xs_a, Xt_a = adapter.adapt(Xs[:, cols], ys, Xt[:, cols])
                     seconds = time.perf_counter() - start
-                    accuracy = one_nn_accuracy(Xs_a, ys, Xt_a, yt)
+                    y_pred = _one_nn().fit(as_float_matrix(Xs_a, "Xs"), ys).predict(as_float_matrix(Xt_a, "Xt"))
+                    if second:
+                        extra = second_classifier_scores(second, Xs_a, ys, Xt_a, yt)
+                accuracy = 100.0 * float(np.mean(y_pred == yt))
             except (ValueError, FloatingPointError) as exc:  # which point of the curve failed, by column
                 shown = ", ".join(str(int(c)) for c in cols[:10]) + (", ..." if n > 10 else "")
                 raise type(exc)(f"{type(adapter).__name__} on the first {n} feature(s) of the {order_name} order "
                                 f"(columns {shown}): {exc}") from exc
-            rows.append({"order": order_name, "n_features": n, "accuracy": accuracy, "seconds": seconds})
+            row = {"order": order_name, "n_features": n, "accuracy": accuracy, "seconds": seconds}
+            if balanced:
+                row["balanced_accuracy"] = balanced_accuracy(yt, y_pred)
+            rows.append({**row, **extra})
     return rows
 
 
@@ -220,7 +296,12 @@ def nested_one_nn_accuracies(Xs, ys, Xt, yt, order, n_features) -> list[float]:
 
 
 def _nested_accuracies(XsT, ys, XtT, yt, order, n_features) -> list[float]:
-    """:func:`nested_one_nn_accuracies` on transposed (features x samples) copies.
+    """:func:`nested_one_nn_accuracies` on transposed (features x samples) copies."""
+    return [100.0 * float(np.mean(p == yt)) for p in _nested_predictions(XsT, ys, XtT, order, n_features)]
+
+
+def _nested_predictions(XsT, ys, XtT, order, n_features) -> list[np.ndarray]:
+    """The 1-NN's target predictions on the first ``n`` features of ``order``, for every ``n``.
 
     With features as rows, gathering the features of a block copies whole
     rows, which is several times faster than gathering columns.
@@ -235,5 +316,5 @@ def _nested_accuracies(XsT, ys, XtT, yt, order, n_features) -> list[float]:
             D += np.einsum("ij,ij->j", S, S)[None, :]
             D -= 2.0 * (T.T @ S)
             done = n
-        scores[n] = 100.0 * float(np.mean(ys[np.argmin(D, axis=1)] == yt))
+        scores[n] = ys[np.argmin(D, axis=1)]
     return [scores[int(n)] for n in n_features]

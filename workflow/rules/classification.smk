@@ -26,6 +26,7 @@ rule classify:
         orders=lambda w: grid_config(w.grid)["orders"],
         feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
         iterations=lambda w: grid_config(w.grid).get("iterations"),
+        metrics=lambda w: grid_config(w.grid).get("metrics", {}),
         adapter_params=lambda w: adapter_params(w.adapter),
     script:
         "../scripts/classification.py"

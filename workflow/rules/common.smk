@@ -339,13 +339,23 @@ def ranker_params(name):
     return params
 
 
-def pair_source_per_class(pair):
-    """Source samples per class of each iteration of ``pair`` (config `protocol`)."""
+def pair_source_per_class(pair, feature_set):
+    """Source samples per class of each iteration of ``pair``: the feature set's `source_per_class` where it
+    has one (a data family's own protocol), else config `protocol` (with its per-domain overrides)."""
+    own = fs_config(feature_set).get("source_per_class")
+    if own is not None:
+        return source_per_class(parse_pair(pair)[0], own, {})
     return source_per_class(
         parse_pair(pair)[0],
         config["protocol"]["source_per_class"],
         config["protocol"]["source_per_class_overrides"],
     )
+
+
+def applicable_adapters(feature_set, adapters):
+    """``adapters`` without those the feature set declares inapplicable (`inapplicable_adapters`)."""
+    skip = fs_config(feature_set).get("inapplicable_adapters") or {}
+    return [a for a in adapters if a not in skip]
 
 
 def adapter_params(name):

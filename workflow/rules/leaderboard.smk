@@ -45,6 +45,7 @@ rule classify_leaderboard_adapters:
         orders=lambda w: grid_config(w.grid)["orders"],
         feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
         iterations=lambda w: grid_config(w.grid).get("iterations"),
+        metrics=lambda w: grid_config(w.grid).get("metrics", {}),
     script:
         "../scripts/classification_adapters.py"
 

@@ -32,8 +32,13 @@ rule score_model_selection:
         mem_mb=1024,
         runtime=6,
     params:
-        adapters=MODEL_SELECTION_CONFIG["adapters"],
-        adapter_params=[adapter_params(a) for a in MODEL_SELECTION_CONFIG["adapters"]],
+        adapters=lambda w: applicable_adapters(
+            w.feature_set, MODEL_SELECTION_CONFIG["adapters"]
+        ),
+        adapter_params=lambda w: [
+            adapter_params(a)
+            for a in applicable_adapters(w.feature_set, MODEL_SELECTION_CONFIG["adapters"])
+        ],
         rules=MODEL_SELECTION_CONFIG["rules"],
         classifier=MODEL_SELECTION_CONFIG["classifier"],
         cv=MODEL_SELECTION_CONFIG["cv"],

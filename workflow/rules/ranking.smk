@@ -25,7 +25,7 @@ rule rank_features:
         runtime=10,
     params:
         ranker_params=lambda w: ranker_params(w.ranker),
-        per_class=lambda w: pair_source_per_class(w.pair),
+        per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
         iterations=ITERATIONS,
     script:
         "../scripts/ranking.py"

@@ -25,10 +25,10 @@ def shift_families():
 
 def shift_aggregates(w):
     return [
-        f"{agg('available', fs, ranker=r, adapter=a, grid=LEADERBOARD_CONFIG['grid'])}/long.tsv"
+        f"{agg('available', fs, ranker=r, adapter=a, grid=SHIFT_CONFIG['grid'])}/long.tsv"
         for fs in shift_feature_sets(w.family)
         for r in LEADERBOARD_CONFIG["rankers"]
-        for a in LEADERBOARD_CONFIG["adapters"]
+        for a in applicable_adapters(fs, LEADERBOARD_CONFIG["adapters"])
     ]
 
 
@@ -39,6 +39,27 @@ def shift_rankings(w):
         for r in LEADERBOARD_CONFIG["rankers"]
         for p in scope_pairs(fs, scope_for("available", fs))
     ]
+
+
+def shift_k_selection_tables(w):
+    """The label-free choice of k's per-pair tables of a family (config `model_selection`'s rules)."""
+    return [
+        f"results/runs/{fs}/model_selection/{r}/{MODEL_SELECTION_CONFIG['grid']}/{p}.tsv"
+        for fs in shift_feature_sets(w.family)
+        for r in MODEL_SELECTION_CONFIG["rankers"]
+        for p in scope_pairs(fs, scope_for("available", fs))
+    ]
+
+
+def shift_verdict_inputs(kind):
+    """Every family's leaderboard Parquet (kind "leaderboard") or k-selection choices ("k_selection")."""
+
+    def inputs(w):
+        if kind == "leaderboard":
+            return [f"{SHIFT_OUT}/{f}/results_long.parquet" for f in shift_families()]
+        return [f"{SHIFT_OUT}/{f}/k_selection/choices.parquet" for f in shift_families()]
+
+    return inputs
 
 
 def shift_report(name, ext):
@@ -54,8 +75,14 @@ def shift_targets(families):
     return [
         f"{SHIFT_OUT}/{f}/{name}"
         for f in families
-        for name in ("table.csv", "ranks.csv", "versus.csv")
+        for name in ("table.csv", "ranks.csv", "versus.csv", "k_selection/table.csv")
     ]
+
+
+def shift_available_targets():
+    """What `available` and `shift` build: every family with data, and the verdict over them (none without)."""
+    families = shift_families()
+    return shift_targets(families) + (["results/leaderboard/verdict.md"] if families else [])
 
 
 def shift_family_targets(family):

@@ -14,6 +14,7 @@ with job(smk.log[0], smk.threads, "classification", code=smk.input.code):
         orders=smk.params.orders,
         counts=smk.params.feature_counts,
         iterations=smk.params.iterations,
+        metrics=smk.params.metrics,
         output=smk.output.tsv,
         as_frame=False,
     )

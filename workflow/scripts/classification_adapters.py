@@ -12,6 +12,7 @@ with job(sm.log[0], sm.threads, "classification", code=sm.input.code):
         orders=sm.params.orders,
         counts=sm.params.feature_counts,
         iterations=sm.params.iterations,
+        metrics=sm.params.metrics,
         outputs=dict(zip(sm.params.adapters, sm.output.tsv, strict=True)),
         as_frame=False,
     )

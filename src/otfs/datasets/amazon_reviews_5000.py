@@ -52,8 +52,8 @@ class AmazonReviews5000(ShiftReader):
     The files are sparse (1.3 to 1.8 % non-zeros in the train files) and are read sparse; the
     matrix is densified here, at the end of reading, because the feature
     cache and every ranker and adapter of the benchmark take dense
-    matrices (2,000 x 5,000 float64: 80 MB per domain in memory, a few MB
-    in the compressed cache). :func:`read_svmlight` returns the sparse
+    matrices (2,000 x 5,000 float64: 80 MB per domain, in memory and in
+    the cache). :func:`read_svmlight` returns the sparse
     matrix for a method that can use it.
 
     Parameters

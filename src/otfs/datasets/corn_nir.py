@@ -72,7 +72,7 @@ class CornNIR(ShiftReader):
     family = "corn-nir"
     domain_files = {i: ["cornData.mat"] for i in INSTRUMENTS}
     n_features = len(WAVELENGTHS)
-    task = "regression"
+    problem = "regression"
 
     def __init__(self, response="moisture"):
         check_param("response", response, str, choices=list(RESPONSES))

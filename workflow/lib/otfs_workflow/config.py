@@ -239,6 +239,16 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
         problems += _leaderboard_problems(config, source)
     if "model_selection" in config:
         problems += _model_selection_problems(config, source)
+    problems += _grid_metric_problems(config["grids"], source)
+    from otfs.adapters import ADAPTERS
+
+    for name, fs in config["feature_sets"].items():
+        for adapter in fs.get("inapplicable_adapters") or {}:
+            if adapter not in ADAPTERS:
+                problems.append(f"{source}: feature_sets.{name}.inapplicable_adapters: {ADAPTERS.unknown_message(adapter)}")
+    if "shift" in config and config["shift"].get("grid", "families") not in config["grids"]:
+        problems.append(f"{source}: shift.grid: unknown grid {config['shift'].get('grid', 'families')!r}; grids: "
+                        f"{sorted(config['grids'])}")
     if "shift_recovery" in config:
         from otfs.datasets import get_reader
 
@@ -248,6 +258,24 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
             problems.append(f"{source}: shift_recovery.data: {exc}")
     if problems:
         raise ConfigError("invalid configuration:\n" + "\n".join(problems))
+
+
+def _grid_metric_problems(grids: Mapping, source: str) -> list[str]:
+    """A grid's second classifier is a registered classifier with valid parameters and probabilities (AUC)."""
+    from otfs.classification import make_classifier
+
+    problems = []
+    for name, grid in grids.items():
+        spec = (grid.get("metrics") or {}).get("second_classifier")
+        if spec is None:
+            continue
+        try:
+            if not hasattr(make_classifier(spec), "predict_proba"):
+                problems.append(f"{source}: grids.{name}.metrics.second_classifier: {spec!r} has no predict_proba "
+                                "(the AUC needs one)")
+        except (TypeError, ValueError, KeyError) as exc:
+            problems.append(f"{source}: grids.{name}.metrics.second_classifier: {exc}")
+    return problems
 
 
 def _param_problems(where: str, build, params: Mapping, source: str) -> list[str]:
@@ -462,6 +490,10 @@ def _reader_problems(where: str, fs: Mapping, dataset: Mapping | None) -> list[s
         reads_files = dataset is not None and any(reader.files(d) for d in fs.get("domains") or dataset["domains"])
     except (TypeError, ValueError) as exc:
         return [f"{where}.{key}: {exc}"]
+    problem = getattr(reader, "problem", "classification")
+    if problem != "classification":
+        return [f"{where}.{key}: the {name} reader reads a {problem} problem; the benchmark's grid needs class labels "
+                "(docs/data-families.md)"]
     missing = [k for k in SOURCE_SETTINGS if reads_files and k not in dataset]
     if missing:
         return [f"{where}: its reader {name!r} reads files, so datasets.{fs['dataset']} needs {missing} "
@@ -483,6 +515,8 @@ def _feature_set_source(name: str, fs: Mapping, datasets: Mapping, source: str) 
     from otfs.extractors._base import EXTRACTORS  # imports no deep-learning package
 
     problems = []
+    if "max_samples" in fs:
+        problems.append(f"{where}.max_samples: applies to a reader's feature sets only, not to extracted features")
     if fs["extractor"] not in EXTRACTORS:
         problems.append(f"{where}.extractor: {EXTRACTORS.unknown_message(fs['extractor'])}")
     ds = datasets.get(fs["dataset"])

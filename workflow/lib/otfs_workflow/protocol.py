@@ -27,8 +27,12 @@ COLUMNS = [
     "grid", "order", "n_features", "accuracy", "seconds",
 ]
 
+#: The optional metric columns of a grid with ``metrics`` (otfs.classification.accuracy_curve), in this order.
+METRIC_COLUMNS = ["balanced_accuracy", "second_accuracy", "second_balanced_accuracy", "second_auc"]
+
 __all__ = [
     "COLUMNS",
+    "METRIC_COLUMNS",
     "DegenerateDomainError",
     "MIN_DOMAIN_SAMPLES",
     "PAIR_SEPARATOR",
@@ -36,6 +40,7 @@ __all__ = [
     "class_counts",
     "derive_seed",
     "draw_source_subset",
+    "draw_stratified_subsample",
     "feature_counts",
     "left_out",
     "make_pairs",
@@ -153,6 +158,36 @@ def source_per_class(source: str, default, overrides: Mapping[str, object]):
     """Source samples drawn per class (20, and 8 when the source is dslr); ``"all"``: every one."""
     value = overrides.get(source, default)
     return "all" if value == "all" else int(value)
+
+
+def draw_stratified_subsample(y, max_samples: int, seed: int) -> np.ndarray:
+    """Indices (sorted) of at most ``max_samples`` samples, each class in proportion to its share of ``y``.
+
+    A domain of ``max_samples`` samples or fewer is kept whole. Otherwise
+    each class gets ``max_samples`` times its share, rounded down, and the
+    samples left over go to the classes with the largest remainders (ties:
+    the lower label); every class keeps at least one sample. The samples of
+    each class are drawn without replacement with ``seed``.
+    """
+    y = np.asarray(y).ravel()
+    n = y.size
+    if not isinstance(max_samples, (int, np.integer)) or isinstance(max_samples, bool) or max_samples < 1:
+        raise ValueError(f"max_samples: a positive integer, got {max_samples!r}")
+    if n <= max_samples:
+        return np.arange(n)
+    classes, counts = np.unique(y, return_counts=True)
+    if classes.size > max_samples:
+        raise ValueError(f"max_samples: {max_samples} is fewer than the {classes.size} classes to keep")
+    quota = counts * max_samples / n
+    take = np.maximum(np.floor(quota).astype(np.int64), 1)
+    while take.sum() > max_samples:  # the at-least-one rule overshot: take from the largest classes
+        take[np.argmax(take)] -= 1
+    order = np.lexsort((classes, -(quota - np.floor(quota))))
+    for i in order[: max_samples - int(take.sum())]:
+        take[i] += 1
+    rng = np.random.RandomState(seed)
+    chosen = [rng.choice(np.flatnonzero(y == c), size=int(k), replace=False) for c, k in zip(classes, take, strict=True)]
+    return np.sort(np.concatenate(chosen))
 
 
 def draw_source_subset(y, per_class, random_state=None, classes: Iterable | None = None, class_names=None):

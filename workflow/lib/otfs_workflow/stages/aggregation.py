@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from otfs_workflow.aggregation import COLUMNS, mean_over_pairs, per_pair_summary
+from otfs_workflow.protocol import METRIC_COLUMNS
 from otfs_workflow.data.cache import read_cache
 from otfs_workflow.io import read_tsv, write_json, write_tsv
 from otfs_workflow.provenance import provenance_record
@@ -31,7 +32,9 @@ def run(run_tables: Sequence[str], caches: Sequence[str], outputs: Mapping[str, 
     missing = [c for c in COLUMNS if c not in long.columns]
     if missing:
         raise ValueError(f"run tables lack the columns {missing}")
-    long = long[COLUMNS].sort_values(
+    # the grid's optional metrics, where every run table has them
+    extra = [c for c in METRIC_COLUMNS if all(c in f.columns for f in frames)]
+    long = long[COLUMNS + extra].sort_values(
         ["pair", "iteration", "order", "n_features"], kind="stable"
     ).reset_index(drop=True)
     write_tsv(long, outputs["long"])

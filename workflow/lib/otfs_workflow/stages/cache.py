@@ -45,9 +45,9 @@ def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, raw_paths
     """
     name, params = reader_spec(fs_cfg)
     reader = get_reader(name, params)
-    task = getattr(reader, "task", "classification")
-    if task != "classification":
-        raise ValueError(f"{feature_set}/{domain}: the {name} reader reads a {task} task; the benchmark's grid "
+    problem = getattr(reader, "problem", "classification")
+    if problem != "classification":
+        raise ValueError(f"{feature_set}/{domain}: the {name} reader reads a {problem} problem; the benchmark's grid "
                          "(ranking, adaptation, 1-NN accuracy) needs class labels, so no feature cache is built for "
                          "it (docs/data-families.md)")
     manifest = read_manifest(manifest_path) if manifest_path else None
@@ -70,6 +70,8 @@ def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, raw_paths
     paths = {**{r: Path(raw_paths[r]) for r in wanted}, **{p: Path(p) for p in local}}
     dom = reader.read(domain, paths, manifest).check(f"{feature_set}/{domain} ({where})")
     log.info("%s/%s: %d samples x %d features, read by %s", feature_set, domain, *dom.X.shape, name)
+    if fs_cfg.get("max_samples"):
+        dom = _subsample(feature_set, domain, dom, fs_cfg["max_samples"])
     write_cache(
         output,
         feature_set=feature_set,
@@ -84,6 +86,24 @@ def run(feature_set: str, domain: str, fs_cfg: Mapping, manifest_path, raw_paths
     if dom.info.get("imputed"):
         log.info("%s/%s: missing values imputed (%s, from %s): %s", feature_set, domain, dom.info["missing"],
                  dom.info["impute_from"], dom.info["imputed"])
+
+
+def _subsample(feature_set: str, domain: str, dom, max_samples: int):
+    """``dom`` cut to ``max_samples`` samples, stratified by class (the feature set's ``max_samples``)."""
+    import dataclasses
+
+    from otfs_workflow.protocol import derive_seed, draw_stratified_subsample
+
+    n = dom.X.shape[0]
+    if n <= max_samples:
+        return dom
+    seed = derive_seed(feature_set, domain, "max_samples")
+    keep = draw_stratified_subsample(dom.y, max_samples, seed)
+    log.info("%s/%s: %d of %d samples kept (max_samples, stratified, seed %d)", feature_set, domain, keep.size, n,
+             seed)
+    info = {**dom.info, "subsample": {"max_samples": int(max_samples), "of": int(n), "seed": int(seed)}}
+    ids = tuple(dom.sample_ids[i] for i in keep) if dom.sample_ids else ()
+    return dataclasses.replace(dom, X=dom.X[keep], y=dom.y[keep], sample_ids=ids, info=info)
 
 
 def run_extracted(feature_set: str, domain: str, fs_cfg: Mapping, features_path, output) -> None:

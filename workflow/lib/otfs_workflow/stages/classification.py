@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from otfs_workflow.data.cache import read_domains
 from otfs_workflow.io import read_json, write_rows_tsv
-from otfs_workflow.protocol import COLUMNS, resolve_feature_counts
+from otfs_workflow.protocol import COLUMNS, METRIC_COLUMNS, resolve_feature_counts
 
 #: The adapter that adapts nothing: its curves are the nested 1-NN's, without building an adapter.
 NO_ADAPTATION = "NA"
@@ -15,21 +15,22 @@ NO_ADAPTATION = "NA"
 def run(caches: Mapping[str, str], ranking_path, adapter: str, grid: str,
         orders: Sequence[str],
         counts, output, adapter_params: Mapping | None = None, iterations: int | None = None, *,
-        as_frame: bool = True):
+        metrics: Mapping | None = None, as_frame: bool = True):
     """Write one TSV row per (iteration, order, number of features) of one pair.
 
     ``adapter_params`` are the adapter's hyper-parameters (config ``adapters``; its defaults where absent).
     ``iterations``: only the first so many iterations of the ranking (the grid's ``iterations``; all by
     default). Returns the rows as a DataFrame, or as a list of dicts with ``as_frame=False`` (the
-    pipeline's jobs, which then never import pandas).
+    pipeline's jobs, which then never import pandas). ``metrics``: the grid's more columns
+    (:func:`otfs.classification.accuracy_curve`), after :data:`~otfs_workflow.protocol.COLUMNS`.
     """
     return run_adapters(caches, ranking_path, {adapter: adapter_params}, grid, orders, counts, {adapter: output},
-                        iterations=iterations, as_frame=as_frame)[adapter]
+                        iterations=iterations, metrics=metrics, as_frame=as_frame)[adapter]
 
 
 def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None], grid: str,
                  orders: Sequence[str], counts, outputs: Mapping[str, str],
-                 iterations: int | None = None, *, as_frame: bool = True) -> dict:
+                 iterations: int | None = None, *, metrics: Mapping | None = None, as_frame: bool = True) -> dict:
     """:func:`run` for several adapters of one pair at once: the caches and the ranking are read once.
 
     ``adapters`` maps each adapter to its hyper-parameters, ``outputs`` each
@@ -46,6 +47,9 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
     cache = read_domains({d: caches[d] for d in (rank["source"], rank["target"])})
     src, tgt = cache.domain(rank["source"]), cache.domain(rank["target"])
     counts = resolve_feature_counts(counts, cache.n_features)
+    metrics = dict(metrics or {})
+    columns = COLUMNS + [c for c in METRIC_COLUMNS if (c == "balanced_accuracy" and metrics.get("balanced_accuracy"))
+                         or (c.startswith("second_") and metrics.get("second_classifier"))]
     results = {}
     for adapter, params in adapters.items():
         constant = {"feature_set": rank["feature_set"], "pair": rank["pair"], "source": rank["source"],
@@ -59,16 +63,17 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
                     orders={name: r_it["orders"][name] for name in orders},
                     n_features=counts,
                     adapter=_build_adapter(adapter, params),
+                    metrics=metrics,
                 )
             except (ValueError, FloatingPointError) as exc:  # say where: the pair, the iteration, the features
                 raise type(exc)(f"{rank['feature_set']}/{rank['pair']}, iteration {r_it['iteration']}, adapter "
                                 f"{adapter}: {_named_columns(str(exc), cache.feature_names)}") from exc
             rows += [{**constant, "iteration": r_it["iteration"], **point} for point in curve]
-        write_rows_tsv(outputs[adapter], COLUMNS, rows)
+        write_rows_tsv(outputs[adapter], columns, rows)
         if as_frame:
             import pandas as pd
 
-            rows = pd.DataFrame(rows, columns=COLUMNS)
+            rows = pd.DataFrame(rows, columns=columns)
         results[adapter] = rows
     return results
 

@@ -1,0 +1,111 @@
+"""The verdict over the data families (otfs_workflow.stages.verdict), on generated results with a known answer:
+OT far ahead in a family of 8 tasks, level in a family of 3; its tests against SciPy and statsmodels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+from otfs_workflow.stages import verdict
+
+RANKERS = {"ot": 6.0, "ks": 1.0, "wasserstein1d": 2.0, "source-anova": 0.0, "random": -3.0}
+
+
+def _long(dataset, pairs, effect, rng):
+    rows = []
+    for p in range(pairs):
+        for ranker, bonus in RANKERS.items():
+            for adapter in ("NA", "CORAL"):
+                for it in range(2):
+                    for n in (2, 4, 8):
+                        acc = 60 + effect * bonus * n / 8 + rng.normal(0, 0.5)
+                        rows.append({"dataset": dataset, "pair": f"p{p}-q{p}", "iteration": it, "ranker": ranker,
+                                     "adapter": adapter, "n_features": n, "accuracy": acc,
+                                     "balanced_accuracy": acc - 5, "second_accuracy": acc + 1})
+    return pd.DataFrame(rows)
+
+
+def _choices(family_seed):
+    rng = np.random.default_rng(family_seed)
+    rows = []
+    for rule, regret, labels in (("IW", 2.0, False), ("SND", 1.0, False), ("oracle", 0.0, True),
+                                 ("all-features", 3.0, False)):
+        for _ in range(10):
+            rows.append({"rule": rule, "reads_target_labels": labels, "regret": regret + rng.normal(0, 0.1),
+                         "fraction": 0.5, "gain": 1.0})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def outputs(tmp_path):
+    rng = np.random.default_rng(0)
+    paths = {}
+    for family, dataset, pairs, effect in (("big", "fs_big", 8, 1.0), ("small", "fs_small", 3, 0.0)):
+        long = _long(dataset, pairs, effect, rng)
+        long.to_parquet(tmp_path / f"{family}.parquet")
+        _choices(pairs).to_parquet(tmp_path / f"{family}_k.parquet")
+        paths[family] = long
+    out = {k: str(tmp_path / f"verdict.{k}") for k in ("md", "csv", "pdf", "png")}
+    out.update(k_csv=str(tmp_path / "verdict_k.csv"), provenance=str(tmp_path / "prov.json"))
+    res = verdict.run(leaderboards={f: str(tmp_path / f"{f}.parquet") for f in ("big", "small")},
+                      k_selection={f: str(tmp_path / f"{f}_k.parquet") for f in ("big", "small")},
+                      families={"big": ["fs_big"], "small": ["fs_small"]},
+                      n_features={"fs_big": 8, "fs_small": 8}, protocol={}, reference="ot",
+                      relevance="source-anova", per_feature=["wasserstein1d", "ks", "mmd"], alpha=0.05,
+                      provenance={"versions": {}}, outputs=out)
+    return res, paths, out
+
+
+def test_comparisons_match_scipy_and_holm(outputs):
+    from statsmodels.stats.multitest import multipletests
+
+    res, longs, _ = outputs
+    rows = res["rows"]
+    big = rows[(rows["family"] == "big") & (rows["metric"] == "accuracy")]
+    # the best per-feature measure is the one with the higher mean nAUC: wasserstein1d (bonus 2 > 1)
+    assert set(big[big["comparison"] == "best per-feature measure"]["versus"]) == {"wasserstein1d"}
+    long = longs["big"]
+    pts = long.groupby(["pair", "ranker", "adapter", "n_features"], as_index=False)["accuracy"].mean()
+    naucs = {}
+    for (pair, ranker, adapter), g in pts.groupby(["pair", "ranker", "adapter"]):
+        x, y = g["n_features"].to_numpy() / 8, g["accuracy"].to_numpy()
+        naucs[(pair, ranker, adapter)] = np.trapezoid(y, x) / (x[-1] - x[0])
+    ps = []
+    for _, row in big.iterrows():
+        pairs = sorted({k[0] for k in naucs})
+        diff = np.array([naucs[(p, "ot", row["adapter"])] - naucs[(p, row["versus"], row["adapter"])] for p in pairs])
+        assert row["difference"] == pytest.approx(diff.mean(), abs=1e-9)
+        assert row["wins"] == 8 and row["tasks"] == 8
+        assert row["p"] == pytest.approx(scipy.stats.wilcoxon(diff).pvalue, rel=1e-12)
+        ps.append(row["p"])
+    np.testing.assert_allclose(big["p_holm"], multipletests(ps, method="holm")[1], rtol=1e-12)
+    assert (big["p_holm"] <= 0.05).all() and (big["best"] == "ot").all()
+    assert set(rows["metric"]) == {"accuracy", "balanced_accuracy", "second_accuracy"}
+    pooled = rows[rows["family"] == verdict.POOLED]
+    assert (pooled["tasks"] == 11).all()
+
+
+def test_the_verdict_says_what_it_can_and_cannot_conclude(outputs):
+    res, _, out = outputs
+    text = open(out["md"]).read()
+    big = text.split("## big")[1].split("## ")[0]
+    small = text.split("## small")[1].split("## ")[0]
+    assert "OT significantly beats the source relevance under 2 of 2 adapters" in big
+    assert "too few tasks for any test at 0.05" in small  # 3 tasks: the smallest attainable p is 0.25
+    assert verdict.min_wilcoxon_p(3) == 0.25 and verdict.min_wilcoxon_p(6) == pytest.approx(0.03125)
+    # label-free k: the best label-free rule in hindsight (SND, regret about 1) and all features (about 3)
+    assert "the best label-free rule in hindsight, SND, loses 1.0 points" in big
+    assert "keeping every feature loses 3.0" in big
+    k = pd.read_csv(out["k_csv"])
+    assert "oracle" not in set(k["rule"]) and set(k["family"]) == {"big", "small", verdict.POOLED}
+    assert "With the logistic-regression accuracy: against the best per-feature measure, OT is ahead" in text
+    assert open(out["png"], "rb").read(4) == b"\x89PNG"
+
+
+def test_no_family_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="no data family to judge"):
+        verdict.run({}, {}, {}, {}, {}, "ot", "source-anova", [], 0.05, {}, {})
+    with pytest.raises(ValueError, match="no column 'second_auc'"):
+        verdict.task_scores(pd.DataFrame({"accuracy": [1.0]}), {}, "second_auc")

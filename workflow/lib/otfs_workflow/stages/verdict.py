@@ -1,0 +1,287 @@
+"""Stage ``verdict``: per data family, which feature rankers to trust, in a page a user reads in a minute.
+
+Inputs: each family's leaderboard results (``results/shift/<family>/results_long.parquet``, the rows of
+:mod:`otfs_workflow.stages.leaderboard`) and its label-free choices of k
+(``results/shift/<family>/k_selection/choices.parquet``, :mod:`otfs_workflow.stages.model_selection`).
+
+The score of a ranker on a task (a feature set's pair) under an adapter is
+its nAUC: the normalised area under the 1-NN accuracy curve over the grid's
+fractions of the features, after averaging the iterations (the
+leaderboard's criterion). Per family and adapter, and pooled over every
+family's tasks (``all families``):
+
+- the rankers' average ranks over the tasks and Friedman's p-value (2 tasks
+  or more);
+- the reference ranker (OT) against the best per-feature shift measure (the
+  one with the highest mean nAUC in that family and adapter, chosen in
+  hindsight, which favours it) and against the source-only relevance
+  ranking (source ANOVA): the mean nAUC difference in points, wins, ties
+  and losses over the tasks, Wilcoxon's signed-rank p-value over the tasks
+  and its Holm correction over every comparison of the family (or of the
+  pool). With ``n`` tasks the smallest two-sided p-value Wilcoxon's exact
+  test can reach is ``2 / 2**n``: a family with fewer than 6 tasks cannot
+  show a difference at 0.05, and the verdict says so rather than calling it
+  a tie;
+- how much the label-free choice of k loses against the best k in
+  hindsight (the oracle): the mean regret of each label-free rule, and of
+  keeping every feature, over the runs of the family (every ranker,
+  adapter, pair and iteration).
+
+Outputs: ``verdict.csv`` (the comparisons), ``verdict_k.csv`` (the
+regrets), ``verdict.md`` (the sentences and both tables), a figure and the
+provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from otfs_workflow.io import write_csv, write_json, write_text
+from otfs_workflow.stages.leaderboard import _task_naucs, _task_points, average_ranks
+
+__all__ = ["comparisons", "k_regrets", "min_wilcoxon_p", "run", "task_scores"]
+
+POOLED = "all families"
+#: The metrics judged, where a family's results have them: the paper's 1-NN accuracy first.
+METRICS = {"accuracy": "1-NN accuracy", "balanced_accuracy": "1-NN balanced accuracy",
+           "second_accuracy": "logistic-regression accuracy",
+           "second_balanced_accuracy": "logistic-regression balanced accuracy", "second_auc": "logistic-regression AUC"}
+
+
+def min_wilcoxon_p(n: int) -> float:
+    """The smallest two-sided p-value of Wilcoxon's exact signed-rank test on ``n`` non-zero differences."""
+    return min(1.0, 2.0 / 2.0 ** n) if n > 0 else 1.0
+
+
+def task_scores(long: pd.DataFrame, n_features: Mapping[str, int], metric: str = "accuracy") -> pd.DataFrame:
+    """nAUC of ``metric`` per (dataset, pair, ranker, adapter) from a leaderboard's long rows (iterations
+    averaged)."""
+    if metric not in long.columns:
+        raise ValueError(f"the results have no column {metric!r} (columns: {list(long.columns)})")
+    return _task_naucs(_task_points(long.assign(accuracy=long[metric]), n_features))
+
+
+def _wilcoxon(diff: np.ndarray) -> float:
+    from scipy.stats import wilcoxon
+
+    if np.all(diff == 0):
+        return 1.0
+    return float(wilcoxon(diff, zero_method="wilcox").pvalue)
+
+
+def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: str,
+                per_feature: Sequence[str], metric: str = "accuracy") -> pd.DataFrame:
+    """One row per (adapter, comparison) of ``family``'s task scores (the module docstring); Holm's
+    correction runs over the rows (one family, one metric)."""
+    from scipy.stats import friedmanchisquare
+    from statsmodels.stats.multitest import multipletests
+
+    rows = []
+    for adapter, group in scores.groupby("adapter", sort=False):
+        wide = group.pivot_table(index=["dataset", "pair"], columns="ranker", values="nauc").dropna(axis=0)
+        if reference not in wide.columns or wide.empty:
+            continue
+        ranks = average_ranks(wide)
+        friedman = (float(friedmanchisquare(*[wide[c].to_numpy() for c in wide.columns]).pvalue)
+                    if len(wide) >= 2 and wide.shape[1] >= 3 else np.nan)
+        best_rank = ranks.min()
+        best = [r for r, v in ranks.items() if np.isclose(v, best_rank)]
+        present = [r for r in per_feature if r in wide.columns]
+        others = []
+        if present:
+            means = wide[present].mean()
+            others.append(("best per-feature measure", str(means.idxmax())))
+        if relevance in wide.columns:
+            others.append(("source relevance", relevance))
+        for kind, other in others:
+            diff = (wide[reference] - wide[other]).to_numpy()
+            rows.append({"family": family, "metric": metric, "adapter": adapter, "tasks": len(wide), "best": " = ".join(best),
+                         "best_rank": float(best_rank), "reference_rank": float(ranks[reference]),
+                         "friedman_p": friedman, "comparison": kind, "versus": other,
+                         "reference_nauc": float(wide[reference].mean()), "versus_nauc": float(wide[other].mean()),
+                         "difference": float(diff.mean()), "wins": int((diff > 0).sum()),
+                         "ties": int((diff == 0).sum()), "losses": int((diff < 0).sum()),
+                         "p": _wilcoxon(diff), "min_p": min_wilcoxon_p(int((diff != 0).sum()))})
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["p_holm"] = multipletests(out["p"].to_numpy(), method="holm")[1]
+    return out
+
+
+def k_regrets(chosen: pd.DataFrame, family: str) -> pd.DataFrame:
+    """Per label-free rule (and all features): its mean regret against the oracle over the family's runs."""
+    free = chosen[(~chosen["reads_target_labels"].astype(bool)) & (chosen["rule"] != "oracle")]
+    g = free.groupby("rule", sort=False)
+    out = g.agg(runs=("regret", "size"), regret=("regret", "mean"), regret_sd=("regret", "std"),
+                fraction=("fraction", "mean"), gain=("gain", "mean")).reset_index()
+    out.insert(0, "family", family)
+    return out
+
+
+def _fmt_p(p: float) -> str:
+    return "n/a" if not np.isfinite(p) else (f"{p:.2g}" if p >= 1e-3 else "< 0.001")
+
+
+def _sentence(row, alpha: float) -> str:
+    sign = "ahead of" if row["difference"] > 0 else ("level with" if row["difference"] == 0 else "behind")
+    text = (f"OT is {abs(row['difference']):.1f} points {sign} the {row['comparison']} ({row['versus']}) "
+            f"under {row['adapter']}, {row['wins']}/{row['ties']}/{row['losses']} wins/ties/losses over "
+            f"{row['tasks']} tasks")
+    if row["min_p"] > alpha:
+        return text + f": too few tasks for a test at {alpha} (the smallest attainable p is {row['min_p']:.2g})"
+    if row["p_holm"] <= alpha:
+        return text + f", significant (Holm p = {_fmt_p(row['p_holm'])})"
+    return text + f", not significant (Holm p = {_fmt_p(row['p_holm'])})"
+
+
+def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float) -> list[str]:
+    lines = []
+    rows = all_rows[all_rows["metric"] == "accuracy"]
+    best = rows.drop_duplicates("adapter")
+    leaders = "; ".join(f"{r.adapter}: {r.best} (OT ranks {r.reference_rank:.1f})" for r in best.itertuples())
+    lines.append(f"- Best rankers by average rank, per adapter: {leaders}.")
+    for kind in ("best per-feature measure", "source relevance"):
+        part = rows[rows["comparison"] == kind]
+        if part.empty:
+            continue
+        testable = part[part["min_p"] <= alpha]
+        sig_win = part[(part["p_holm"] <= alpha) & (part["difference"] > 0) & (part["min_p"] <= alpha)]
+        sig_loss = part[(part["p_holm"] <= alpha) & (part["difference"] < 0) & (part["min_p"] <= alpha)]
+        ahead = int((part["difference"] > 0).sum())
+        if testable.empty:
+            verdict = (f"OT is ahead of the {kind} under {ahead} of {len(part)} adapters, but the family has "
+                       f"too few tasks for any test at {alpha}")
+        elif sig_win.empty and sig_loss.empty:
+            verdict = (f"OT does **not** significantly beat the {kind} under any adapter (ahead under {ahead} of "
+                       f"{len(part)}; mean difference {part['difference'].mean():+.1f} points)")
+        else:
+            verdict = (f"OT significantly beats the {kind} under {len(sig_win)} of {len(part)} adapters "
+                       f"({', '.join(sig_win['adapter']) or 'none'}) and significantly loses under "
+                       f"{len(sig_loss)} ({', '.join(sig_loss['adapter']) or 'none'}); mean difference "
+                       f"{part['difference'].mean():+.1f} points")
+        lines.append(f"- {verdict}.")
+    for metric, label in METRICS.items():
+        part = all_rows[all_rows["metric"] == metric]
+        if metric == "accuracy" or part.empty:
+            continue
+        bits = []
+        for kind in ("best per-feature measure", "source relevance"):
+            sub = part[part["comparison"] == kind]
+            if sub.empty:
+                continue
+            ok = sub["min_p"] <= alpha
+            wins = int(((sub["p_holm"] <= alpha) & ok & (sub["difference"] > 0)).sum())
+            losses = int(((sub["p_holm"] <= alpha) & ok & (sub["difference"] < 0)).sum())
+            bits.append(f"against the {kind}, OT is ahead under {int((sub['difference'] > 0).sum())} of {len(sub)} "
+                        f"adapters (mean {sub['difference'].mean():+.1f} points; significant wins {wins}, losses "
+                        f"{losses})")
+        if bits:
+            lines.append(f"- With the {label}: " + "; ".join(bits) + ".")
+    if not k.empty:
+        free = k[k["rule"] != "all-features"]
+        if not free.empty:
+            top = free.sort_values("regret").iloc[0]
+            everything = k[k["rule"] == "all-features"]
+            tail = (f"; keeping every feature loses {everything['regret'].iloc[0]:.1f}" if len(everything) else "")
+            lines.append(f"- Label-free k: the best label-free rule in hindsight, {top['rule']}, loses "
+                         f"{top['regret']:.1f} points against the best k in hindsight (mean over {top['runs']} "
+                         f"runs; the rules range from {free['regret'].min():.1f} to {free['regret'].max():.1f})"
+                         f"{tail}.")
+    return lines
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    head = "| " + " | ".join(df.columns) + " |"
+    lines = [head, "|" + "---|" * len(df.columns)]
+    for _, row in df.iterrows():
+        cells = [f"{v:.3g}" if isinstance(v, float) else str(v) for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def run(leaderboards: Mapping[str, str], k_selection: Mapping[str, str], families: Mapping[str, Sequence[str]],
+        n_features: Mapping[str, int], protocol: Mapping, reference: str, relevance: str,
+        per_feature: Sequence[str], alpha: float, provenance: Mapping, outputs: Mapping[str, str]) -> dict:
+    """Write the verdict (module docstring). ``leaderboards`` and ``k_selection``: family -> Parquet path."""
+    if not leaderboards:
+        raise ValueError("no data family to judge: none has data for a configured pair")
+    all_scores, all_rows, all_k = {}, [], []
+    for family in families:
+        long = pd.read_parquet(leaderboards[family])
+        for metric in METRICS:
+            if metric not in long.columns or long[metric].isna().all():
+                continue
+            scores = task_scores(long, n_features, metric).assign(family=family)
+            all_scores.setdefault(metric, []).append(scores)
+            all_rows.append(comparisons(scores, family, reference, relevance, per_feature, metric))
+        all_k.append(k_regrets(pd.read_parquet(k_selection[family]), family))
+    # Pooled: a task is a (family's feature set, pair); every family's tasks together, for each metric that
+    # every family has.
+    for metric, parts in all_scores.items():
+        if len(parts) == len(families):
+            all_rows.append(comparisons(pd.concat(parts, ignore_index=True), POOLED, reference, relevance,
+                                        per_feature, metric))
+    chosen = pd.concat([pd.read_parquet(k_selection[f]) for f in families], ignore_index=True)
+    all_k.append(k_regrets(chosen, POOLED))
+    rows = pd.concat(all_rows, ignore_index=True)
+    k = pd.concat(all_k, ignore_index=True)
+    write_csv(rows, outputs["csv"], float_format="%.4g")
+    write_csv(k, outputs["k_csv"], float_format="%.4g")
+
+    lines = ["# Verdict: which feature ranker to trust, per data family", "",
+             "Generated by `snakemake shift` from `results/shift/<family>/` (the per-family leaderboards and "
+             "label-free choices of k); each family's protocol is in `docs/data-families.md`. A score is the nAUC "
+             "of the paper's 1-NN: the mean target accuracy (%) over the grid's fractions of the features, "
+             "iterations averaged. Differences are OT minus the other ranker, in points; tests are Wilcoxon's "
+             f"signed-rank over the tasks (pairs), Holm-corrected within each family, at {alpha}. The best "
+             "per-feature measure is chosen in hindsight per family and adapter, which favours it.", ""]
+    for family in [*families, POOLED]:
+        part = rows[rows["family"] == family]
+        if part.empty:
+            continue
+        sets = ", ".join(families.get(family, [])) or "every family's tasks together"
+        lines += [f"## {family} ({int(part['tasks'].max())} tasks; {sets})", ""]
+        lines += _family_summary(part, k[k["family"] == family], alpha)
+        lines += [""]
+    lines += ["## Every comparison", "", "One sentence per family, adapter and comparison:", ""]
+    lines += [f"- {r['family']} ({METRICS[r['metric']]}): {_sentence(r, alpha)}." for _, r in rows.iterrows()]
+    lines += ["", "## The numbers", "", _markdown(rows[["family", "metric", "adapter", "tasks", "best",
+                                                        "reference_rank",
+                                                        "friedman_p", "versus", "reference_nauc", "versus_nauc",
+                                                        "difference", "wins", "ties", "losses", "p", "p_holm"]]),
+              "", "Label-free choice of k: mean regret (points below the best k in hindsight) per rule.", "",
+              _markdown(k), ""]
+    write_text(outputs["md"], "\n".join(lines))
+    _figure(rows, outputs)
+    write_json(outputs["provenance"], {**dict(provenance), "protocol": dict(protocol)})
+    return {"rows": rows, "k": k}
+
+
+def _figure(rows: pd.DataFrame, outputs) -> None:
+    """OT minus each comparison's ranker (mean nAUC points of the 1-NN accuracy), families x adapters; * where
+    Holm p <= 0.05."""
+    from otfs_workflow.plotting import plt, save_outputs
+
+    rows = rows[rows["metric"] == "accuracy"]
+    kinds = list(dict.fromkeys(rows["comparison"]))
+    fig, axes = plt.subplots(1, len(kinds), figsize=(5.2 * len(kinds), 0.45 * rows["family"].nunique() + 1.6),
+                             squeeze=False)
+    lim = max(1.0, float(np.nanmax(np.abs(rows["difference"])))) if len(rows) else 1.0
+    for ax, kind in zip(axes[0], kinds, strict=True):
+        part = rows[rows["comparison"] == kind]
+        m = part.pivot_table(index="family", columns="adapter", values="difference", sort=False)
+        sig = part.pivot_table(index="family", columns="adapter", values="p_holm", sort=False)
+        im = ax.imshow(m.to_numpy(), cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
+        ax.set_xticks(range(m.shape[1]), m.columns, fontsize=7)
+        ax.set_yticks(range(m.shape[0]), m.index, fontsize=7)
+        for (i, j), v in np.ndenumerate(m.to_numpy()):
+            if np.isfinite(v):
+                star = "*" if sig.to_numpy()[i, j] <= 0.05 else ""
+                ax.text(j, i, f"{v:+.1f}{star}", ha="center", va="center", fontsize=6)
+        ax.set_title(f"OT minus the {kind} (1-NN nAUC points; * Holm p <= 0.05)", fontsize=8)
+        fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    save_outputs(fig, {"pdf": outputs["pdf"], "png": outputs["png"]}, "Verdict: OT against the baselines per family")
