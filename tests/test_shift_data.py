@@ -240,8 +240,9 @@ def test_the_documented_table_is_what_the_readers_return():
 
 @pytest.mark.pipeline
 def test_shift_builds_each_familys_leaderboard(test_run):
-    """config/test.yaml: one pair of four families; `shift` builds results/shift/<family>/ for each, with the
-    leaderboard's rankers and adapters on the family's feature sets only."""
+    """config/test.yaml: one pair of six families; `available` (the test run) builds results/shift/<family>/ for
+    each, with the leaderboard's rankers and adapters on the family's feature sets only, the grid's metrics,
+    the label-free choice of k, and the verdict over the families; `shift` then has nothing left to do."""
     import json
 
     import pandas as pd
@@ -249,8 +250,8 @@ def test_shift_builds_each_familys_leaderboard(test_run):
     from .conftest import planned_jobs, snakemake
 
     shift_mirror_dir()
-    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "shift")
-    families = {"wine": {"wine"}, "heart": {"heart"}, "landmine": {"landmine"}, "wifi": {"wifi_t1t2"}}
+    families = {"amazon5000": {"amazon5000"}, "news": {"news_rec_sci"}, "wine": {"wine"}, "heart": {"heart"},
+                "landmine": {"landmine"}, "wifi": {"wifi_t1t2"}}
     for family, feature_sets in families.items():
         out = test_run / "results" / "shift" / family
         table = pd.read_csv(out / "table.csv", keep_default_na=False)  # the adapter NA
@@ -261,11 +262,27 @@ def test_shift_builds_each_familys_leaderboard(test_run):
         assert set(versus["ranker"]) == {"ks", "random"} and (versus["tasks"] == 1).all()
         long = pd.read_parquet(out / "results_long.parquet")
         assert set(long["dataset"]) == feature_sets and long["git_commit"].nunique() == 1
+        for metric in ("balanced_accuracy", "second_accuracy", "second_balanced_accuracy", "second_auc"):
+            assert long[metric].between(0, 100).all(), (family, metric)
         provenance = json.loads((out / "provenance.json").read_text())
         assert provenance["config"]["shift"]["families"][family] == sorted(feature_sets)
+        k = pd.read_csv(out / "k_selection" / "table.csv", keep_default_na=False)
+        assert set(k["dataset"]) == feature_sets | {"all"} and (k["regret"] >= 0).all()
+    # the caches of the sliced families hold at most max_samples per domain, stratified
+    from otfs_workflow.data.cache import read_cache
+
+    white = read_cache(test_run / "data" / "cache" / "wine" / "white.h5").domain("white")
+    assert white.X.shape[0] == 300 and np.bincount(white.y)[1:].tolist() == [100, 200]
     # one pair per family: no rank test, said in empty ranks (the header only)
     assert pd.read_csv(test_run / "results" / "shift" / "wine" / "ranks.csv").empty
-    # each family's own target is built by then: nothing to do
+    verdict = (test_run / "results" / "leaderboard" / "verdict.md").read_text()
+    for family in families:
+        assert f"## {family} (1 task;" in verdict
+    assert "## all families (6 tasks" in verdict and "too few tasks" in verdict
+    rows = pd.read_csv(test_run / "results" / "leaderboard" / "verdict.csv")
+    assert set(rows["family"]) == set(families) | {"all families"}
+    assert set(rows["metric"]) >= {"accuracy", "balanced_accuracy", "second_auc"}
+    # every family's own target and `shift` are built by then: nothing to do
     proc = snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "shift_wine", "shift")
     assert not {k: v for k, v in planned_jobs(proc).items() if not k.startswith("shift")}, planned_jobs(proc)
 

@@ -129,7 +129,7 @@ def _sentence(row, alpha: float) -> str:
     sign = "ahead of" if row["difference"] > 0 else ("level with" if row["difference"] == 0 else "behind")
     text = (f"OT is {abs(row['difference']):.1f} points {sign} the {row['comparison']} ({row['versus']}) "
             f"under {row['adapter']}, {row['wins']}/{row['ties']}/{row['losses']} wins/ties/losses over "
-            f"{row['tasks']} tasks")
+            f"{row['tasks']} task{'s' if row['tasks'] != 1 else ''}")
     if row["min_p"] > alpha:
         return text + f": too few tasks for a test at {alpha} (the smallest attainable p is {row['min_p']:.2g})"
     if row["p_holm"] <= alpha:
@@ -243,11 +243,14 @@ def run(leaderboards: Mapping[str, str], k_selection: Mapping[str, str], familie
         if part.empty:
             continue
         sets = ", ".join(families.get(family, [])) or "every family's tasks together"
-        lines += [f"## {family} ({int(part['tasks'].max())} tasks; {sets})", ""]
+        n = int(part["tasks"].max())
+        lines += [f"## {family} ({n} task{'s' if n != 1 else ''}; {sets})", ""]
         lines += _family_summary(part, k[k["family"] == family], alpha)
         lines += [""]
-    lines += ["## Every comparison", "", "One sentence per family, adapter and comparison:", ""]
-    lines += [f"- {r['family']} ({METRICS[r['metric']]}): {_sentence(r, alpha)}." for _, r in rows.iterrows()]
+    lines += ["## Every comparison of the 1-NN accuracy", "",
+              "One sentence per family, adapter and comparison (the other metrics: the table below and verdict.csv):",
+              ""]
+    lines += [f"- {r['family']}: {_sentence(r, alpha)}." for _, r in rows[rows["metric"] == "accuracy"].iterrows()]
     lines += ["", "## The numbers", "", _markdown(rows[["family", "metric", "adapter", "tasks", "best",
                                                         "reference_rank",
                                                         "friedman_p", "versus", "reference_nauc", "versus_nauc",
