@@ -1,6 +1,6 @@
 """The shift data families' readers (otfs.datasets: amazon-reviews-400, amazon-reviews-5000, 20newsgroups,
-wine-quality, heart-disease, landmine, wifi, corn-nir) on the mirror: the documented shapes and class balances; and for each, a missing file, a file that fails
-its hash and a truncated file, each named."""
+wine-quality, heart-disease, landmine, wifi, corn-nir) on the mirror: the documented shapes and class
+balances; and for each, a missing file, a file that fails its hash and a truncated file, each named."""
 
 from __future__ import annotations
 

@@ -341,7 +341,8 @@ def ranker_params(name):
 
 def pair_source_per_class(pair, feature_set):
     """Source samples per class of each iteration of ``pair``: the feature set's `source_per_class` where it
-    has one (a data family's own protocol), else config `protocol` (with its per-domain overrides)."""
+    has one (a data family's own protocol), else config `protocol` (with its per-domain overrides).
+    """
     own = fs_config(feature_set).get("source_per_class")
     if own is not None:
         return source_per_class(parse_pair(pair)[0], own, {})

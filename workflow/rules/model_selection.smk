@@ -37,7 +37,9 @@ rule score_model_selection:
         ),
         adapter_params=lambda w: [
             adapter_params(a)
-            for a in applicable_adapters(w.feature_set, MODEL_SELECTION_CONFIG["adapters"])
+            for a in applicable_adapters(
+                w.feature_set, MODEL_SELECTION_CONFIG["adapters"]
+            )
         ],
         rules=MODEL_SELECTION_CONFIG["rules"],
         classifier=MODEL_SELECTION_CONFIG["classifier"],

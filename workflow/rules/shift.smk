@@ -132,7 +132,9 @@ rule make_shift_verdict:
     params:
         families=lambda w: {f: shift_feature_sets(f) for f in shift_families()},
         n_features=lambda w: {
-            fs: fs_n_features(fs) for f in shift_families() for fs in shift_feature_sets(f)
+            fs: fs_n_features(fs)
+            for f in shift_families()
+            for fs in shift_feature_sets(f)
         },
         protocol=lambda w: {
             fs: {
@@ -146,6 +148,7 @@ rule make_shift_verdict:
         relevance="source-anova",
         per_feature=["wasserstein1d", "ks", "mmd", "domain-auc", "fmmd"],
         alpha=LEADERBOARD_CONFIG["alpha"],
+        adapters=LEADERBOARD_CONFIG["adapters"],
     script:
         "../scripts/verdict.py"
 

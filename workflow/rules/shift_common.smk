@@ -57,7 +57,9 @@ def shift_verdict_inputs(kind):
     def inputs(w):
         if kind == "leaderboard":
             return [f"{SHIFT_OUT}/{f}/results_long.parquet" for f in shift_families()]
-        return [f"{SHIFT_OUT}/{f}/k_selection/choices.parquet" for f in shift_families()]
+        return [
+            f"{SHIFT_OUT}/{f}/k_selection/choices.parquet" for f in shift_families()
+        ]
 
     return inputs
 
@@ -82,7 +84,9 @@ def shift_targets(families):
 def shift_available_targets():
     """What `available` and `shift` build: every family with data, and the verdict over them (none without)."""
     families = shift_families()
-    return shift_targets(families) + (["results/leaderboard/verdict.md"] if families else [])
+    return shift_targets(families) + (
+        ["results/leaderboard/verdict.md"] if families else []
+    )
 
 
 def shift_family_targets(family):

@@ -27,6 +27,7 @@ with job(sm.log[0], sm.threads, "verdict", code=sm.input.code):
         relevance=sm.params.relevance,
         per_feature=list(sm.params.per_feature),
         alpha=sm.params.alpha,
+        adapters=list(sm.params.adapters),
         provenance=provenance,
         outputs=dict(sm.output.items()),
     )

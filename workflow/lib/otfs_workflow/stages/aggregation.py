@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from otfs_workflow.aggregation import COLUMNS, mean_over_pairs, per_pair_summary
-from otfs_workflow.protocol import METRIC_COLUMNS
 from otfs_workflow.data.cache import read_cache
 from otfs_workflow.io import read_tsv, write_json, write_tsv
+from otfs_workflow.protocol import METRIC_COLUMNS
 from otfs_workflow.provenance import provenance_record
 
 

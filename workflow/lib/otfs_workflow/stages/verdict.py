@@ -204,8 +204,10 @@ def _markdown(df: pd.DataFrame) -> str:
 
 def run(leaderboards: Mapping[str, str], k_selection: Mapping[str, str], families: Mapping[str, Sequence[str]],
         n_features: Mapping[str, int], protocol: Mapping, reference: str, relevance: str,
-        per_feature: Sequence[str], alpha: float, provenance: Mapping, outputs: Mapping[str, str]) -> dict:
-    """Write the verdict (module docstring). ``leaderboards`` and ``k_selection``: family -> Parquet path."""
+        per_feature: Sequence[str], alpha: float, provenance: Mapping, outputs: Mapping[str, str],
+        adapters: Sequence[str] = ()) -> dict:
+    """Write the verdict (module docstring). ``leaderboards`` and ``k_selection``: family -> Parquet path;
+    ``adapters``: their order in the tables and the figure (the configured one)."""
     if not leaderboards:
         raise ValueError("no data family to judge: none has data for a configured pair")
     all_scores, all_rows, all_k = {}, [], []
@@ -227,6 +229,11 @@ def run(leaderboards: Mapping[str, str], k_selection: Mapping[str, str], familie
     chosen = pd.concat([pd.read_parquet(k_selection[f]) for f in families], ignore_index=True)
     all_k.append(k_regrets(chosen, POOLED))
     rows = pd.concat(all_rows, ignore_index=True)
+    order = {a: i for i, a in enumerate(adapters)}
+    rows = rows.sort_values(["family", "metric", "adapter"], key=lambda col: (
+        col.map({f: i for i, f in enumerate([*families, POOLED])}) if col.name == "family"
+        else col.map({m: i for i, m in enumerate(METRICS)}) if col.name == "metric"
+        else col.map(lambda a: order.get(a, len(order)))), kind="stable").reset_index(drop=True)
     k = pd.concat(all_k, ignore_index=True)
     write_csv(rows, outputs["csv"], float_format="%.4g")
     write_csv(k, outputs["k_csv"], float_format="%.4g")
@@ -283,7 +290,9 @@ def _figure(rows: pd.DataFrame, outputs) -> None:
         for (i, j), v in np.ndenumerate(m.to_numpy()):
             if np.isfinite(v):
                 star = "*" if sig.to_numpy()[i, j] <= 0.05 else ""
-                ax.text(j, i, f"{v:+.1f}{star}", ha="center", va="center", fontsize=6)
+                dark = abs(v) > 0.6 * lim  # white on the saturated ends of the colour map
+                ax.text(j, i, f"{v:+.1f}{star}", ha="center", va="center", fontsize=6,
+                        color="white" if dark else "black")
         ax.set_title(f"OT minus the {kind} (1-NN nAUC points; * Holm p <= 0.05)", fontsize=8)
         fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
