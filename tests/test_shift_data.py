@@ -279,8 +279,13 @@ def test_shift_builds_each_familys_leaderboard(test_run):
     for family in families:
         assert f"## {family} (1 task;" in verdict
     assert "## all families (6 tasks" in verdict and "too few tasks" in verdict
+    corn = pd.read_parquet(test_run / "results" / "shift" / "corn" / "oil" / "results_long.parquet")
+    assert set(corn["ranker"]) == {"ot", "ks", "random", "source-correlation"} and set(corn["adapter"]) == {"NA",
+                                                                                                       "CORAL"}
+    assert (corn["rmse"] > 0).all() and corn["pair"].nunique() == 6
+    assert "## corn (6 tasks; corn_oil)" in verdict and "Judged by the 1-NN RMSE" in verdict
     rows = pd.read_csv(test_run / "results" / "leaderboard" / "verdict.csv")
-    assert set(rows["family"]) == set(families) | {"all families"}
+    assert set(rows["family"]) == set(families) | {"corn", "all families"}
     assert set(rows["metric"]) >= {"accuracy", "balanced_accuracy", "second_auc"}
     # every family's own target and `shift` are built by then: nothing to do
     proc = snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "shift_wine", "shift")
@@ -318,3 +323,41 @@ def test_max_samples_cuts_a_domain_once_stratified_and_the_cache_says_so(tmp_pat
     np.testing.assert_array_equal(a.X, b.X)  # the same draw every time (seed from feature set and domain)
     info = json.loads(read_cache(paths[0]).attrs.get("read_info", "{}") or "{}") or a.read_info
     assert info["subsample"]["max_samples"] == 1000 and info["subsample"]["of"] == 4898
+
+
+def test_corn_regression_stage_against_scikit_learn(tmp_path):
+    """The regression family's stage: disjoint halves, the rankers without labels, source-correlation as the
+    |Pearson r| of each wavelength, and each RMSE equal to scikit-learn's 1-NN and ridge regressors'."""
+    import pandas as pd
+    from sklearn.linear_model import RidgeCV
+    from sklearn.neighbors import KNeighborsRegressor
+
+    from otfs.datasets import get_reader
+    from otfs.preprocessing import zscore
+    from otfs_workflow.protocol import derive_seed
+    from otfs_workflow.stages import regression
+
+    mat = shift_mirror_dir() / "corn-nir" / "cornData.mat"
+    out = {"parquet": str(tmp_path / "r.parquet"), "table_csv": str(tmp_path / "t.csv"),
+           "provenance": str(tmp_path / "p.json")}
+    long = regression.run(mat, ["oil"], {"wasserstein1d": {}, regression.RELEVANCE: {}}, {"NA": None, "CORAL": None},
+                          ["d/32", "d"], 1, "corn", {"versions": {}}, out)
+    assert len(long) == 6 * 2 * 2 * 2 and set(long["pair"]) >= {"m5-mp5", "mp6-m5"}
+    assert (long["neg_rmse"] == -long["rmse"]).all() and pd.read_parquet(out["parquet"]).shape == long.shape
+    reader = get_reader("corn-nir", {"response": "oil"})
+    X = {d: reader.read(d, {"corn-nir/cornData.mat": mat}, None).X for d in ("m5", "mp6")}
+    y = reader.read("m5", {"corn-nir/cornData.mat": mat}, None).y
+    perm = np.random.RandomState(derive_seed("corn_oil", "oil", "mp6-m5", 0, "halves")).permutation(80)
+    a, b = np.sort(perm[:40]), np.sort(perm[40:])
+    assert not set(a) & set(b)
+    Xs, Xt = zscore(X["mp6"][a]), zscore(X["m5"][b])
+    r = np.abs([np.corrcoef(Xs[:, j], y[a])[0, 1] for j in range(700)])
+    order = np.lexsort((np.arange(700), -r))[:21]  # d/32 of 700
+    row = long[(long["pair"] == "mp6-m5") & (long["ranker"] == regression.RELEVANCE) & (long["adapter"] == "NA")
+               & (long["n_features"] == 21)].iloc[0]
+    nn = KNeighborsRegressor(1, algorithm="brute").fit(Xs[:, order], y[a]).predict(Xt[:, order])
+    ridge = RidgeCV().fit(Xs[:, order], y[a]).predict(Xt[:, order])
+    assert row["rmse"] == pytest.approx(np.sqrt(np.mean((nn - y[b]) ** 2)), rel=1e-12)
+    assert row["second_rmse"] == pytest.approx(np.sqrt(np.mean((ridge - y[b]) ** 2)), rel=1e-9)
+    with pytest.raises(ValueError, match=r"adapters \['OT3'\] need class labels"):
+        regression.run(mat, ["oil"], {"random": {}}, {"OT3": None}, ["d"], 1, "corn", {}, out)

@@ -109,3 +109,28 @@ def test_no_family_is_an_error(tmp_path):
         verdict.run({}, {}, {}, {}, {}, "ot", "source-anova", [], 0.05, {}, {})
     with pytest.raises(ValueError, match="no column 'second_auc'"):
         verdict.task_scores(pd.DataFrame({"accuracy": [1.0]}), {}, "second_auc")
+
+
+def test_a_regression_family_is_judged_by_its_rmse_without_label_free_k(tmp_path):
+    rng = np.random.default_rng(1)
+    cls = _long("fs_a", 4, 1.0, rng)
+    cls.to_parquet(tmp_path / "a.parquet")
+    _choices(4).to_parquet(tmp_path / "a_k.parquet")
+    reg = _long("corn_oil", 6, 1.0, rng).drop(columns=["accuracy", "balanced_accuracy", "second_accuracy"])
+    reg["neg_rmse"] = -1.0 / np.arange(1, len(reg) + 1)  # any numbers: the metric is what is checked
+    reg = reg.assign(neg_rmse=lambda df: df["neg_rmse"] + np.where(df["ranker"] == "ot", 0.5, 0.0))
+    reg.to_parquet(tmp_path / "reg.parquet")
+    out = {k: str(tmp_path / f"v.{k}") for k in ("md", "csv", "pdf", "png")}
+    out.update(k_csv=str(tmp_path / "k.csv"), provenance=str(tmp_path / "p.json"))
+    res = verdict.run(leaderboards={"a": str(tmp_path / "a.parquet"), "corn": [str(tmp_path / "reg.parquet")]},
+                      k_selection={"a": str(tmp_path / "a_k.parquet")},
+                      families={"a": ["fs_a"], "corn": ["corn_oil"]}, n_features={"fs_a": 8, "corn_oil": 8},
+                      protocol={}, reference="ot", relevance=["source-anova", "source-correlation"],
+                      per_feature=["wasserstein1d", "ks"], alpha=0.05, provenance={}, outputs=out)
+    rows = res["rows"]
+    assert set(rows[rows["family"] == "corn"]["metric"]) == {"neg_rmse"}
+    text = open(out["md"]).read()
+    corn = text.split("## corn")[1].split("## ")[0]
+    assert "Judged by the 1-NN RMSE, negated" in corn and "Label-free k: not run" in corn
+    assert "## all families" not in text.split("## Every")[0] or "neg_rmse" not in set(
+        rows[rows["family"] == verdict.POOLED]["metric"])

@@ -9,6 +9,13 @@
 include: "shift_common.smk"
 
 
+# The rankers that need class labels (a regression family leaves them out; its
+# source-only relevance ranking is the stage's own `source-correlation`), and the
+# adapters that need none.
+CLASS_RANKERS = ("source-anova", "fmmd")
+REGRESSION_ADAPTERS = ("NA", "SA", "CORAL", "TCA")
+
+
 rule make_shift_family:
     input:
         aggregates=shift_aggregates,
@@ -97,6 +104,49 @@ rule make_shift_k_selection:
         "../scripts/model_selection.py"
 
 
+rule make_shift_regression:
+    input:
+        mat=lambda w: regression_file(w.family),
+        code=script_code("regression.py", adapters=list(REGRESSION_ADAPTERS)),
+    output:
+        parquet=f"{SHIFT_OUT}/{{family}}/{{response}}/results_long.parquet",
+        table_csv=f"{SHIFT_OUT}/{{family}}/{{response}}/table.csv",
+        provenance=f"{SHIFT_OUT}/{{family}}/{{response}}/provenance.json",
+    log:
+        "logs/shift/{family}_{response}.log",
+    benchmark:
+        "logs/benchmarks/make_shift_regression/{family}/{response}.tsv"
+    wildcard_constraints:
+        family="|".join(re.escape(f) for f in SHIFT_REGRESSION) or "^$",
+        response="|".join(
+            re.escape(r) for c in SHIFT_REGRESSION.values() for r in c["responses"]
+        )
+        or "^$",
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    # Measured: 1 response, 6 pairs, 2 repetitions, 7 rankers, 4 adapters: 118 s on
+    # 2 cores shared with 2 other jobs.
+    resources:
+        mem_mb=1024,
+        runtime=30,
+    params:
+        rankers=lambda w: {
+            r: ranker_params(r)
+            for r in LEADERBOARD_CONFIG["rankers"]
+            if r not in CLASS_RANKERS
+        },
+        adapters=lambda w: {
+            a: adapter_params(a)
+            for a in LEADERBOARD_CONFIG["adapters"]
+            if a in REGRESSION_ADAPTERS
+        },
+        counts=lambda w: grid_config(SHIFT_CONFIG["grid"])["feature_counts"],
+        iterations=lambda w: SHIFT_REGRESSION[w.family].get("iterations", 5),
+    script:
+        "../scripts/regression.py"
+
+
 rule make_shift_verdict:
     input:
         leaderboards=shift_verdict_inputs("leaderboard"),
@@ -130,11 +180,30 @@ rule make_shift_verdict:
         mem_mb=2048,
         runtime=10,
     params:
-        families=lambda w: {f: shift_feature_sets(f) for f in shift_families()},
+        families=lambda w: {
+            **{f: shift_feature_sets(f) for f in shift_families()},
+            **{
+                f: [f"{f}_{r}" for r in SHIFT_REGRESSION[f]["responses"]]
+                for f in regression_families()
+            },
+        },
+        leaderboards=lambda w: {
+            **{f: [f"{SHIFT_OUT}/{f}/results_long.parquet"] for f in shift_families()},
+            **{f: regression_outputs(f) for f in regression_families()},
+        },
         n_features=lambda w: {
-            fs: fs_n_features(fs)
-            for f in shift_families()
-            for fs in shift_feature_sets(f)
+            **{
+                fs: fs_n_features(fs)
+                for f in shift_families()
+                for fs in shift_feature_sets(f)
+            },
+            **{
+                f"{f}_{r}": get_reader(
+                    SHIFT_REGRESSION[f]["dataset"], {"response": r}
+                ).n_features
+                for f in regression_families()
+                for r in SHIFT_REGRESSION[f]["responses"]
+            },
         },
         protocol=lambda w: {
             fs: {
@@ -145,7 +214,7 @@ rule make_shift_verdict:
             for fs in shift_feature_sets(f)
         },
         reference=LEADERBOARD_CONFIG["reference"],
-        relevance="source-anova",
+        relevance=["source-anova", "source-correlation"],
         per_feature=["wasserstein1d", "ks", "mmd", "domain-auc", "fmmd"],
         alpha=LEADERBOARD_CONFIG["alpha"],
         adapters=LEADERBOARD_CONFIG["adapters"],
@@ -156,6 +225,7 @@ rule make_shift_verdict:
 # --- targets -------------------------------------------------------------------
 localrules:
     make_shift_family,
+    make_shift_regression,
     make_shift_k_selection,
     make_shift_verdict,
 

@@ -13,6 +13,50 @@ for _family, _names in SHIFT_CONFIG["families"].items():
             )
 
 
+SHIFT_REGRESSION = SHIFT_CONFIG.get("regression", {})
+for _family, _cfg in SHIFT_REGRESSION.items():
+    if _cfg["dataset"] not in config["datasets"]:
+        raise WorkflowError(
+            f"shift.regression.{_family}.dataset: unknown dataset {_cfg['dataset']!r}; "
+            f"configured: {sorted(config['datasets'])}"
+        )
+    if _family in SHIFT_CONFIG["families"]:
+        raise WorkflowError(
+            f"shift.regression.{_family}: also a classification family (shift.families)"
+        )
+
+
+def regression_file(family):
+    """Where the pipeline acquires a regression family's file."""
+    cfg = SHIFT_REGRESSION[family]
+    return f"data/raw/{cfg['dataset']}/{cfg['file']}"
+
+
+def regression_present(family):
+    """Whether a regression family's file is acquired or in a searched folder (local folder, mirrors)."""
+    cfg = SHIFT_REGRESSION[family]
+    folders = [
+        f
+        for _, f in sources_for(
+            cfg["dataset"], config["datasets"][cfg["dataset"]], None
+        ).folders()
+    ]
+    return Path(regression_file(family)).is_file() or any(
+        (f / cfg["file"]).is_file() for f in folders
+    )
+
+
+def regression_families():
+    return [f for f in SHIFT_REGRESSION if regression_present(f)]
+
+
+def regression_outputs(family):
+    return [
+        f"{SHIFT_OUT}/{family}/{r}/results_long.parquet"
+        for r in SHIFT_REGRESSION[family]["responses"]
+    ]
+
+
 def shift_feature_sets(family):
     """The feature sets of ``family`` that have data for a pair (the `available` scope)."""
     return target_feature_sets("available", SHIFT_CONFIG["families"][family])
@@ -56,7 +100,9 @@ def shift_verdict_inputs(kind):
 
     def inputs(w):
         if kind == "leaderboard":
-            return [f"{SHIFT_OUT}/{f}/results_long.parquet" for f in shift_families()]
+            return [
+                f"{SHIFT_OUT}/{f}/results_long.parquet" for f in shift_families()
+            ] + [p for f in regression_families() for p in regression_outputs(f)]
         return [
             f"{SHIFT_OUT}/{f}/k_selection/choices.parquet" for f in shift_families()
         ]
@@ -84,9 +130,9 @@ def shift_targets(families):
 def shift_available_targets():
     """What `available` and `shift` build: every family with data, and the verdict over them (none without)."""
     families = shift_families()
-    return shift_targets(families) + (
-        ["results/leaderboard/verdict.md"] if families else []
-    )
+    regression = [p for f in regression_families() for p in regression_outputs(f)]
+    verdict = ["results/leaderboard/verdict.md"] if families or regression else []
+    return shift_targets(families) + regression + verdict
 
 
 def shift_family_targets(family):

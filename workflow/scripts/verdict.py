@@ -12,13 +12,14 @@ with job(sm.log[0], sm.threads, "verdict", code=sm.input.code):
     def by_family(paths, depth):  # results/shift/<family>/.../file: the family is the folder `depth` up
         return {PurePosixPath(p).parents[depth].name: p for p in paths}
 
+
     provenance = provenance_record(inputs=[*sm.input.leaderboards, *sm.input.k_selection],
                                    params={"families": families, "reference": sm.params.reference,
                                            "relevance": sm.params.relevance, "alpha": sm.params.alpha},
                                    config=sm.config)
     provenance["versions"].update(package_versions(("statsmodels", "pyarrow")))
     verdict.run(
-        leaderboards=by_family(sm.input.leaderboards, 0),
+        leaderboards=dict(sm.params.leaderboards),
         k_selection=by_family(sm.input.k_selection, 1),
         families=families,
         n_features=dict(sm.params.n_features),

@@ -48,7 +48,9 @@ POOLED = "all families"
 #: The metrics judged, where a family's results have them: the paper's 1-NN accuracy first.
 METRICS = {"accuracy": "1-NN accuracy", "balanced_accuracy": "1-NN balanced accuracy",
            "second_accuracy": "logistic-regression accuracy",
-           "second_balanced_accuracy": "logistic-regression balanced accuracy", "second_auc": "logistic-regression AUC"}
+           "second_balanced_accuracy": "logistic-regression balanced accuracy", "second_auc": "logistic-regression AUC",
+           "neg_rmse": "1-NN RMSE, negated (higher is better)",
+           "neg_second_rmse": "ridge-regression RMSE, negated (higher is better)"}
 
 
 def min_wilcoxon_p(n: int) -> float:
@@ -72,7 +74,7 @@ def _wilcoxon(diff: np.ndarray) -> float:
     return float(wilcoxon(diff, zero_method="wilcox").pvalue)
 
 
-def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: str,
+def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: str | Sequence[str],
                 per_feature: Sequence[str], metric: str = "accuracy") -> pd.DataFrame:
     """One row per (adapter, comparison) of ``family``'s task scores (the module docstring); Holm's
     correction runs over the rows (one family, one metric)."""
@@ -94,8 +96,10 @@ def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: st
         if present:
             means = wide[present].mean()
             others.append(("best per-feature measure", str(means.idxmax())))
-        if relevance in wide.columns:
-            others.append(("source relevance", relevance))
+        for name in [relevance] if isinstance(relevance, str) else relevance:
+            if name in wide.columns:
+                others.append(("source relevance", name))
+                break
         for kind, other in others:
             diff = (wide[reference] - wide[other]).to_numpy()
             rows.append({"family": family, "metric": metric, "adapter": adapter, "tasks": len(wide), "best": " = ".join(best),
@@ -139,7 +143,10 @@ def _sentence(row, alpha: float) -> str:
 
 def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float) -> list[str]:
     lines = []
-    rows = all_rows[all_rows["metric"] == "accuracy"]
+    main = _main_metric(all_rows)
+    rows = all_rows[all_rows["metric"] == main]
+    if main != "accuracy":
+        lines.append(f"- Judged by the {METRICS[main]}.")
     best = rows.drop_duplicates("adapter")
     leaders = "; ".join(f"{r.adapter}: {r.best} (OT ranks {r.reference_rank:.1f})" for r in best.itertuples())
     lines.append(f"- Best rankers by average rank, per adapter: {leaders}.")
@@ -165,7 +172,7 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float) -> li
         lines.append(f"- {verdict}.")
     for metric, label in METRICS.items():
         part = all_rows[all_rows["metric"] == metric]
-        if metric == "accuracy" or part.empty:
+        if metric == main or part.empty:
             continue
         bits = []
         for kind in ("best per-feature measure", "source relevance"):
@@ -180,7 +187,9 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float) -> li
                         f"{losses})")
         if bits:
             lines.append(f"- With the {label}: " + "; ".join(bits) + ".")
-    if not k.empty:
+    if k.empty:
+        lines.append("- Label-free k: not run (no label-free rule applies: the scorers need class labels).")
+    else:
         free = k[k["rule"] != "all-features"]
         if not free.empty:
             top = free.sort_values("regret").iloc[0]
@@ -193,6 +202,11 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float) -> li
     return lines
 
 
+def _main_metric(rows: pd.DataFrame) -> str:
+    """The metric a family is judged by: the first of :data:`METRICS` it has (the 1-NN's)."""
+    return next(m for m in METRICS if m in set(rows["metric"]))
+
+
 def _markdown(df: pd.DataFrame) -> str:
     head = "| " + " | ".join(df.columns) + " |"
     lines = [head, "|" + "---|" * len(df.columns)]
@@ -202,39 +216,48 @@ def _markdown(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def run(leaderboards: Mapping[str, str], k_selection: Mapping[str, str], families: Mapping[str, Sequence[str]],
-        n_features: Mapping[str, int], protocol: Mapping, reference: str, relevance: str,
+def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[str, str],
+        families: Mapping[str, Sequence[str]],
+        n_features: Mapping[str, int], protocol: Mapping, reference: str, relevance: str | Sequence[str],
         per_feature: Sequence[str], alpha: float, provenance: Mapping, outputs: Mapping[str, str],
         adapters: Sequence[str] = ()) -> dict:
-    """Write the verdict (module docstring). ``leaderboards`` and ``k_selection``: family -> Parquet path;
-    ``adapters``: their order in the tables and the figure (the configured one)."""
+    """Write the verdict (module docstring). ``leaderboards``: family -> its Parquet path(s); ``k_selection``:
+    family -> Parquet path (a family without one, a regression, has no label-free k); ``relevance``: the
+    source-only relevance ranker, or candidates (the first present in a family is used); ``adapters``: their
+    order in the tables and the figure (the configured one)."""
     if not leaderboards:
         raise ValueError("no data family to judge: none has data for a configured pair")
     all_scores, all_rows, all_k = {}, [], []
     for family in families:
-        long = pd.read_parquet(leaderboards[family])
+        paths = leaderboards[family]
+        long = pd.concat([pd.read_parquet(p) for p in ([paths] if isinstance(paths, str) else paths)],
+                         ignore_index=True)
         for metric in METRICS:
             if metric not in long.columns or long[metric].isna().all():
                 continue
             scores = task_scores(long, n_features, metric).assign(family=family)
             all_scores.setdefault(metric, []).append(scores)
             all_rows.append(comparisons(scores, family, reference, relevance, per_feature, metric))
-        all_k.append(k_regrets(pd.read_parquet(k_selection[family]), family))
-    # Pooled: a task is a (family's feature set, pair); every family's tasks together, for each metric that
-    # every family has.
+        if family in k_selection:
+            all_k.append(k_regrets(pd.read_parquet(k_selection[family]), family))
+    # Pooled: a task is a (family's feature set, pair); the tasks of every family with the metric together,
+    # for each metric that two families or more have.
     for metric, parts in all_scores.items():
-        if len(parts) == len(families):
+        if len(parts) >= 2:
             all_rows.append(comparisons(pd.concat(parts, ignore_index=True), POOLED, reference, relevance,
                                         per_feature, metric))
-    chosen = pd.concat([pd.read_parquet(k_selection[f]) for f in families], ignore_index=True)
-    all_k.append(k_regrets(chosen, POOLED))
+    if k_selection:
+        chosen = pd.concat([pd.read_parquet(k_selection[f]) for f in families if f in k_selection],
+                           ignore_index=True)
+        all_k.append(k_regrets(chosen, POOLED))
     rows = pd.concat(all_rows, ignore_index=True)
     order = {a: i for i, a in enumerate(adapters)}
     rows = rows.sort_values(["family", "metric", "adapter"], key=lambda col: (
         col.map({f: i for i, f in enumerate([*families, POOLED])}) if col.name == "family"
         else col.map({m: i for i, m in enumerate(METRICS)}) if col.name == "metric"
         else col.map(lambda a: order.get(a, len(order)))), kind="stable").reset_index(drop=True)
-    k = pd.concat(all_k, ignore_index=True)
+    k = pd.concat(all_k, ignore_index=True) if all_k else pd.DataFrame(
+        columns=["family", "rule", "runs", "regret", "regret_sd", "fraction", "gain"])
     write_csv(rows, outputs["csv"], float_format="%.4g")
     write_csv(k, outputs["k_csv"], float_format="%.4g")
 
@@ -249,15 +272,16 @@ def run(leaderboards: Mapping[str, str], k_selection: Mapping[str, str], familie
         part = rows[rows["family"] == family]
         if part.empty:
             continue
-        sets = ", ".join(families.get(family, [])) or "every family's tasks together"
+        sets = ", ".join(families.get(family, [])) or "the tasks of every family with the metric, together"
         n = int(part["tasks"].max())
         lines += [f"## {family} ({n} task{'s' if n != 1 else ''}; {sets})", ""]
         lines += _family_summary(part, k[k["family"] == family], alpha)
         lines += [""]
-    lines += ["## Every comparison of the 1-NN accuracy", "",
+    lines += ["## Every comparison of the 1-NN's metric", "",
               "One sentence per family, adapter and comparison (the other metrics: the table below and verdict.csv):",
               ""]
-    lines += [f"- {r['family']}: {_sentence(r, alpha)}." for _, r in rows[rows["metric"] == "accuracy"].iterrows()]
+    mains = {f: _main_metric(rows[rows["family"] == f]) for f in dict.fromkeys(rows["family"])}
+    lines += [f"- {r['family']}: {_sentence(r, alpha)}." for _, r in rows.iterrows() if r["metric"] == mains[r["family"]]]
     lines += ["", "## The numbers", "", _markdown(rows[["family", "metric", "adapter", "tasks", "best",
                                                         "reference_rank",
                                                         "friedman_p", "versus", "reference_nauc", "versus_nauc",
@@ -275,7 +299,7 @@ def _figure(rows: pd.DataFrame, outputs) -> None:
     Holm p <= 0.05."""
     from otfs_workflow.plotting import plt, save_outputs
 
-    rows = rows[rows["metric"] == "accuracy"]
+    rows = rows[rows["metric"].isin(["accuracy", "neg_rmse"])]  # each family's 1-NN metric
     kinds = list(dict.fromkeys(rows["comparison"]))
     fig, axes = plt.subplots(1, len(kinds), figsize=(5.2 * len(kinds), 0.45 * rows["family"].nunique() + 1.6),
                              squeeze=False)
