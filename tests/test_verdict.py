@@ -48,7 +48,8 @@ def outputs(tmp_path):
         _choices(pairs).to_parquet(tmp_path / f"{family}_k.parquet")
         paths[family] = long
     out = {k: str(tmp_path / f"verdict.{k}") for k in ("md", "csv", "pdf", "png")}
-    out.update(k_csv=str(tmp_path / "verdict_k.csv"), provenance=str(tmp_path / "prov.json"))
+    out.update(k_csv=str(tmp_path / "verdict_k.csv"), provenance=str(tmp_path / "prov.json"),
+               cd_pdf=str(tmp_path / "cd.pdf"), cd_png=str(tmp_path / "cd.png"))
     res = verdict.run(leaderboards={f: str(tmp_path / f"{f}.parquet") for f in ("big", "small")},
                       k_selection={f: str(tmp_path / f"{f}_k.parquet") for f in ("big", "small")},
                       families={"big": ["fs_big"], "small": ["fs_small"]},
@@ -101,7 +102,7 @@ def test_the_verdict_says_what_it_can_and_cannot_conclude(outputs):
     k = pd.read_csv(out["k_csv"])
     assert "oracle" not in set(k["rule"]) and set(k["family"]) == {"big", "small", verdict.POOLED}
     assert "With the logistic-regression accuracy: against the best per-feature measure, OT is ahead" in text
-    assert open(out["png"], "rb").read(4) == b"\x89PNG"
+    assert open(out["png"], "rb").read(4) == b"\x89PNG" and open(out["cd_png"], "rb").read(4) == b"\x89PNG"
 
 
 def test_no_family_is_an_error(tmp_path):

@@ -168,6 +168,13 @@ rule make_shift_verdict:
             category="Data families",
             subcategory="verdict",
         ),
+        cd_pdf="results/leaderboard/verdict_cd.pdf",
+        cd_png=report(
+            "results/leaderboard/verdict_cd.png",
+            caption="../report/verdict.rst",
+            category="Data families",
+            subcategory="verdict",
+        ),
         provenance="results/leaderboard/verdict_provenance.json",
     log:
         "logs/shift/verdict.log",

@@ -242,10 +242,13 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
             all_k.append(k_regrets(pd.read_parquet(k_selection[family]), family))
     # Pooled: a task is a (family's feature set, pair); the tasks of every family with the metric together,
     # for each metric that two families or more have.
+    pooled_accuracy = None
     for metric, parts in all_scores.items():
         if len(parts) >= 2:
-            all_rows.append(comparisons(pd.concat(parts, ignore_index=True), POOLED, reference, relevance,
-                                        per_feature, metric))
+            pooled = pd.concat(parts, ignore_index=True)
+            all_rows.append(comparisons(pooled, POOLED, reference, relevance, per_feature, metric))
+            if metric == "accuracy":
+                pooled_accuracy = pooled
     if k_selection:
         chosen = pd.concat([pd.read_parquet(k_selection[f]) for f in families if f in k_selection],
                            ignore_index=True)
@@ -267,7 +270,9 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
              "of the paper's 1-NN: the mean target accuracy (%) over the grid's fractions of the features, "
              "iterations averaged. Differences are OT minus the other ranker, in points; tests are Wilcoxon's "
              f"signed-rank over the tasks (pairs), Holm-corrected within each family, at {alpha}. The best "
-             "per-feature measure is chosen in hindsight per family and adapter, which favours it.", ""]
+             "per-feature measure is chosen in hindsight per family and adapter, which favours it. Figures: "
+             "`verdict.png` (OT against both baselines, per family and adapter) and `verdict_cd.png` (the "
+             "rankers' average ranks over every family's tasks, Friedman and Nemenyi).", ""]
     for family in [*families, POOLED]:
         part = rows[rows["family"] == family]
         if part.empty:
@@ -290,8 +295,39 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
               _markdown(k), ""]
     write_text(outputs["md"], "\n".join(lines))
     _figure(rows, outputs)
+    if "cd_png" in outputs:
+        _pooled_cd(pooled_accuracy, adapters, alpha, outputs)
     write_json(outputs["provenance"], {**dict(provenance), "protocol": dict(protocol)})
     return {"rows": rows, "k": k}
+
+
+def _pooled_cd(scores: pd.DataFrame | None, adapters: Sequence[str], alpha: float, outputs) -> None:
+    """Critical-difference diagrams of the rankers over every classification family's tasks (1-NN nAUC), one
+    per adapter, with the rankers every task has (Friedman's test and Nemenyi's post-hoc, scikit-posthocs)."""
+    import scikit_posthocs as sp
+
+    from otfs_workflow.plotting import plt, save_outputs
+    from otfs_workflow.stages.leaderboard import rank_tests
+
+    panels = []
+    if scores is not None:
+        for adapter in [a for a in adapters if a in set(scores["adapter"])] or sorted(set(scores["adapter"])):
+            wide = scores[scores["adapter"] == adapter].pivot_table(index=["family", "dataset", "pair"],
+                                                                  columns="ranker", values="nauc")
+            wide = wide.dropna(axis=0)
+            if len(wide) >= 2 and wide.shape[1] >= 3:
+                panels.append((adapter, rank_tests(wide)))
+    fig, axes = plt.subplots(max(1, len(panels)), 1, figsize=(8, 1.6 * max(1, len(panels)) + 0.4), squeeze=False)
+    if not panels:
+        axes[0, 0].axis("off")
+        axes[0, 0].text(0.5, 0.5, "no pooled rank test: fewer than 2 tasks or 3 rankers", ha="center", va="center")
+    for ax, (adapter, res) in zip(axes[:, 0], panels, strict=False):
+        sp.critical_difference_diagram(res["average_ranks"], res["nemenyi"], ax=ax, alpha=alpha)
+        ax.set_title(f"{adapter}: average rank by 1-NN nAUC over {res['tasks']} tasks of every family "
+                     f"(Friedman p = {res['friedman_p']:.2g}; bars join rankers not different at {alpha})", fontsize=8)
+    fig.tight_layout()
+    save_outputs(fig, {"pdf": outputs["cd_pdf"], "png": outputs["cd_png"]},
+                 "Critical-difference diagrams over every data family")
 
 
 def _figure(rows: pd.DataFrame, outputs) -> None:
