@@ -107,7 +107,15 @@ rule make_shift_k_selection:
 rule make_shift_regression:
     input:
         mat=lambda w: regression_file(w.family),
-        code=script_code("regression.py", adapters=list(REGRESSION_ADAPTERS)),
+        code=script_code(
+            "regression.py",
+            adapters=[
+                a for a in LEADERBOARD_CONFIG["adapters"] if a in REGRESSION_ADAPTERS
+            ],
+            rankers=[
+                r for r in LEADERBOARD_CONFIG["rankers"] if r not in CLASS_RANKERS
+            ],
+        ),
     output:
         parquet=f"{SHIFT_OUT}/{{family}}/{{response}}/results_long.parquet",
         table_csv=f"{SHIFT_OUT}/{{family}}/{{response}}/table.csv",
