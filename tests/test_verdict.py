@@ -127,11 +127,18 @@ def test_a_regression_family_is_judged_by_its_rmse_without_label_free_k(tmp_path
                       k_selection={"a": str(tmp_path / "a_k.parquet")},
                       families={"a": ["fs_a"], "corn": ["corn_oil"]}, n_features={"fs_a": 8, "corn_oil": 8},
                       protocol={}, reference="ot", relevance=["source-anova", "source-correlation"],
-                      per_feature=["wasserstein1d", "ks"], alpha=0.05, provenance={}, outputs=out)
+                      per_feature=["wasserstein1d", "ks"], alpha=0.05, provenance={}, outputs=out,
+                      primary_metrics={"a": "balanced_accuracy"})
     rows = res["rows"]
     assert set(rows[rows["family"] == "corn"]["metric"]) == {"neg_rmse"}
     text = open(out["md"]).read()
     corn = text.split("## corn")[1].split("## ")[0]
     assert "Judged by the 1-NN RMSE, negated" in corn and "Label-free k: not run" in corn
+    a = text.split("## a (")[1].split("## ")[0]
+    assert "Judged by the 1-NN balanced accuracy" in a and "With the 1-NN accuracy:" in a
+    with pytest.raises(ValueError, match=r"primary_metrics: unknown metric\(s\) \{'a': 'f1'\}"):
+        verdict.run(leaderboards={"a": str(tmp_path / "a.parquet")}, k_selection={}, families={"a": ["fs_a"]},
+                    n_features={"fs_a": 8}, protocol={}, reference="ot", relevance="source-anova", per_feature=[],
+                    alpha=0.05, provenance={}, outputs=out, primary_metrics={"a": "f1"})
     assert "## all families" not in text.split("## Every")[0] or "neg_rmse" not in set(
         rows[rows["family"] == verdict.POOLED]["metric"])

@@ -233,6 +233,7 @@ rule make_shift_verdict:
         per_feature=["wasserstein1d", "ks", "mmd", "domain-auc", "fmmd"],
         alpha=LEADERBOARD_CONFIG["alpha"],
         adapters=LEADERBOARD_CONFIG["adapters"],
+        primary_metrics=SHIFT_CONFIG["primary_metrics"],
     script:
         "../scripts/verdict.py"
 

@@ -29,6 +29,7 @@ with job(sm.log[0], sm.threads, "verdict", code=sm.input.code):
         per_feature=list(sm.params.per_feature),
         alpha=sm.params.alpha,
         adapters=list(sm.params.adapters),
+        primary_metrics=dict(sm.params.primary_metrics),
         provenance=provenance,
         outputs=dict(sm.output.items()),
     )

@@ -141,9 +141,8 @@ def _sentence(row, alpha: float) -> str:
     return text + f", not significant (Holm p = {_fmt_p(row['p_holm'])})"
 
 
-def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float) -> list[str]:
+def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float, main: str) -> list[str]:
     lines = []
-    main = _main_metric(all_rows)
     rows = all_rows[all_rows["metric"] == main]
     if main != "accuracy":
         lines.append(f"- Judged by the {METRICS[main]}.")
@@ -202,9 +201,13 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float) -> li
     return lines
 
 
-def _main_metric(rows: pd.DataFrame) -> str:
-    """The metric a family is judged by: the first of :data:`METRICS` it has (the 1-NN's)."""
-    return next(m for m in METRICS if m in set(rows["metric"]))
+def _main_metric(rows: pd.DataFrame, preferred: str | None = None) -> str:
+    """The metric a family is judged by: ``preferred`` where it has it, else the first of :data:`METRICS` it
+    has (the 1-NN's accuracy, or its RMSE)."""
+    present = set(rows["metric"])
+    if preferred is not None and preferred in present:
+        return preferred
+    return next(m for m in METRICS if m in present)
 
 
 def _markdown(df: pd.DataFrame) -> str:
@@ -220,11 +223,16 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
         families: Mapping[str, Sequence[str]],
         n_features: Mapping[str, int], protocol: Mapping, reference: str, relevance: str | Sequence[str],
         per_feature: Sequence[str], alpha: float, provenance: Mapping, outputs: Mapping[str, str],
-        adapters: Sequence[str] = ()) -> dict:
+        adapters: Sequence[str] = (), primary_metrics: Mapping[str, str] | None = None) -> dict:
     """Write the verdict (module docstring). ``leaderboards``: family -> its Parquet path(s); ``k_selection``:
     family -> Parquet path (a family without one, a regression, has no label-free k); ``relevance``: the
     source-only relevance ranker, or candidates (the first present in a family is used); ``adapters``: their
-    order in the tables and the figure (the configured one)."""
+    order in the tables and the figure (the configured one); ``primary_metrics``: family -> the metric it is
+    judged by where not its 1-NN's accuracy (e.g. the balanced accuracy of an imbalanced family)."""
+    primary_metrics = dict(primary_metrics or {})
+    unknown = {f: m for f, m in primary_metrics.items() if m not in METRICS}
+    if unknown:
+        raise ValueError(f"primary_metrics: unknown metric(s) {unknown}; known: {list(METRICS)}")
     if not leaderboards:
         raise ValueError("no data family to judge: none has data for a configured pair")
     all_scores, all_rows, all_k = {}, [], []
@@ -280,12 +288,13 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
         sets = ", ".join(families.get(family, [])) or "the tasks of every family with the metric, together"
         n = int(part["tasks"].max())
         lines += [f"## {family} ({n} task{'s' if n != 1 else ''}; {sets})", ""]
-        lines += _family_summary(part, k[k["family"] == family], alpha)
+        main = _main_metric(part, primary_metrics.get(family))
+        lines += _family_summary(part, k[k["family"] == family], alpha, main)
         lines += [""]
-    lines += ["## Every comparison of the 1-NN's metric", "",
+    lines += ["## Every comparison of each family's metric", "",
               "One sentence per family, adapter and comparison (the other metrics: the table below and verdict.csv):",
               ""]
-    mains = {f: _main_metric(rows[rows["family"] == f]) for f in dict.fromkeys(rows["family"])}
+    mains = {f: _main_metric(rows[rows["family"] == f], primary_metrics.get(f)) for f in dict.fromkeys(rows["family"])}
     lines += [f"- {r['family']}: {_sentence(r, alpha)}." for _, r in rows.iterrows() if r["metric"] == mains[r["family"]]]
     lines += ["", "## The numbers", "", _markdown(rows[["family", "metric", "adapter", "tasks", "best",
                                                         "reference_rank",
@@ -294,7 +303,7 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
               "", "Label-free choice of k: mean regret (points below the best k in hindsight) per rule.", "",
               _markdown(k), ""]
     write_text(outputs["md"], "\n".join(lines))
-    _figure(rows, outputs)
+    _figure(rows, outputs, primary_metrics)
     if "cd_png" in outputs:
         _pooled_cd(pooled_accuracy, adapters, alpha, outputs)
     write_json(outputs["provenance"], {**dict(provenance), "protocol": dict(protocol)})
@@ -330,12 +339,13 @@ def _pooled_cd(scores: pd.DataFrame | None, adapters: Sequence[str], alpha: floa
                  "Critical-difference diagrams over every data family")
 
 
-def _figure(rows: pd.DataFrame, outputs) -> None:
-    """OT minus each comparison's ranker (mean nAUC points of the 1-NN accuracy), families x adapters; * where
-    Holm p <= 0.05."""
+def _figure(rows: pd.DataFrame, outputs, primary_metrics: Mapping[str, str]) -> None:
+    """OT minus each comparison's ranker (mean nAUC points of each family's metric), families x adapters; *
+    where Holm p <= 0.05."""
     from otfs_workflow.plotting import plt, save_outputs
 
-    rows = rows[rows["metric"].isin(["accuracy", "neg_rmse"])]  # each family's 1-NN metric
+    mains = {f: _main_metric(rows[rows["family"] == f], primary_metrics.get(f)) for f in dict.fromkeys(rows["family"])}
+    rows = rows[[m == mains[f] for f, m in zip(rows["family"], rows["metric"], strict=True)]]
     kinds = list(dict.fromkeys(rows["comparison"]))
     fig, axes = plt.subplots(1, len(kinds), figsize=(5.2 * len(kinds), 0.45 * rows["family"].nunique() + 1.6),
                              squeeze=False)
@@ -353,7 +363,7 @@ def _figure(rows: pd.DataFrame, outputs) -> None:
                 dark = abs(v) > 0.6 * lim  # white on the saturated ends of the colour map
                 ax.text(j, i, f"{v:+.1f}{star}", ha="center", va="center", fontsize=6,
                         color="white" if dark else "black")
-        ax.set_title(f"OT minus the {kind} (1-NN nAUC points; * Holm p <= 0.05)", fontsize=8)
+        ax.set_title(f"OT minus the {kind} (nAUC of each family's 1-NN metric; * Holm p <= 0.05)", fontsize=8)
         fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
     save_outputs(fig, {"pdf": outputs["pdf"], "png": outputs["png"]}, "Verdict: OT against the baselines per family")
