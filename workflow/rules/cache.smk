@@ -21,7 +21,7 @@ rule build_cache:
         mem_mb=1024,
         runtime=10,
     params:
-        feature_set=lambda w: fs_config(w.feature_set),
+        feature_set=lambda w: cache_config(w.feature_set),
         raw_files=lambda w: reader_files(w.feature_set, w.domain),
     script:
         "../scripts/cache.py"

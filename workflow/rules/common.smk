@@ -353,6 +353,16 @@ def pair_source_per_class(pair, feature_set):
     )
 
 
+def cache_config(feature_set):
+    """The settings of a feature set that its caches depend on: not the protocol keys of later stages
+    (`source_per_class`, `inapplicable_adapters`), so that changing those rebuilds no cache."""
+    return {
+        k: v
+        for k, v in fs_config(feature_set).items()
+        if k not in ("source_per_class", "inapplicable_adapters")
+    }
+
+
 def applicable_adapters(feature_set, adapters):
     """``adapters`` without those the feature set declares inapplicable (`inapplicable_adapters`)."""
     skip = fs_config(feature_set).get("inapplicable_adapters") or {}
