@@ -370,7 +370,9 @@ def _figure(rows: pd.DataFrame, outputs, primary_metrics: Mapping[str, str]) -> 
                 dark = abs(v) > 0.6 * lim  # white on the saturated ends of the colour map
                 ax.text(j, i, f"{v:+.1f}{star}", ha="center", va="center", fontsize=6,
                         color="white" if dark else "black")
-        ax.set_title(f"OT minus the {kind} (nAUC of each family's 1-NN metric; * Holm p <= 0.05)", fontsize=8)
+        ax.set_title(f"OT minus the {kind}", fontsize=9)
         fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.suptitle("nAUC of each family's 1-NN metric (points; corn: RMSE units, negated); * Holm p <= 0.05",
+                 fontsize=8)
     fig.tight_layout()
     save_outputs(fig, {"pdf": outputs["pdf"], "png": outputs["png"]}, "Verdict: OT against the baselines per family")
