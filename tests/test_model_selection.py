@@ -90,6 +90,40 @@ def test_skadas_scorers_score_the_validation_split():
     assert again == out
 
 
+def test_importance_weighting_scores_each_sample_once_and_equals_skadas_own(monkeypatch):
+    """IW's estimate keeps its last log densities for the effective sample size: the score and the ess are those of
+    skada's scorer with scikit-learn's KernelDensity, recomputed here, and each estimate scores the validation
+    source once per split."""
+    from sklearn.neighbors import KernelDensity
+
+    import otfs.k_selection.importance_weighted as iw
+
+    Xs, ys, Xt, _, _ = shifted_domains(n_s=120, n_t=150, d=10, k=2)
+    rule = get_rule("IW", bandwidth=2.0)
+    clf = make_classifier({"name": "knn", "n_neighbors": 5})
+    calls = []
+    original = KernelDensity.score_samples
+    monkeypatch.setattr(KernelDensity, "score_samples", lambda self, X: calls.append(len(X)) or original(self, X))
+    out = score_adapted(Xs, ys, Xt, {"IW": rule}, clf, n_splits=2, test_size=0.5, random_state=3)
+    assert len(calls) == 2 * 2  # two estimates, two splits: the diagnostics scored nothing again
+
+    class Plain(iw.ImportanceWeighted):  # the same rule with scikit-learn's estimate, scoring every time
+        def make_scorer(self, random_state):
+            from skada.metrics import ImportanceWeightedScorer
+
+            return ImportanceWeightedScorer(weight_estimator=KernelDensity(bandwidth=self.bandwidth))
+
+    calls.clear()
+    plain = score_adapted(Xs, ys, Xt, {"IW": Plain(bandwidth=2.0)}, clf, n_splits=2, test_size=0.5, random_state=3)
+    assert len(calls) == 4 * 2
+    assert out["IW"]["score"] == plain["IW"]["score"] and out["IW"]["ess"] == plain["IW"]["ess"]
+    # a refit forgets what was scored
+    kde = iw._LastScoredKernelDensity(bandwidth=1.0).fit(Xs)
+    first = kde.score_samples(Xt)
+    assert np.array_equal(kde.fit(Xt).score_samples(Xt), KernelDensity(bandwidth=1.0).fit(Xt).score_samples(Xt))
+    assert not np.array_equal(first, kde.score_samples(Xt))
+
+
 def _long(accuracy, scores):
     counts = [10, 20, 40]
     rows = []

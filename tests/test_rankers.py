@@ -169,3 +169,42 @@ def test_one_job_for_several_adapters_writes_what_one_job_per_adapter_writes(tmp
         assert len(a) == 2 * 3 and set(a["adapter"]) == {adapter} and len(together[adapter]) == len(alone)
     with pytest.raises(ValueError, match=r"adapters \['CORAL', 'NA', 'SA'\] and outputs \['NA'\] name different"):
         classification.run_adapters(caches, rank, adapters, outputs={"NA": tmp_path / "x.tsv"}, **kw)
+
+
+def test_a_ranking_of_the_first_iterations_serves_the_grids_that_read_no_more(tmp_path):
+    # rank_features ranks the first n of the protocol's iterations when every grid reading the feature set reads
+    # no more (the data families: 5 of 19): the same records as the first n of a full ranking, and a reader of more
+    # iterations (or of all, by default) fails naming the file instead of getting fewer
+    import json
+
+    from otfs_workflow.io import read_tsv
+    from otfs_workflow.protocol import ranked_iterations, read_iterations
+    from otfs_workflow.stages import classification, model_selection, ranking
+
+    caches, _ = toy_caches(tmp_path, seed=4)
+    full, short = tmp_path / "full.json", tmp_path / "short.json"
+    ranking.run(caches, "toy", "src-tgt", "ks", iterations=[0, 1, 2, 3], per_class=10, output=full)
+    ranking.run(caches, "toy", "src-tgt", "ks", iterations={"ranked": [0, 1], "protocol": 4}, per_class=10,
+                output=short)
+    a, b = (json.loads(p.read_text()) for p in (full, short))
+    assert b["protocol_iterations"] == 4 and "protocol_iterations" not in a
+    strip = [{k: v for k, v in it.items() if k != "ranking_time_s"} for it in a["iterations"][:2]]
+    assert [{k: v for k, v in it.items() if k != "ranking_time_s"} for it in b["iterations"]] == strip
+    kw = dict(grid="g", orders=["Descending"], counts=[2, "d"])
+    classification.run(caches, full, "NA", output=tmp_path / "full.tsv", iterations=2, **kw)
+    classification.run(caches, short, "NA", output=tmp_path / "short.tsv", iterations=2, **kw)
+    x, y = (read_tsv(tmp_path / f).drop(columns="seconds") for f in ("full.tsv", "short.tsv"))
+    pd.testing.assert_frame_equal(x, y)
+    for iterations in (3, None):
+        with pytest.raises(ValueError, match=r"short.json: ranked on the first 2 of the protocol's 4 iterations"):
+            classification.run(caches, short, "NA", output=tmp_path / "more.tsv", iterations=iterations, **kw)
+    with pytest.raises(ValueError, match="ranked on the first 2 of the protocol's 4"):
+        model_selection.run_pair(caches, short, {"NA": None}, {"all-features": None}, [2, "d"], "knn", 1, 0.5,
+                                 output=tmp_path / "ms.tsv", iterations=3)
+    assert not (tmp_path / "more.tsv").exists() and not (tmp_path / "ms.tsv").exists()
+    # a full ranking read whole; the rule's parameter forms
+    assert len(read_iterations(a, full)) == 4 and len(read_iterations(a, full, 2)) == 2
+    assert ranked_iterations([0, 1, 2]) == ([0, 1, 2], None)
+    assert ranked_iterations({"ranked": [0, 1, 2], "protocol": 3}) == ([0, 1, 2], None)
+    with pytest.raises(ValueError, match="3 ranked of the protocol's 2"):
+        ranked_iterations({"ranked": [0, 1, 2], "protocol": 2})

@@ -26,6 +26,6 @@ rule rank_features:
     params:
         ranker_params=lambda w: ranker_params(w.ranker),
         per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
-        iterations=ITERATIONS,
+        iterations=lambda w: ranking_iterations(w.feature_set),
     script:
         "../scripts/ranking.py"

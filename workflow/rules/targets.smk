@@ -17,18 +17,63 @@ MULTI_FS = {"table2": TABLE_EXTS, "table6": TABLE_EXTS, "figure7": CURVE_EXTS}
 TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
 
 
+def shift_data_feature_sets():
+    """The feature sets of the shift data (config `shift`): those of a family, and every other one read
+    from a manifest of a family's or a regression's dataset (a family that a smaller configuration
+    leaves out of `shift.families` is not thereby one of the paper's image feature sets)."""
+    members = {fs for names in config["shift"]["families"].values() for fs in names}
+    manifests = {fs_dataset(fs).get("manifest") for fs in members} | {
+        config["datasets"][c["dataset"]].get("manifest")
+        for c in config["shift"].get("regression", {}).values()
+    }
+    manifests.discard(None)
+    return members | {
+        fs
+        for fs in config["feature_sets"]
+        if fs_dataset(fs).get("manifest") in manifests
+    }
+
+
+def _listed_feature_sets():
+    """The feature sets that a section of config lists by name (`targets.*`, `leaderboard`,
+    `model_selection`, the related methods' experiments): their grids may read every iteration."""
+    sections = [*config.values(), *TARGETS_CONFIG.values()]
+    return {
+        fs
+        for sec in sections
+        if isinstance(sec, dict) and isinstance(sec.get("feature_sets"), list)
+        for fs in sec["feature_sets"]
+    }
+
+
+def ranking_iterations(feature_set):
+    """What rank_features ranks (otfs_workflow.protocol.ranked_iterations): the protocol's iterations,
+    or, for a feature set of the shift data that no other section lists, the first n that its grids
+    read (`shift.grid`, `model_selection.grid`), with the protocol's count: a reader of more fails."""
+    if (
+        feature_set not in shift_data_feature_sets()
+        or feature_set in _listed_feature_sets()
+    ):
+        return ITERATIONS
+    reads = [
+        grid_config(g).get("iterations")
+        for g in (SHIFT_CONFIG["grid"], MODEL_SELECTION_CONFIG["grid"])
+    ]
+    if None in reads or max(reads) >= len(ITERATIONS):
+        return ITERATIONS
+    return {"ranked": ITERATIONS[: max(reads)], "protocol": len(ITERATIONS)}
+
+
 def per_fs_sets(target_set, target):
     """Feature sets of a per-feature-set target: as configured for the paper;
     every feature set with data for the available set, except Figure 2 which
-    is GoogleNet's (its configured list), and except the shift data families'
-    feature sets (config `shift`), which have their own targets."""
+    is GoogleNet's (its configured list), and except the shift data's feature
+    sets (shift_data_feature_sets), which have their own targets."""
     if target_set == "paper" or target == "figure2":
         names = TARGETS_CONFIG[target]["feature_sets"]
     else:
-        families = {
-            fs for names in config["shift"]["families"].values() for fs in names
-        }
-        names = [fs for fs in config["feature_sets"] if fs not in families]
+        shift = shift_data_feature_sets()
+        names = [fs for fs in config["feature_sets"] if fs not in shift]
     if (
         target == "table1"
     ):  # its ↘/↗ count gives 0 of a small feature set's d: left out (a note says so)

@@ -46,6 +46,8 @@ __all__ = [
     "make_pairs",
     "pair_name",
     "parse_pair",
+    "ranked_iterations",
+    "read_iterations",
     "resolve_count",
     "resolve_feature_counts",
     "source_per_class",
@@ -53,6 +55,38 @@ __all__ = [
 ]
 
 PAIR_SEPARATOR = "-"
+
+
+def ranked_iterations(iterations) -> tuple[list[int], int | None]:
+    """The iterations a ranking job ranks, and the protocol's count when that is more.
+
+    ``iterations`` is the rule's parameter: the protocol's iterations (a
+    list), or ``{"ranked": [...], "protocol": n}`` when every grid that reads
+    the feature set's rankings reads only the first few (the data families'
+    grids read 5 of 19): the ranking then records ``protocol_iterations`` so
+    that a reader of more fails (:func:`read_iterations`).
+    """
+    if isinstance(iterations, Mapping):
+        ranked = [int(i) for i in iterations["ranked"]]
+        protocol = int(iterations["protocol"])
+        if len(ranked) > protocol:
+            raise ValueError(f"iterations: {len(ranked)} ranked of the protocol's {protocol}")
+        return ranked, (protocol if len(ranked) < protocol else None)
+    return [int(i) for i in iterations], None
+
+
+def read_iterations(rank: Mapping, path, iterations: int | None = None) -> list:
+    """The iteration records of a ranking that a consumer reads: the first ``iterations`` (every one of the
+    protocol's when None), or an error naming the file when the ranking holds fewer."""
+    held = rank["iterations"]
+    want = rank.get("protocol_iterations", len(held)) if iterations is None else int(iterations)
+    if want > len(held):
+        raise ValueError(
+            f"{path}: ranked on the first {len(held)} of the protocol's "
+            f"{rank.get('protocol_iterations', len(held))} iterations (the grids that read this feature set's "
+            f"rankings read no more), but {want} are read here: a grid of more iterations needs the feature set "
+            "among the ones that read all (docs/data-families.md)")
+    return held[:want]
 
 
 def pair_name(source: str, target: str) -> str:

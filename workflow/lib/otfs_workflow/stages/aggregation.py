@@ -9,7 +9,7 @@ import pandas as pd
 from otfs_workflow.aggregation import COLUMNS, mean_over_pairs, per_pair_summary
 from otfs_workflow.data.cache import read_cache
 from otfs_workflow.io import read_tsv, write_json, write_tsv
-from otfs_workflow.protocol import METRIC_COLUMNS
+from otfs_workflow.protocol import METRIC_COLUMNS, read_iterations
 from otfs_workflow.provenance import provenance_record
 
 
@@ -85,7 +85,7 @@ def feature_table(rankings: Sequence[str], output) -> pd.DataFrame:
         elif list(found) != names:
             raise ValueError(f"{path}: its features {found[:5]}... are not those of {rankings[0]} ({names[:5]}...)")
         pair_ranks = []
-        for it in rank["iterations"]:
+        for it in read_iterations(rank, path):
             r = np.empty(d)
             r[np.asarray(it["orders"]["Descending"], dtype=int)] = np.arange(1, d + 1)
             pair_ranks.append(r)

@@ -35,7 +35,7 @@ import pandas as pd
 
 from otfs_workflow.data.cache import read_domains
 from otfs_workflow.io import read_json, write_tsv
-from otfs_workflow.protocol import derive_seed, resolve_count
+from otfs_workflow.protocol import derive_seed, read_iterations, resolve_count
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ def run(caches: Mapping[str, str], ranking_path, feature_set: str, pair: str, ta
         log.info("%s %s rep %d, %d labelled: %s", pair, task["name"], repetition, n,
                  ", ".join(f"{r['method']} {r['error']:.1f}%" for r in rows[-k:]))
     # the unsupervised OT ranking plus adaptation: no target label at all
-    its = rank["iterations"]
+    its = read_iterations(rank, ranking_path)
     order = np.asarray(its[repetition % len(its)]["orders"]["Descending"])
     m = resolve_count(cfg["ot_features"], cache.n_features)
     cols = np.sort(order[:m])

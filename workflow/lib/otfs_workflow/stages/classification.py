@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from otfs_workflow.data.cache import read_domains
 from otfs_workflow.io import read_json, write_rows_tsv
-from otfs_workflow.protocol import COLUMNS, METRIC_COLUMNS, resolve_feature_counts
+from otfs_workflow.protocol import COLUMNS, METRIC_COLUMNS, read_iterations, resolve_feature_counts
 
 #: The adapter that adapts nothing: its curves are the nested 1-NN's, without building an adapter.
 NO_ADAPTATION = "NA"
@@ -55,7 +55,7 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
         constant = {"feature_set": rank["feature_set"], "pair": rank["pair"], "source": rank["source"],
                     "target": rank["target"], "ranker": rank["ranker"], "adapter": adapter, "grid": grid}
         rows = []
-        for r_it in rank["iterations"][:iterations]:
+        for r_it in read_iterations(rank, ranking_path, iterations):
             subset = r_it["source_subset"]  # the iteration's source samples, drawn by the ranking stage
             try:
                 curve = accuracy_curve(

@@ -18,7 +18,7 @@ import numpy as np
 
 from otfs_workflow.data.cache import read_domains
 from otfs_workflow.io import read_json, write_json
-from otfs_workflow.protocol import derive_seed
+from otfs_workflow.protocol import derive_seed, read_iterations
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def run(caches: Mapping[str, str], ranking_path, cfg: Mapping, output) -> dict:
     src, tgt = cache.domain(rank["source"]), cache.domain(rank["target"])
     m = int(cfg["n_features"])
     records, fronts = [], []
-    for r_it in rank["iterations"][: int(cfg["iterations"])]:
+    for r_it in read_iterations(rank, ranking_path, int(cfg["iterations"])):
         it = r_it["iteration"]
         train = np.asarray(r_it["source_subset"])
         src_test = np.setdiff1d(np.arange(len(src.y)), train)

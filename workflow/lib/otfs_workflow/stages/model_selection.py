@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from otfs_workflow.io import atomic_path, read_json, read_tsv, write_csv, write_json, write_text, write_tsv
-from otfs_workflow.protocol import derive_seed, resolve_feature_counts
+from otfs_workflow.protocol import derive_seed, read_iterations, resolve_feature_counts
 
 __all__ = ["choices", "report", "run_pair", "summarise"]
 
@@ -70,7 +70,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
             raise ValueError(f"model_selection.adapters: {adapter!r} predicts labels without adapted samples;"
                              " the label-free scorers need adapted samples (an adapter whose adapt returns them)")
     rows = []
-    for r_it in rank["iterations"][:iterations]:
+    for r_it in read_iterations(rank, ranking_path, iterations):
         it = r_it["iteration"]
         subset = r_it["source_subset"]
         Xs, ys = src.X[subset], src.y[subset]

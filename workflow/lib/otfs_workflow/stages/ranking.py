@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from otfs_workflow.data.cache import read_domains
 from otfs_workflow.io import write_json
-from otfs_workflow.protocol import derive_seed, draw_source_subset, parse_pair
+from otfs_workflow.protocol import derive_seed, draw_source_subset, parse_pair, ranked_iterations
 from otfs_workflow.stages import source_classes
 
 __all__ = ["build_ranker", "pairs_strategy", "run"]
@@ -48,7 +48,10 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
     feature_set, pair : str
     ranker : str
         A registered feature ranker (:data:`otfs.rankers.FEATURE_RANKERS`).
-    iterations : sequence of int
+    iterations : sequence of int, or mapping
+        The iterations to rank, or ``{"ranked": [...], "protocol": n}``
+        (:func:`otfs_workflow.protocol.ranked_iterations`): the first few of
+        the protocol's n, recorded as ``protocol_iterations``.
     per_class : int
         Source samples per class of each iteration's subset.
     output : path of the JSON file
@@ -72,6 +75,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
     cache = read_domains({d: caches[d] for d in (source, target)})
     src, Xt = cache.domain(source), cache.domain(target).X
     classes = source_classes(cache, pair, selection=strategy is not None)
+    iterations, protocol_iterations = ranked_iterations(iterations)
     records = []
     for iteration in iterations:
         record = {"iteration": int(iteration)}
@@ -110,5 +114,7 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
     out = {"feature_set": feature_set, "pair": pair, "source": source, "target": target, "ranker": ranker,
            "strategy": strategy, "params": params, "feature_names": cache.feature_names,
            "iterations": records}
+    if protocol_iterations is not None:
+        out["protocol_iterations"] = protocol_iterations
     write_json(output, out, compact=True)
     return out
