@@ -355,7 +355,8 @@ def pair_source_per_class(pair, feature_set):
 
 def cache_config(feature_set):
     """The settings of a feature set that its caches depend on: not the protocol keys of later stages
-    (`source_per_class`, `inapplicable_adapters`), so that changing those rebuilds no cache."""
+    (`source_per_class`, `inapplicable_adapters`), so that changing those rebuilds no cache.
+    """
     return {
         k: v
         for k, v in fs_config(feature_set).items()

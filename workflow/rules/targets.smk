@@ -20,7 +20,8 @@ TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
 def shift_data_feature_sets():
     """The feature sets of the shift data (config `shift`): those of a family, and every other one read
     from a manifest of a family's or a regression's dataset (a family that a smaller configuration
-    leaves out of `shift.families` is not thereby one of the paper's image feature sets)."""
+    leaves out of `shift.families` is not thereby one of the paper's image feature sets).
+    """
     members = {fs for names in config["shift"]["families"].values() for fs in names}
     manifests = {fs_dataset(fs).get("manifest") for fs in members} | {
         config["datasets"][c["dataset"]].get("manifest")
@@ -36,7 +37,8 @@ def shift_data_feature_sets():
 
 def _listed_feature_sets():
     """The feature sets that a section of config lists by name (`targets.*`, `leaderboard`,
-    `model_selection`, the related methods' experiments): their grids may read every iteration."""
+    `model_selection`, the related methods' experiments): their grids may read every iteration.
+    """
     sections = [*config.values(), *TARGETS_CONFIG.values()]
     return {
         fs
@@ -49,7 +51,8 @@ def _listed_feature_sets():
 def ranking_iterations(feature_set):
     """What rank_features ranks (otfs_workflow.protocol.ranked_iterations): the protocol's iterations,
     or, for a feature set of the shift data that no other section lists, the first n that its grids
-    read (`shift.grid`, `model_selection.grid`), with the protocol's count: a reader of more fails."""
+    read (`shift.grid`, `model_selection.grid`), with the protocol's count: a reader of more fails.
+    """
     if (
         feature_set not in shift_data_feature_sets()
         or feature_set in _listed_feature_sets()
