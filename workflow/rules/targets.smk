@@ -17,6 +17,7 @@ MULTI_FS = {"table2": TABLE_EXTS, "table6": TABLE_EXTS, "figure7": CURVE_EXTS}
 TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
 
 
+@functools.cache
 def shift_data_feature_sets():
     """The feature sets of the shift data (config `shift`): those of a family, and every other one read
     from a manifest of a family's or a regression's dataset (a family that a smaller configuration
@@ -28,24 +29,25 @@ def shift_data_feature_sets():
         for c in config["shift"].get("regression", {}).values()
     }
     manifests.discard(None)
-    return members | {
+    return frozenset(members) | {
         fs
         for fs in config["feature_sets"]
         if fs_dataset(fs).get("manifest") in manifests
     }
 
 
+@functools.cache
 def _listed_feature_sets():
     """The feature sets that a section of config lists by name (`targets.*`, `leaderboard`,
     `model_selection`, the related methods' experiments): their grids may read every iteration.
     """
     sections = [*config.values(), *TARGETS_CONFIG.values()]
-    return {
+    return frozenset(
         fs
         for sec in sections
         if isinstance(sec, dict) and isinstance(sec.get("feature_sets"), list)
         for fs in sec["feature_sets"]
-    }
+    )
 
 
 def ranking_iterations(feature_set):

@@ -60,7 +60,6 @@ class ImportanceWeighted(ScorerRule):
         return {"ess": float(w.sum() ** 2 / np.sum(w ** 2))}
 
 
-
 class _LastScoredKernelDensity(KernelDensity):
     """scikit-learn's ``KernelDensity`` that keeps the log densities of the last samples it scored.
 

@@ -79,13 +79,13 @@ def read_iterations(rank: Mapping, path, iterations: int | None = None) -> list:
     """The iteration records of a ranking that a consumer reads: the first ``iterations`` (every one of the
     protocol's when None), or an error naming the file when the ranking holds fewer."""
     held = rank["iterations"]
-    want = rank.get("protocol_iterations", len(held)) if iterations is None else int(iterations)
+    protocol = rank.get("protocol_iterations", len(held))
+    want = protocol if iterations is None else int(iterations)
     if want > len(held):
         raise ValueError(
-            f"{path}: ranked on the first {len(held)} of the protocol's "
-            f"{rank.get('protocol_iterations', len(held))} iterations (the grids that read this feature set's "
-            f"rankings read no more), but {want} are read here: a grid of more iterations needs the feature set "
-            "among the ones that read all (docs/data-families.md)")
+            f"{path}: ranked on the first {len(held)} of the protocol's {protocol} iterations (the grids that read "
+            f"this feature set's rankings read no more), but {want} are read here: a grid of more iterations needs "
+            "the feature set among the ones that read all (docs/data-families.md)")
     return held[:want]
 
 
