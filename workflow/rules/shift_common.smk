@@ -13,6 +13,18 @@ for _family, _names in SHIFT_CONFIG["families"].items():
             )
 
 
+# The families' feature sets, and the leaderboard's adapters that apply to every one
+# of them: rule classify_family_adapters runs these in one job per pair.
+FAMILY_FEATURE_SETS = sorted(
+    {fs for names in SHIFT_CONFIG["families"].values() for fs in names}
+)
+FAMILY_ADAPTERS = [
+    a
+    for a in LEADERBOARD_CONFIG["adapters"]
+    if all(applicable_adapters(fs, [a]) for fs in FAMILY_FEATURE_SETS)
+]
+
+
 SHIFT_REGRESSION = SHIFT_CONFIG.get("regression", {})
 for _family, _cfg in SHIFT_REGRESSION.items():
     if _cfg["dataset"] not in config["datasets"]:
