@@ -46,8 +46,8 @@ if FAMILY_ADAPTERS:
         conda:
             "../../envs/otfs.yaml"
         threads: 1
-        # Measured: 5 s (heart, 4 adapters) to 60 s (Amazon 5,000 words: CORAL and TCA
-        # at d = 5,000 about 15 s each), at most 420 MB.
+        # Measured: 4 s on average (heart disease, 4 adapters); about 40 s and 530 MB for
+        # Amazon 5,000 words, from its per-adapter jobs (CORAL and TCA about 15 s each).
         resources:
             mem_mb=1024,
             runtime=30,
