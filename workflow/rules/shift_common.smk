@@ -14,7 +14,7 @@ for _family, _names in SHIFT_CONFIG["families"].items():
 
 
 # The families' feature sets, and the leaderboard's adapters that apply to every one
-# of them: rule classify_family_adapters runs these in one job per pair.
+# of them: rule run_family_pair runs these in its one job per (feature set, ranker, pair).
 FAMILY_FEATURE_SETS = sorted(
     {fs for names in SHIFT_CONFIG["families"].values() for fs in names}
 )
