@@ -46,10 +46,7 @@ if FAMILY_ADAPTERS:
                 adapter=FAMILY_ADAPTERS,
                 grid=SHIFT_CONFIG["grid"],
             ),
-            scores=expand(
-                "results/runs/{{feature_set}}/model_selection/{{ranker}}/{grid}/{{pair}}.tsv",
-                grid=MODEL_SELECTION_CONFIG["grid"],
-            ),
+            scores=f"results/runs/{{feature_set}}/model_selection/{{ranker}}/{MODEL_SELECTION_CONFIG['grid']}/{{pair}}.tsv",
         log:
             "logs/shift/pairs/{feature_set}/{ranker}/{pair}.log",
         benchmark:
