@@ -105,7 +105,7 @@ def test_profiles_name_only_rules_of_the_workflow(workflow_rules):
             assert not unknown, f"profiles/{name} {key} names unknown rules {unknown}"
         assert set(prof["groups"].values()) == set(prof["group-components"])
         # every computing rule of the grid has a measured request
-        for rule in ("rank_features", "classify", "classify_leaderboard_adapters", "classify_family_adapters", "build_cache",
+        for rule in ("rank_features", "classify", "classify_leaderboard_adapters", "run_family_pair", "build_cache",
                      "extract_features", "clinical_rank", "clinical_classify", "score_model_selection"):
             assert {"runtime", "mem_mb"} <= set(prof["set-resources"][rule]), rule
 
@@ -154,7 +154,7 @@ def test_local_rules_fetch_data_or_summarise(workflow_rules):
             "make_semfs_table", "plot_boosting_figure", "make_invariance_table", "make_table4",
             "plot_figure4"} <= local <= workflow_rules
     # nothing that computes the grid runs locally, and no local rule is grouped (groups override localrules)
-    assert not local & {"rank_features", "classify", "classify_leaderboard_adapters", "classify_family_adapters", "build_cache",
+    assert not local & {"rank_features", "classify", "classify_leaderboard_adapters", "run_family_pair", "build_cache",
                         "extract_features", "clinical_rank", "clinical_classify", "clinical_data",
                         "score_model_selection"}
     assert not local & set(_profile("slurm")["groups"])

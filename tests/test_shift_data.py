@@ -290,11 +290,12 @@ def test_shift_builds_each_familys_leaderboard(test_run):
     # every family's own target and `shift` are built by then: nothing to do
     proc = snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "shift_wine", "shift")
     assert not {k: v for k, v in planned_jobs(proc).items() if not k.startswith("shift")}, planned_jobs(proc)
-    # the families' curves: one job per (feature set, ranker, pair) runs both adapters (NA, CORAL: they apply to
-    # every family), never one classify job per adapter
+    # one job per (feature set, ranker, pair) ranks, runs both adapters' curves (NA, CORAL: they apply to every
+    # family) and scores the choice of k: no ranking, classify or scoring job of its own
     jobs = planned_jobs(snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "--forceall", "shift"))
-    assert jobs["classify_family_adapters"] == 6 * 3 and "classify" not in jobs, jobs
-    assert (test_run / "logs" / "classification" / "heart" / "ot" / "family-adapters" / "families").is_dir()
+    assert jobs["run_family_pair"] == 6 * 3, jobs
+    assert not {"rank_features", "classify", "score_model_selection"} & set(jobs), jobs
+    assert (test_run / "logs" / "shift" / "pairs" / "heart" / "ot" / "hungarian-cleveland.log").is_file()
 
 
 @pytest.mark.pipeline

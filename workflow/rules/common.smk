@@ -375,6 +375,33 @@ def adapter_params(name):
     return dict(config.get("adapters", {}).get(name) or {})
 
 
+def ranking_job_params(prefix=""):
+    """The params of a ranking job (rule rank_features; run_family_pair's, named with ``prefix``)."""
+    return {
+        f"{prefix}ranker_params": lambda w: ranker_params(w.ranker),
+        f"{prefix}per_class": lambda w: pair_source_per_class(w.pair, w.feature_set),
+        f"{prefix}iterations": lambda w: ranking_iterations(w.feature_set),
+    }
+
+
+def curves_job_params(adapters, grid=None, prefix=""):
+    """The params of a job that runs the curves of ``adapters`` on one grid: the job's {grid} wildcard
+    (rule classify_leaderboard_adapters), or ``grid`` (run_family_pair's, named with ``prefix``).
+    """
+
+    def of(w):
+        return grid_config(w.grid if grid is None else grid)
+
+    return {
+        f"{prefix}adapters": list(adapters),
+        f"{prefix}adapter_params": [adapter_params(a) for a in adapters],
+        f"{prefix}orders": lambda w: of(w)["orders"],
+        f"{prefix}feature_counts": lambda w: of(w)["feature_counts"],
+        f"{prefix}iterations": lambda w: of(w).get("iterations"),
+        f"{prefix}metrics": lambda w: of(w).get("metrics", {}),
+    }
+
+
 def grid_config(name):
     """The grid ``name`` of config ``grids``; an unknown one is an error naming the grids."""
     try:

@@ -40,12 +40,7 @@ rule classify_leaderboard_adapters:
         mem_mb=1024,
         runtime=30,
     params:
-        adapters=LEADERBOARD_CONFIG["adapters"],
-        adapter_params=[adapter_params(a) for a in LEADERBOARD_CONFIG["adapters"]],
-        orders=lambda w: grid_config(w.grid)["orders"],
-        feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
-        iterations=lambda w: grid_config(w.grid).get("iterations"),
-        metrics=lambda w: grid_config(w.grid).get("metrics", {}),
+        **curves_job_params(LEADERBOARD_CONFIG["adapters"]),
     script:
         "../scripts/classification_adapters.py"
 

@@ -32,20 +32,7 @@ rule score_model_selection:
         mem_mb=1024,
         runtime=6,
     params:
-        adapters=lambda w: applicable_adapters(
-            w.feature_set, MODEL_SELECTION_CONFIG["adapters"]
-        ),
-        adapter_params=lambda w: [
-            adapter_params(a)
-            for a in applicable_adapters(
-                w.feature_set, MODEL_SELECTION_CONFIG["adapters"]
-            )
-        ],
-        rules=MODEL_SELECTION_CONFIG["rules"],
-        classifier=MODEL_SELECTION_CONFIG["classifier"],
-        cv=MODEL_SELECTION_CONFIG["cv"],
-        feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
-        iterations=lambda w: grid_config(w.grid).get("iterations"),
+        **model_selection_job_params(),
     script:
         "../scripts/model_selection_pair.py"
 

@@ -18,6 +18,29 @@ def model_selection_pair_tables(w=None):
     ]
 
 
+def model_selection_job_params(grid=None, prefix=""):
+    """The params of a job that scores the choice of k of one (feature set, ranker, pair) on one grid:
+    the job's {grid} wildcard (rule score_model_selection), or ``grid`` (run_family_pair's, named with
+    ``prefix``).
+    """
+
+    def adapters(w):
+        return applicable_adapters(w.feature_set, MODEL_SELECTION_CONFIG["adapters"])
+
+    def of(w):
+        return grid_config(w.grid if grid is None else grid)
+
+    return {
+        f"{prefix}adapters": adapters,
+        f"{prefix}adapter_params": lambda w: [adapter_params(a) for a in adapters(w)],
+        f"{prefix}rules": MODEL_SELECTION_CONFIG["rules"],
+        f"{prefix}classifier": MODEL_SELECTION_CONFIG["classifier"],
+        f"{prefix}cv": MODEL_SELECTION_CONFIG["cv"],
+        f"{prefix}feature_counts": lambda w: of(w)["feature_counts"],
+        f"{prefix}iterations": lambda w: of(w).get("iterations"),
+    }
+
+
 def model_selection_report(name, ext, caption):
     return report(
         f"{MODEL_SELECTION_OUT}/{name}.{ext}",

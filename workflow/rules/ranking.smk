@@ -24,8 +24,6 @@ rule rank_features:
         mem_mb=lambda w: 512 + 2 * fs_n_features(w.feature_set) ** 2 * 8 // 2**20,
         runtime=10,
     params:
-        ranker_params=lambda w: ranker_params(w.ranker),
-        per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
-        iterations=lambda w: ranking_iterations(w.feature_set),
+        **ranking_job_params(),
     script:
         "../scripts/ranking.py"

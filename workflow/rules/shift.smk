@@ -16,52 +16,62 @@ CLASS_RANKERS = ("source-anova", "fmmd")
 REGRESSION_ADAPTERS = ("NA", "SA", "CORAL", "TCA")
 
 
-# The families' curves of one (feature set, ranker, pair): one job runs every adapter
-# of `leaderboard.adapters` that applies to all the families' feature sets
-# (FAMILY_ADAPTERS), reading the caches and the ranking once, and writes the same
-# files as one `classify` job per adapter would. An adapter that a feature set
-# declares inapplicable (OT3 on the text families and heart) keeps one `classify`
-# job per pair where it applies. Measured: a job's imports take about 2 s, the
-# curves of a small family's pair under one adapter under 0.4 s (heart: 3.1 s
-# per classify job, 0.3 s of it the curves).
+# One data family's (feature set, ranker, pair) in one job: the ranking, the curves
+# under every adapter of `leaderboard.adapters` that applies to all the families'
+# feature sets (FAMILY_ADAPTERS) and the label-free scores of the choice of k. It
+# writes the same files as rank_features, one classify job per adapter and
+# score_model_selection would, with the same parameters. An adapter that a feature
+# set declares inapplicable (OT3 on the text families and heart) keeps one classify
+# job per pair where it applies, reading this job's ranking. Why: a job's imports
+# take about 2 s here, while a small family's pair computes for well under a second
+# per stage (heart disease: 2.9 s per ranking job for 0.2 s of ranking, 3.1 s per
+# classify job for 0.3 s of curves). The trade: an edit of an adapter or a scorer
+# reruns the families' rankings too; an edit of a ranker only its own jobs.
 if FAMILY_ADAPTERS:
 
-    rule classify_family_adapters:
+    rule run_family_pair:
         input:
             caches=pair_caches,
-            ranking="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
-            code=script_code("classification_adapters.py", adapters=FAMILY_ADAPTERS),
-        output:
-            tsv=expand(
-                "results/runs/{{feature_set}}/classification/{{ranker}}/{adapter}/{{grid}}/{{pair}}.tsv",
-                adapter=FAMILY_ADAPTERS,
+            code=script_code(
+                "family_pair.py",
+                rankers="ranker",
+                adapters=sorted(
+                    set(FAMILY_ADAPTERS) | set(MODEL_SELECTION_CONFIG["adapters"])
+                ),
             ),
+        output:
+            json="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
+            tsv=expand(
+                "results/runs/{{feature_set}}/classification/{{ranker}}/{adapter}/{grid}/{{pair}}.tsv",
+                adapter=FAMILY_ADAPTERS,
+                grid=SHIFT_CONFIG["grid"],
+            ),
+            scores=f"results/runs/{{feature_set}}/model_selection/{{ranker}}/{MODEL_SELECTION_CONFIG['grid']}/{{pair}}.tsv",
         log:
-            "logs/classification/{feature_set}/{ranker}/family-adapters/{grid}/{pair}.log",
+            "logs/shift/pairs/{feature_set}/{ranker}/{pair}.log",
         benchmark:
-            "logs/benchmarks/classify_family_adapters/{feature_set}/{ranker}/{grid}/{pair}.tsv"
+            "logs/benchmarks/run_family_pair/{feature_set}/{ranker}/{pair}.tsv"
         wildcard_constraints:
-            grid=re.escape(SHIFT_CONFIG["grid"]),
             feature_set="|".join(re.escape(fs) for fs in FAMILY_FEATURE_SETS),
         conda:
             "../../envs/otfs.yaml"
         threads: 1
-        # Measured: 4 s on average (heart disease, 4 adapters); about 40 s and 530 MB for
-        # Amazon 5,000 words, from its per-adapter jobs (CORAL and TCA about 15 s each).
+        # Measured: 6 s (heart disease) to about 2 min (Amazon reviews, 5,000 words:
+        # MMD's ranking 65 s, the 4 adapters' curves 40 s, the scores 42 s), 780 MB.
         resources:
-            mem_mb=1024,
-            runtime=30,
+            mem_mb=1280,
+            runtime=8,
         params:
-            adapters=FAMILY_ADAPTERS,
-            adapter_params=[adapter_params(a) for a in FAMILY_ADAPTERS],
-            orders=lambda w: grid_config(w.grid)["orders"],
-            feature_counts=lambda w: grid_config(w.grid)["feature_counts"],
-            iterations=lambda w: grid_config(w.grid).get("iterations"),
-            metrics=lambda w: grid_config(w.grid).get("metrics", {}),
+            **ranking_job_params("rank_"),
+            **curves_job_params(FAMILY_ADAPTERS, SHIFT_CONFIG["grid"], "curves_"),
+            **model_selection_job_params(MODEL_SELECTION_CONFIG["grid"], "ms_"),
+            grid=SHIFT_CONFIG["grid"],
         script:
-            "../scripts/classification_adapters.py"
+            "../scripts/family_pair.py"
 
-    ruleorder: classify_family_adapters > classify_leaderboard_adapters > classify
+    ruleorder: run_family_pair > rank_features
+    ruleorder: run_family_pair > classify_leaderboard_adapters > classify
+    ruleorder: run_family_pair > score_model_selection
 
 
 rule make_shift_family:

@@ -14,10 +14,8 @@ for _family, _names in SHIFT_CONFIG["families"].items():
 
 
 # The families' feature sets, and the leaderboard's adapters that apply to every one
-# of them: rule classify_family_adapters runs these in one job per pair.
-FAMILY_FEATURE_SETS = sorted(
-    {fs for names in SHIFT_CONFIG["families"].values() for fs in names}
-)
+# of them: rule run_family_pair runs these in its one job per (feature set, ranker, pair).
+FAMILY_FEATURE_SETS = sorted(shift_family_feature_sets())
 FAMILY_ADAPTERS = [
     a
     for a in LEADERBOARD_CONFIG["adapters"]

@@ -18,12 +18,20 @@ TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
 
 
 @functools.cache
+def shift_family_feature_sets():
+    """The feature sets of the data families (config `shift.families`)."""
+    return frozenset(
+        fs for names in config["shift"]["families"].values() for fs in names
+    )
+
+
+@functools.cache
 def shift_data_feature_sets():
     """The feature sets of the shift data (config `shift`): those of a family, and every other one read
     from a manifest of a family's or a regression's dataset (a family that a smaller configuration
     leaves out of `shift.families` is not thereby one of the paper's image feature sets).
     """
-    members = {fs for names in config["shift"]["families"].values() for fs in names}
+    members = shift_family_feature_sets()
     manifests = {fs_dataset(fs).get("manifest") for fs in members} | {
         config["datasets"][c["dataset"]].get("manifest")
         for c in config["shift"].get("regression", {}).values()

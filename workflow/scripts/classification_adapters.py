@@ -1,5 +1,4 @@
-"""Snakemake wrapper of otfs_workflow.stages.classification.run_adapters (rules classify_leaderboard_adapters and
-classify_family_adapters)."""
+"""Snakemake wrapper of otfs_workflow.stages.classification.run_adapters (rule classify_leaderboard_adapters)."""
 
 from otfs_workflow.stages import classification, domain_caches, job, snakemake_object
 

@@ -37,7 +37,7 @@ STAGES = {
     "rank_features": "ranking",  # Algorithms 1 and 2: the OT rankers select their samples in fit
     "classify": "classification",
     "classify_leaderboard_adapters": "classification",
-    "classify_family_adapters": "classification",
+    "run_family_pair": "families",
     "clinical_rank": "clinical",
     "clinical_classify": "clinical",
     "clinical_data": "clinical",
