@@ -309,6 +309,30 @@ def test_ablation_reruns_table1_splits_one_variant_at_a_time(tmp_path):
     assert "| iris | 20.87 |" in text and "(n=40)" in text and "wda-raw" in text
     row = long[(long["variant"] == "PCA")].iloc[0]
     assert row["error"] == pytest.approx(runs["PCA"]["error"].mean())
+    # a configured variant without runs (its data sets outside `ablation.datasets`) is neither a column nor listed
+    cfg["ablation"]["variants"]["usps-only"] = {"method": "PCA", "datasets": ["usps"]}
+    wda_report.ablation([tmp_path / f"{v}.tsv" for v in runs], [tmp_path / "table1.tsv"], cfg, out, {})
+    assert "usps-only" not in out["md"].read_text() and "wda-raw" in out["md"].read_text()
+
+
+def test_ablation_datasets_narrow_every_variant_inherited_from_the_defaults(tmp_path):
+    """A --configfile is merged into config.yaml key by key, so the test configuration inherits the default
+    variants: `ablation.datasets` narrows each of them, and one left without data sets is left out, named."""
+    import re
+
+    from .conftest import copy_workflow, planned_jobs, snakemake
+
+    work = copy_workflow(tmp_path / "w")
+    proc = snakemake(work, "--configfile", "config/test.yaml", "--forceall", "--dry-run", "--cores", "1",
+                     "wda_ablation")
+    out = proc.stdout + proc.stderr
+    ran = set(re.findall(r"output: results/wda/ablation/runs/([^/]+)/([^/\s]+)\.tsv", out))
+    assert {d for d, _ in ran} == {"iris"}, ran
+    assert {"PCA", "pot-default", "normalized-pca-small-train", "raw-lambda-0.3-300-iter"} <= {v for _, v in ran}
+    assert planned_jobs(proc)["wda_ablation_evaluate"] == len(ran)
+    for left_out in ("PCA-train-500", "PCA-train-2000", "raw-lambda-0.3-train-500", "raw-lambda-0.3-train-2000"):
+        assert f"note: wda.ablation.variants.{left_out}: its datasets" in out, left_out
+        assert left_out not in {v for _, v in ran}
 
 
 def test_table1_sets_ours_beside_the_papers_with_the_difference_and_the_paired_test(tmp_path):

@@ -37,13 +37,37 @@ def wda_ablation_cfg(w):
     }
 
 
-def wda_ablation_runs(w=None):
-    """(data set, variant) runs of the WDA ablation: each variant on its own `datasets`, else the ablation's."""
+def wda_ablation_datasets():
+    """Each variant's data sets: those of `wda.ablation.datasets`, or the part of them its own `datasets`
+    names. A smaller configuration thus narrows every variant with `ablation.datasets` alone, whatever
+    variants it inherits from config.yaml (Snakemake merges a --configfile into the defaults, key by key).
+    A variant left with none is left out, with a note.
+    """
     ab = WDA_CONFIG["ablation"]
+    runs, notes = {}, []
+    for v, spec in ab["variants"].items():
+        own = spec.get("datasets")
+        runs[v] = [d for d in (own or ab["datasets"]) if d in ab["datasets"]]
+        if not runs[v]:
+            notes.append(
+                f"wda.ablation.variants.{v}: its datasets {own} are not among wda.ablation.datasets "
+                f"{ab['datasets']}: left out"
+            )
+    return runs, notes
+
+
+WDA_ABLATION_DATASETS, _WDA_ABLATION_NOTES = wda_ablation_datasets()
+if workflow.is_main_process:
+    for _note in _WDA_ABLATION_NOTES:
+        print(f"note: {_note}", file=sys.stderr)
+
+
+def wda_ablation_runs(w=None):
+    """(data set, variant) runs of the WDA ablation (wda_ablation_datasets)."""
     return [
         f"results/wda/ablation/runs/{d}/{v}.tsv"
-        for v, spec in ab["variants"].items()
-        for d in spec.get("datasets", ab["datasets"])
+        for v, datasets in WDA_ABLATION_DATASETS.items()
+        for d in datasets
     ]
 
 

@@ -162,12 +162,14 @@ def _json_diff(a, b, where: str, out: list[str]):
         out.append(f"{where}: {a!r} vs {b!r}")
 
 
-def compare_results(first, second, folders=("results",)) -> tuple[int, list[str]]:
+def compare_results(first, second, folders=("results",), second_is_subset=False) -> tuple[int, list[str]]:
     """Compare the results of two runs of the workflow, file by file.
 
     Every ``.tsv``, ``.csv`` and ``.json`` under ``folders`` of ``first`` must
-    exist in ``second`` and hold the same values, exactly: the pipeline is
-    deterministic, so a run on a cluster must equal a local one. Columns and
+    exist in ``second`` and hold the same values, exactly (with
+    ``second_is_subset``, the second run built only some of the first run's
+    targets: its files are compared, and one that the first run lacks is still
+    a difference). The pipeline is deterministic, so a run on a cluster must equal a local one. Columns and
     keys that record wall time (``seconds``, ``*_time``...) and the
     ``provenance.json`` files (versions, hosts, dates) are left out; figures
     and ``.md``/``.tex`` renderings are derived from the compared tables.
@@ -183,6 +185,8 @@ def compare_results(first, second, folders=("results",)) -> tuple[int, list[str]
                    if p.is_file() and p.suffix in {".tsv", ".csv", ".json"} and p.name not in _SKIP_JSON}
         files_b = {p.relative_to(second) for p in (second / folder).rglob("*")
                    if p.is_file() and p.suffix in {".tsv", ".csv", ".json"} and p.name not in _SKIP_JSON}
+        if second_is_subset:
+            files_a &= files_b
         for rel in sorted(files_a ^ files_b):
             diffs.append(f"{rel}: only in {'first' if rel in files_a else 'second'} run")
         for rel in sorted(files_a & files_b):

@@ -135,7 +135,9 @@ def ablation(inputs: Sequence[str], table1_runs: Sequence[str], cfg: Mapping, ou
         t1 = pd.concat([read_tsv(p) for p in table1_runs], ignore_index=True)
         t1 = t1[t1["split"] < int(ab["splits"])].assign(variant="Table 1 (cross-validated)")
         runs = pd.concat([runs, t1], ignore_index=True)
-    variants = [*(["Table 1 (cross-validated)"] if table1_runs else []), *ab["variants"]]
+    # the variants that ran: one whose data sets are all outside `ablation.datasets` is left out (the rule's note)
+    ran = [v for v in ab["variants"] if v in set(runs["variant"])]
+    variants = [*(["Table 1 (cross-validated)"] if table1_runs else []), *ran]
     long = runs.groupby(["dataset", "variant"]).agg(
         method=("method", "first"), error=("error", "mean"), std=("error", "std"), splits=("split", "count"),
         n_train=("n_train", "first"), p=("p", "median"), k=("k", "median"),
@@ -163,7 +165,8 @@ def ablation(inputs: Sequence[str], table1_runs: Sequence[str], cfg: Mapping, ou
     objectives = grid(lambda v, r: "" if np.isnan(r["objective"]) else f"{r['objective']:.3g} ({r['n_iter']:.0f} it.)")
     objectives = objectives[wda]
     specs = "\n".join(f"- **{name}**: {spec.get('method', 'WDA')} {spec.get('params') or ''}"
-                       + (f", data {spec['data']}" if spec.get("data") else "") for name, spec in ab["variants"].items())
+                       + (f", data {spec['data']}" if spec.get("data") else "") for name, spec in ab["variants"].items()
+                      if name in ran)
     text = (
         f"WDA ablation: mean kNN test error (%) ± std over the first {int(ab['splits'])} splits of Table 1's "
         f"protocol (p and k cross-validated with {int(cfg['cv_folds'])} folds), n = training samples. "
