@@ -416,10 +416,15 @@ def grid_config(name):
 # before any job runs, from the manifests (no data needed).
 # A fraction that gives 0 of a small feature set's d is left out of its grids and
 # tables, with a note (printed here, and in the tables' captions).
+def print_notes(notes):
+    """Print the configuration's notes (what a smaller configuration leaves out), once per run."""
+    if workflow.is_main_process:
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+
+
 FEATURE_COUNT_NOTES = check_feature_counts(config, fs_n_features)
-if workflow.is_main_process:
-    for _note in FEATURE_COUNT_NOTES:
-        print(f"note: {_note}", file=sys.stderr)
+print_notes(FEATURE_COUNT_NOTES)
 
 
 def count_notes(feature_set):

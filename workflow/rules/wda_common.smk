@@ -57,9 +57,7 @@ def wda_ablation_datasets():
 
 
 WDA_ABLATION_DATASETS, _WDA_ABLATION_NOTES = wda_ablation_datasets()
-if workflow.is_main_process:
-    for _note in _WDA_ABLATION_NOTES:
-        print(f"note: {_note}", file=sys.stderr)
+print_notes(_WDA_ABLATION_NOTES)
 
 
 def wda_ablation_runs(w=None):

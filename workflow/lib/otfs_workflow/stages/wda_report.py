@@ -136,7 +136,8 @@ def ablation(inputs: Sequence[str], table1_runs: Sequence[str], cfg: Mapping, ou
         t1 = t1[t1["split"] < int(ab["splits"])].assign(variant="Table 1 (cross-validated)")
         runs = pd.concat([runs, t1], ignore_index=True)
     # the variants that ran: one whose data sets are all outside `ablation.datasets` is left out (the rule's note)
-    ran = [v for v in ab["variants"] if v in set(runs["variant"])]
+    present = set(runs["variant"])
+    ran = [v for v in ab["variants"] if v in present]
     variants = [*(["Table 1 (cross-validated)"] if table1_runs else []), *ran]
     long = runs.groupby(["dataset", "variant"]).agg(
         method=("method", "first"), error=("error", "mean"), std=("error", "std"), splits=("split", "count"),
