@@ -19,17 +19,19 @@ family's tasks (``all families``):
   and losses over the tasks, Wilcoxon's signed-rank p-value over the tasks
   and its Holm correction over every comparison of the family (or of the
   pool). With ``n`` tasks the smallest two-sided p-value Wilcoxon's exact
-  test can reach is ``2 / 2**n``: a family with fewer than 6 tasks cannot
-  show a difference at 0.05, and the verdict says so rather than calling it
-  a tie;
+  test can reach is ``2 / 2**n``, and Holm's correction over the family's
+  ``m`` comparisons makes it at least ``m`` times that: a family with fewer
+  than 6 tasks cannot show a difference at 0.05, nor can one with 6 tasks and
+  more than one comparison (WiFi), and the verdict says so rather than
+  calling it a tie;
 - how much the label-free choice of k loses against the best k in
   hindsight (the oracle): the mean regret of each label-free rule, and of
   keeping every feature, over the runs of the family (every ranker,
   adapter, pair and iteration).
 
 Outputs: ``verdict.csv`` (the comparisons), ``verdict_k.csv`` (the
-regrets), ``verdict.md`` (the sentences and both tables), a figure and the
-provenance.
+regrets), ``verdict.md`` (a table at a glance, one row per family, then the
+sentences and both tables), a figure and the provenance.
 """
 
 from __future__ import annotations
