@@ -43,6 +43,41 @@ def test_tca_equals_the_released_codes_dense_version(shape):
     assert aligned_relative_difference(fast, dense) < 1e-8
 
 
+@pytest.mark.parametrize(("shape", "auto_is"), [
+    ((40, 400, 12), "arpack"),   # 12 components, n = 440: Lanczos through the features
+    ((60, 500, 40), "arpack"),
+    ((30, 200, 150), "dense"),   # d > n / 2: auto stays dense; forced ARPACK goes through the kernel
+    ((30, 40, 10), "dense"),     # 8 m > n
+])
+def test_tca_lanczos_equals_the_dense_eigensolver(shape, auto_is):
+    Xs, ys, Xt, _ = office_like(*shape, seed=7)
+    out = {es: LinearTransferComponentAnalysis(eigen_solver=es).adapt(Xs, ys, Xt)
+           for es in ("dense", "arpack", "auto")}
+    # the same signs whichever solver: no alignment needed
+    assert relative_difference(out["arpack"], out["dense"]) < 1e-10
+    assert aligned_relative_difference(out["arpack"], reference.tca(Xs, Xt)) < 1e-8
+    assert all(np.array_equal(a, b) for a, b in zip(out["auto"], out[auto_is], strict=True))
+    assert not all(np.array_equal(a, b) for a, b in zip(out["arpack"], out["dense"], strict=True))
+
+
+def test_tca_components_have_a_fixed_sign_and_arpack_failure_falls_back(monkeypatch):
+    import scipy.sparse.linalg
+
+    Xs, ys, Xt, _ = office_like(40, 400, 12, seed=8)
+    tca = LinearTransferComponentAnalysis(eigen_solver="arpack")
+    Zs, _ = tca.adapt(Xs, ys, Xt)
+    W = tca.components_
+    assert (W[np.argmax(np.abs(W), axis=0), np.arange(W.shape[1])] > 0).all()
+
+    def no_convergence(*args, **kwargs):
+        raise scipy.sparse.linalg.ArpackNoConvergence("no convergence", np.empty(0), np.empty((0, 0)))
+
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", no_convergence)
+    fallback, _ = LinearTransferComponentAnalysis(eigen_solver="arpack").adapt(Xs, ys, Xt)
+    dense, _ = LinearTransferComponentAnalysis(eigen_solver="dense").adapt(Xs, ys, Xt)
+    assert np.array_equal(fallback, dense) and not np.array_equal(Zs, dense)
+
+
 @pytest.mark.parametrize("n_source", [30, 120])
 def test_subspace_alignment_equals_sklearn_pca(n_source):
     # 30 source samples and 30 components: the last direction lies in the
@@ -106,7 +141,7 @@ def test_ranking_matches_pots_domain_adaptation_classes():
 
 def test_quick_suite_every_case_equal():
     df = run_suite("quick", repeats=1, log=lambda *_: None)
-    assert len(df) == 11
+    assert len(df) == 12
     bad = df.loc[~(df["difference"] <= df["tolerance"]), ["case", "difference", "note"]]
     assert bad.empty, bad.to_string()
     assert (df["otfs_s"] > 0).all() and (df["reference_peak_mb"] >= 0).all()

@@ -37,6 +37,8 @@ def domains():
     ("TCA", {"n_components": 0}, r"'n_components' parameter of LinearTransferComponentAnalysis must be an int"),
     ("TCA", {"mu": -1.0}, r"'mu' parameter of LinearTransferComponentAnalysis must be a float in the range \[0.0, inf\)"),
     ("TCA", {"solver": "lapack"}, r"'solver' parameter of LinearTransferComponentAnalysis must be a str among"),
+    ("TCA", {"eigen_solver": "lobpcg"},
+     r"'eigen_solver' parameter of LinearTransferComponentAnalysis must be a str among"),
     ("WDA", {"n_components": 0}, r"'n_components' parameter of WDAAdapter must be an int in the range \[1, inf\)"),
     ("WDA", {"reg_lambda": 0.0}, r"'reg_lambda' parameter of WDAAdapter must be a float in the range \(0.0, inf\)"),
     ("OT", {"max_iter": -1}, r"'max_iter' parameter of EMDAdapter must be an int in the range \[1, inf\)"),

@@ -142,3 +142,47 @@ def test_a_regression_family_is_judged_by_its_rmse_without_label_free_k(tmp_path
                     alpha=0.05, provenance={}, outputs=out, primary_metrics={"a": "f1"})
     assert "## all families" not in text.split("## Every")[0] or "neg_rmse" not in set(
         rows[rows["family"] == verdict.POOLED]["metric"])
+
+
+def test_a_family_whose_tests_cannot_pass_holm_says_so_and_the_glance_table_sums_up(tmp_path):
+    # 6 tasks, OT ahead on every one: Wilcoxon's smallest p is 2 / 2**6 = 0.031, under 0.05, but Holm over the
+    # family's 4 comparisons (2 adapters x 2 baselines) makes it 0.125: no test can succeed, and the verdict
+    # must say that rather than "OT does not significantly beat"
+    rng = np.random.default_rng(2)
+    _long("fs_six", 6, 1.0, rng).to_parquet(tmp_path / "six.parquet")
+    _choices(6).to_parquet(tmp_path / "six_k.parquet")
+    out = {k: str(tmp_path / f"v.{k}") for k in ("md", "csv", "pdf", "png")}
+    out.update(k_csv=str(tmp_path / "k.csv"), provenance=str(tmp_path / "p.json"))
+    res = verdict.run(leaderboards={"six": str(tmp_path / "six.parquet")},
+                      k_selection={"six": str(tmp_path / "six_k.parquet")}, families={"six": ["fs_six"]},
+                      n_features={"fs_six": 8}, protocol={}, reference="ot", relevance="source-anova",
+                      per_feature=["wasserstein1d", "ks"], alpha=0.05, provenance={}, outputs=out)
+    rows = res["rows"]
+    acc = rows[(rows["family"] == "six") & (rows["metric"] == "accuracy")]
+    assert len(acc) == 4 and (acc["wins"] == 6).all()
+    assert acc["p"].max() == pytest.approx(0.03125) and (acc["p_holm"] > 0.05).all()
+    assert np.allclose(acc["min_p_holm"], 0.125) and (acc["holm_m"] == 4).all()
+    text = open(out["md"]).read()
+    six = text.split("## six")[1].split("## ")[0]
+    assert ("OT is ahead of the source relevance under 2 of 2 adapters, but the family has too few tasks for any "
+            "test at 0.05 after Holm's correction over its 4 comparisons (the smallest attainable p, 0.031, "
+            "becomes 0.12)") in six
+    assert "does **not** significantly beat" not in six
+    assert ("too few tasks for a test at 0.05 after Holm's correction over the family's 4 comparisons "
+            "(the smallest attainable p is 0.031, 0.12 corrected)") in text
+    glance = text.split("## At a glance")[1].split("## ")[0]
+    (line,) = [row for row in glance.splitlines() if row.startswith("| six |")]
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[:4] == ["six", "6", "1-NN accuracy", "ot (2/2)"]
+    assert cells[4].startswith("+") and cells[4].endswith("(ahead under 2/2; too few tasks to test)")
+    assert cells[6:] == ["SND (1.0)", "3.0"]
+
+
+def test_the_glance_table_counts_significant_results(outputs):
+    _, _, out = outputs
+    glance = open(out["md"]).read().split("## At a glance")[1].split("\n## ")[0]
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.strip("|").split("|")]
+            for line in glance.splitlines() if line.startswith("| ") and "---" not in line}
+    assert rows["big"][5].endswith("(ahead under 2/2; significant: 2 better, 0 worse)")
+    assert rows["small"][5].endswith("too few tasks to test)")
+    assert verdict.POOLED in rows and rows["big"][1] == "8"

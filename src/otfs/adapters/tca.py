@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse.linalg
 from sklearn.utils._param_validation import StrOptions
 
 from otfs.adapters._base import (
@@ -39,6 +40,19 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         lower triangle only; scikit-learn-compatible skada does the same.
         ``"generalized"`` solves the symmetric-definite generalized problem
         ``K H K w = lambda (I + mu K L K) w`` exactly, with ``W^T A W = I``.
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+        How the ``"paper"`` solver finds its leading eigenpairs. ``"dense"``:
+        LAPACK's ``syevr`` on the ``n x n`` matrix (``n = n_s + n_t``), whose
+        tridiagonal reduction costs ``O(n^3)`` whatever ``n_components``.
+        ``"arpack"``: the implicitly restarted Lanczos method of
+        :func:`scipy.sparse.linalg.eigsh` (tolerance 0: machine precision)
+        on a matrix-vector product that never forms the matrix, ``O(n d)``
+        through the features or ``O(n^2)`` through the kernel. ``"auto"``
+        takes ``"arpack"`` when the embedding has at most ``n / 8``
+        dimensions and the features are fewer than ``n / 2`` (the product
+        goes through them), where it was measured faster on the data
+        families (docs/performance.md). The ``"generalized"`` solver is
+        always dense.
 
     Attributes
     ----------
@@ -54,7 +68,9 @@ class LinearTransferComponentAnalysis(BaseAdapter):
     ``(n_s + n_t)^2`` matrices ``L``, ``H`` and the pseudo-inverse of the
     released code are never formed, and only the ``n_components`` leading
     eigenpairs are computed. :func:`otfs_workflow.benchmark.reference.tca` is the
-    dense version this is measured against.
+    dense version this is measured against. Each column of ``W`` is signed so
+    that its largest entry is positive (an eigenvector's sign is arbitrary;
+    no distance depends on it), so both eigen-solvers give the same embedding.
 
     References
     ----------
@@ -67,20 +83,41 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         "n_components": [_AT_LEAST_ONE],
         "mu": [_NON_NEGATIVE],
         "solver": [StrOptions({"paper", "generalized"})],
+        "eigen_solver": [StrOptions({"auto", "dense", "arpack"})],
     }
 
-    def __init__(self, n_components=80, mu=1.0, solver="paper"):
+    def __init__(self, n_components=80, mu=1.0, solver="paper", eigen_solver="auto"):
         self.n_components = n_components
         self.mu = mu
         self.solver = solver
+        self.eigen_solver = eigen_solver
+
+    def _uses_arpack(self, n, n_feat, m):
+        if self.solver != "paper" or self.eigen_solver == "dense":
+            return False
+        if self.eigen_solver == "arpack":
+            return m < n  # ARPACK finds fewer eigenpairs than the matrix's order
+        return 8 * m <= n and 2 * n_feat < n
 
     def _fit_adapt(self, Xs, ys, Xt):
         ns, nt = Xs.shape[0], Xt.shape[0]
         n, n_feat = ns + nt, Xs.shape[1]
         m = int(min(self.n_components, n_feat, n))
         X = np.vstack([Xs, Xt])
-        K = X @ X.T
         e = np.concatenate([np.full(ns, 1.0 / ns), np.full(nt, -1.0 / nt)])
+        through_features = 2 * n_feat < n
+        K = None if through_features else X @ X.T
+        if self._uses_arpack(n, n_feat, m):
+            W = self._arpack_components(X, K, e, m)
+        else:
+            W = self._dense_components(X, K if K is not None else X @ X.T, e, m)
+        W = _flip_signs(W)
+        self.X_fit_, self.components_ = X, W
+        Z = X @ (X.T @ W) if K is None else K @ W
+        return Z[:ns], Z[ns:]
+
+    def _dense_components(self, X, K, e, m):
+        n, n_feat = X.shape
         k = K @ e  # K L K = k k^T, as L = e e^T has rank one
         # K H K, as H is idempotent: through the features when that is cheaper
         if 2 * n_feat * n_feat + n * n_feat < n * n:
@@ -101,12 +138,63 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         else:
             A = np.eye(n) + self.mu * np.outer(k, k)
             vals, vecs = scipy.linalg.eigh(B, A, subset_by_index=top)
-        W = vecs[:, np.argsort(-vals, kind="stable")]
-        self.X_fit_, self.components_ = X, W
-        Z = K @ W
-        return Z[:ns], Z[ns:]
+        return vecs[:, np.argsort(-vals, kind="stable")]
+
+    def _arpack_components(self, X, K, e, m):
+        """The ``m`` leading eigenvectors of the paper's matrix by Lanczos, without forming it.
+
+        The matrix ``syevr`` reads is ``S = tril(M) + tril(M, -1)^T`` with
+        ``M = B - c k g^T`` (``B = K H K``, ``g = B k``): ``S = B - c (tril(k g^T)
+        + tril(k g^T, -1)^T)``, whose two triangular rank-one parts multiply a
+        vector in ``O(n)`` by cumulative sums.
+        """
+        n = X.shape[0]
+        if K is None:  # B v = X Xc^T Xc X^T v, O(n d)
+            Xc = X - X.mean(axis=0)
+
+            def B(v):
+                return X @ (Xc.T @ (Xc @ (X.T @ v)))
+
+            k = X @ (X.T @ e)
+        else:  # B v = Kc^T Kc v, O(n^2)
+            Kc = K - K.mean(axis=0, keepdims=True)
+
+            def B(v):
+                return Kc.T @ (Kc @ v)
+
+            k = K @ e
+        g = B(k)
+        c = self.mu / (1.0 + self.mu * float(k @ k))
+
+        def S(v):
+            v = np.ravel(v)
+            kv = k * v
+            lower = k * np.cumsum(g * v)  # tril(k g^T) v
+            upper = g * (np.cumsum(kv[::-1])[::-1] - kv)  # tril(k g^T, -1)^T v
+            return B(v) - c * (lower + upper)
+
+        op = scipy.sparse.linalg.LinearOperator((n, n), matvec=S, dtype=float)
+        v0 = np.random.RandomState(0).uniform(-1.0, 1.0, n)  # fixed: the same start in every run
+        try:
+            vals, vecs = scipy.sparse.linalg.eigsh(op, k=m, which="LA", tol=0.0, v0=v0)
+        except scipy.sparse.linalg.ArpackNoConvergence:
+            K = X @ X.T if K is None else K
+            return self._dense_components(X, K, e, m)
+        return vecs[:, np.argsort(-vals, kind="stable")]
 
     def _transform_source(self, X):
         return (X @ self.X_fit_.T) @ self.components_
 
     _transform_target = _transform_source
+
+
+def _flip_signs(W):
+    """Each eigenvector signed so that its largest entry in absolute value is positive.
+
+    An eigenvector's sign is arbitrary and differs between LAPACK and ARPACK;
+    this makes the embedding the same whichever solver found it.
+    """
+    idx = np.argmax(np.abs(W), axis=0)
+    signs = np.sign(W[idx, np.arange(W.shape[1])])
+    signs[signs == 0] = 1.0
+    return W * signs

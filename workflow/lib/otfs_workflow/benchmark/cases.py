@@ -27,9 +27,9 @@ __all__ = ["SIZES", "make_cases", "office_like", "ranking_orders"]
 #: (n_source, n_target, d) per case family, full and quick.
 SIZES = {
     "full": {"surf": (200, 958, 800), "googlenet": (200, 958, 1024), "caffenet": (200, 958, 4096),
-             "tca": (200, 1123, 1024), "ot": (200, 958, 512)},
+             "tca": (200, 1123, 1024), "tca_families": (200, 1000, 50), "ot": (200, 958, 512)},
     "quick": {"surf": (40, 90, 64), "googlenet": (40, 90, 96), "caffenet": (40, 90, 256),
-              "tca": (40, 110, 96), "ot": (40, 90, 48)},
+              "tca": (40, 110, 96), "tca_families": (40, 400, 12), "ot": (40, 90, 48)},
 }
 
 
@@ -178,6 +178,22 @@ def make_cases(size: str = "full") -> list[Case]:
         compare=_compare_aligned, difference="max relative, up to coordinate signs", tolerance=1e-6,
         goal=10.0, goal_text=">= 10x",
         notes=["reference: dense L, H, pinv and eigh of the released code"],
+        repeats=3,
+    ))
+    ns, nt, d = S["tca_families"]
+    cases.append(Case(
+        name="TCA, families' size",
+        shape=f"n_s+n_t={ns + nt}, d={d}",
+        setup=partial(_setup, ns, nt, d),
+        implementations={
+            "otfs": lambda D: LinearTransferComponentAnalysis().adapt(D["Xs"], D["ys"], D["Xt"]),
+            "reference": lambda D: reference.tca(D["Xs"], D["Xt"]),
+            "skada": _with_skada("TCA"),
+        },
+        compare=_compare_aligned, difference="max relative, up to coordinate signs", tolerance=1e-6,
+        goal=10.0, goal_text=">= 10x",
+        notes=["a data family's pair (1,000 target samples, d/8 features): ARPACK's Lanczos "
+               "(eigen_solver='auto'); reference: dense L, H, pinv and eigh of the released code"],
         repeats=3,
     ))
     ns, nt, d = S["caffenet"]
