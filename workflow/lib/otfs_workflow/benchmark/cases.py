@@ -142,6 +142,25 @@ def _ranking_case(label, size, goal):
     )
 
 
+def _tca_case(name, shape, note):
+    """TCA (the library's default solver choice) against the released code's dense version, at ``shape``."""
+    ns, nt, d = shape
+    return Case(
+        name=name,
+        shape=f"n_s+n_t={ns + nt}, d={d}",
+        setup=partial(_setup, ns, nt, d),
+        implementations={
+            "otfs": lambda D: LinearTransferComponentAnalysis().adapt(D["Xs"], D["ys"], D["Xt"]),
+            "reference": lambda D: reference.tca(D["Xs"], D["Xt"]),
+            "skada": _with_skada("TCA"),
+        },
+        compare=_compare_aligned, difference="max relative, up to coordinate signs", tolerance=1e-6,
+        goal=10.0, goal_text=">= 10x",
+        notes=[note],
+        repeats=3,
+    )
+
+
 def make_cases(size: str = "full") -> list[Case]:
     """All timing cases, at the paper's sizes (``"full"``) or small ones (``"quick"``)."""
     S = SIZES[size]
@@ -165,37 +184,10 @@ def make_cases(size: str = "full") -> list[Case]:
         notes=["reference: scipy.linalg.sqrtm and inv; skada centres and shrinks (another variant)"],
         repeats=3,
     ))
-    ns, nt, d = S["tca"]
-    cases.append(Case(
-        name="TCA",
-        shape=f"n_s+n_t={ns + nt}, d={d}",
-        setup=partial(_setup, ns, nt, d),
-        implementations={
-            "otfs": lambda D: LinearTransferComponentAnalysis().adapt(D["Xs"], D["ys"], D["Xt"]),
-            "reference": lambda D: reference.tca(D["Xs"], D["Xt"]),
-            "skada": _with_skada("TCA"),
-        },
-        compare=_compare_aligned, difference="max relative, up to coordinate signs", tolerance=1e-6,
-        goal=10.0, goal_text=">= 10x",
-        notes=["reference: dense L, H, pinv and eigh of the released code"],
-        repeats=3,
-    ))
-    ns, nt, d = S["tca_families"]
-    cases.append(Case(
-        name="TCA, families' size",
-        shape=f"n_s+n_t={ns + nt}, d={d}",
-        setup=partial(_setup, ns, nt, d),
-        implementations={
-            "otfs": lambda D: LinearTransferComponentAnalysis().adapt(D["Xs"], D["ys"], D["Xt"]),
-            "reference": lambda D: reference.tca(D["Xs"], D["Xt"]),
-            "skada": _with_skada("TCA"),
-        },
-        compare=_compare_aligned, difference="max relative, up to coordinate signs", tolerance=1e-6,
-        goal=10.0, goal_text=">= 10x",
-        notes=["a data family's pair (1,000 target samples, d/8 features): ARPACK's Lanczos "
-               "(eigen_solver='auto'); reference: dense L, H, pinv and eigh of the released code"],
-        repeats=3,
-    ))
+    cases.append(_tca_case("TCA", S["tca"], "reference: dense L, H, pinv and eigh of the released code"))
+    cases.append(_tca_case("TCA, families' size", S["tca_families"],
+                           "a data family's pair (1,000 target samples, d/8 features): ARPACK's Lanczos "
+                           "(eigen_solver='auto'); reference: dense L, H, pinv and eigh of the released code"))
     ns, nt, d = S["caffenet"]
     cases.append(Case(
         name="SA",
