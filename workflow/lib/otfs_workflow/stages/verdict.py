@@ -170,8 +170,7 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float, main:
         if part.empty:
             continue
         testable = part[part["min_p_holm"] <= alpha]
-        sig_win = part[(part["p_holm"] <= alpha) & (part["difference"] > 0)]
-        sig_loss = part[(part["p_holm"] <= alpha) & (part["difference"] < 0)]
+        sig_win, sig_loss = _significant(part, alpha)
         ahead = int((part["difference"] > 0).sum())
         if testable.empty:
             verdict = (f"OT is ahead of the {kind} under {ahead} of {len(part)} adapters, but the family has "
@@ -194,27 +193,38 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float, main:
             sub = part[part["comparison"] == kind]
             if sub.empty:
                 continue
-            ok = sub["min_p_holm"] <= alpha
-            wins = int(((sub["p_holm"] <= alpha) & ok & (sub["difference"] > 0)).sum())
-            losses = int(((sub["p_holm"] <= alpha) & ok & (sub["difference"] < 0)).sum())
+            wins, losses = _significant(sub, alpha)
             bits.append(f"against the {kind}, OT is ahead under {int((sub['difference'] > 0).sum())} of {len(sub)} "
-                        f"adapters (mean {_fmt_diff(sub['difference'].mean())}; significant wins {wins}, losses "
-                        f"{losses})")
+                        f"adapters (mean {_fmt_diff(sub['difference'].mean())}; significant wins {len(wins)}, "
+                        f"losses {len(losses)})")
         if bits:
             lines.append(f"- With the {label}: " + "; ".join(bits) + ".")
     if k.empty:
         lines.append("- Label-free k: not run (no label-free rule applies: the scorers need class labels).")
     else:
-        free = k[k["rule"] != "all-features"]
-        if not free.empty:
-            top = free.sort_values("regret").iloc[0]
-            everything = k[k["rule"] == "all-features"]
-            tail = (f"; keeping every feature loses {everything['regret'].iloc[0]:.1f}" if len(everything) else "")
+        top, free, everything = _label_free_k(k)
+        if top is not None:
+            tail = f"; keeping every feature loses {everything:.1f}" if everything is not None else ""
             lines.append(f"- Label-free k: the best label-free rule in hindsight, {top['rule']}, loses "
                          f"{top['regret']:.1f} points against the best k in hindsight (mean over {top['runs']} "
                          f"runs; the rules range from {free['regret'].min():.1f} to {free['regret'].max():.1f})"
                          f"{tail}.")
     return lines
+
+
+def _significant(part: pd.DataFrame, alpha: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The comparisons OT wins and loses after Holm's correction, of those a test could decide at ``alpha``."""
+    decided = (part["p_holm"] <= alpha) & (part["min_p_holm"] <= alpha)
+    return part[decided & (part["difference"] > 0)], part[decided & (part["difference"] < 0)]
+
+
+def _label_free_k(k: pd.DataFrame):
+    """A family's regrets: the label-free rule that loses least (a row, or None), every label-free rule, and
+    what keeping every feature loses (or None)."""
+    free = k[k["rule"] != "all-features"]
+    everything = k[k["rule"] == "all-features"]
+    top = free.sort_values("regret").iloc[0] if len(free) else None
+    return top, free, (float(everything["regret"].iloc[0]) if len(everything) else None)
 
 
 def _holm_note(part: pd.DataFrame, alpha: float) -> str:
@@ -234,9 +244,8 @@ def _glance_cell(part: pd.DataFrame, alpha: float) -> str:
     head = f"{_fmt_diff(part['difference'].mean())} (ahead under {ahead}/{len(part)}"
     if (part["min_p_holm"] > alpha).all():
         return head + "; too few tasks to test)"
-    wins = int(((part["p_holm"] <= alpha) & (part["difference"] > 0)).sum())
-    losses = int(((part["p_holm"] <= alpha) & (part["difference"] < 0)).sum())
-    return head + f"; significant: {wins} better, {losses} worse)"
+    wins, losses = _significant(part, alpha)
+    return head + f"; significant: {len(wins)} better, {len(losses)} worse)"
 
 
 def _glance(rows: pd.DataFrame, k: pd.DataFrame, families: Sequence[str], mains: Mapping[str, str],
@@ -260,15 +269,11 @@ def _glance(rows: pd.DataFrame, k: pd.DataFrame, families: Sequence[str], mains:
         best = ", ".join(f"{r} ({c}/{len(per_adapter)})" for r, c in counts.most_common(2))
         cells = [_glance_cell(part[part["comparison"] == kind], alpha)
                  for kind in ("best per-feature measure", "source relevance")]
-        fk = k[k["family"] == family]
-        free = fk[fk["rule"] != "all-features"]
-        everything = fk[fk["rule"] == "all-features"]
-        if free.empty:
+        top, _, everything = _label_free_k(k[k["family"] == family])
+        if top is None:
             k_cells = ["not run (needs class labels)", "n/a"]
         else:
-            top = free.sort_values("regret").iloc[0]
-            k_cells = [f"{top['rule']} ({top['regret']:.1f})",
-                       f"{everything['regret'].iloc[0]:.1f}" if len(everything) else "n/a"]
+            k_cells = [f"{top['rule']} ({top['regret']:.1f})", f"{everything:.1f}" if everything is not None else "n/a"]
         out.append(f"| {family} | {int(part['tasks'].max())} | {METRICS[mains[family]]} | {best} | "
                    + " | ".join(cells + k_cells) + " |")
     return [*out, ""]
