@@ -105,12 +105,13 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         m = int(min(self.n_components, n_feat, n))
         X = np.vstack([Xs, Xt])
         e = np.concatenate([np.full(ns, 1.0 / ns), np.full(nt, -1.0 / nt)])
-        through_features = 2 * n_feat < n
-        K = None if through_features else X @ X.T
-        if self._uses_arpack(n, n_feat, m):
-            W = self._arpack_components(X, K, e, m)
-        else:
-            W = self._dense_components(X, K if K is not None else X @ X.T, e, m)
+        arpack = self._uses_arpack(n, n_feat, m)
+        # ARPACK with fewer features than half the samples never forms the n x n kernel
+        K = None if arpack and 2 * n_feat < n else X @ X.T
+        W = self._arpack_components(X, K, e, m) if arpack else None
+        if W is None:  # LAPACK, chosen or because ARPACK did not converge: the dense solver's embedding
+            K = X @ X.T if K is None else K
+            W = self._dense_components(X, K, e, m)
         W = _flip_signs(W)
         self.X_fit_, self.components_ = X, W
         Z = X @ (X.T @ W) if K is None else K @ W
@@ -141,7 +142,8 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         return vecs[:, np.argsort(-vals, kind="stable")]
 
     def _arpack_components(self, X, K, e, m):
-        """The ``m`` leading eigenvectors of the paper's matrix by Lanczos, without forming it.
+        """The ``m`` leading eigenvectors of the paper's matrix by Lanczos, without forming it (None where
+        ARPACK does not converge).
 
         The matrix ``syevr`` reads is ``S = tril(M) + tril(M, -1)^T`` with
         ``M = B - c k g^T`` (``B = K H K``, ``g = B k``): ``S = B - c (tril(k g^T)
@@ -178,8 +180,7 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         try:
             vals, vecs = scipy.sparse.linalg.eigsh(op, k=m, which="LA", tol=0.0, v0=v0)
         except scipy.sparse.linalg.ArpackNoConvergence:
-            K = X @ X.T if K is None else K
-            return self._dense_components(X, K, e, m)
+            return None
         return vecs[:, np.argsort(-vals, kind="stable")]
 
     def _transform_source(self, X):
