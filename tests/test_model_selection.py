@@ -90,10 +90,19 @@ def test_skadas_scorers_score_the_validation_split():
     assert again == out
 
 
+def _direct_log_density(X, Y, h):
+    """The Gaussian kernel density estimate's log density by a sum of squared differences per pair."""
+    from scipy.special import logsumexp
+
+    sq = np.array([[np.sum((x - y) ** 2) for y in Y] for x in X])
+    d = X.shape[1]
+    return logsumexp(-sq / (2 * h * h), axis=1) - np.log(len(Y)) - d / 2 * np.log(2 * np.pi) - d * np.log(h)
+
+
 def test_importance_weighting_scores_each_sample_once_and_equals_skadas_own(monkeypatch):
     """IW's estimate keeps its last log densities for the effective sample size: the score and the ess are those of
-    skada's scorer with scikit-learn's KernelDensity, recomputed here, and each estimate scores the validation
-    source once per split."""
+    skada's scorer with scikit-learn's KernelDensity, recomputed here, where scikit-learn's is right (distances of a
+    few bandwidths), and each estimate scores the validation source once per split."""
     from sklearn.neighbors import KernelDensity
 
     import otfs.k_selection.importance_weighted as iw
@@ -102,8 +111,8 @@ def test_importance_weighting_scores_each_sample_once_and_equals_skadas_own(monk
     rule = get_rule("IW", bandwidth=2.0)
     clf = make_classifier({"name": "knn", "n_neighbors": 5})
     calls = []
-    original = KernelDensity.score_samples
-    monkeypatch.setattr(KernelDensity, "score_samples", lambda self, X: calls.append(len(X)) or original(self, X))
+    original = iw.gaussian_log_density
+    monkeypatch.setattr(iw, "gaussian_log_density", lambda X, *a: calls.append(len(X)) or original(X, *a))
     out = score_adapted(Xs, ys, Xt, {"IW": rule}, clf, n_splits=2, test_size=0.5, random_state=3)
     assert len(calls) == 2 * 2  # two estimates, two splits: the diagnostics scored nothing again
 
@@ -113,15 +122,53 @@ def test_importance_weighting_scores_each_sample_once_and_equals_skadas_own(monk
 
             return ImportanceWeightedScorer(weight_estimator=KernelDensity(bandwidth=self.bandwidth))
 
-    calls.clear()
     plain = score_adapted(Xs, ys, Xt, {"IW": Plain(bandwidth=2.0)}, clf, n_splits=2, test_size=0.5, random_state=3)
-    assert len(calls) == 4 * 2
-    assert out["IW"]["score"] == plain["IW"]["score"] and out["IW"]["ess"] == plain["IW"]["ess"]
+    assert out["IW"]["score"] == pytest.approx(plain["IW"]["score"], rel=1e-12)
+    assert out["IW"]["ess"] == pytest.approx(plain["IW"]["ess"], rel=1e-12)
     # a refit forgets what was scored
     kde = iw._LastScoredKernelDensity(bandwidth=1.0).fit(Xs)
     first = kde.score_samples(Xt)
-    assert np.array_equal(kde.fit(Xt).score_samples(Xt), KernelDensity(bandwidth=1.0).fit(Xt).score_samples(Xt))
+    np.testing.assert_allclose(kde.fit(Xt).score_samples(Xt), KernelDensity(bandwidth=1.0).fit(Xt).score_samples(Xt),
+                               rtol=1e-12)
     assert not np.array_equal(first, kde.score_samples(Xt))
+
+
+@pytest.mark.parametrize("d, bandwidth, offset, scale", [
+    (3, 0.5, 50.0, 3.0), (40, 1.0, 50.0, 3.0), (200, 1.0, 50.0, 3.0), (200, "scott", 50.0, 3.0),
+    (60, "silverman", 50.0, 3.0), (64, 1.0, 0.0, 1.0)])
+def test_importance_weightings_density_is_the_direct_sum_where_the_kernel_underflows(d, bandwidth, offset, scale):
+    """The estimate's log densities against a sum of squared differences per pair, within 1e-12 relative, also at
+    tens of bandwidths apart, where every kernel value underflows, with an offset that a product of norms would lose
+    precision to; its bandwidth is scikit-learn's. The last case, two unit Gaussians one apart per feature in 64
+    dimensions, is one where scikit-learn's tree search returned log densities off by 53 (issues #7492, #25799)."""
+    from sklearn.neighbors import KernelDensity
+
+    import otfs.k_selection.importance_weighted as iw
+
+    rng = np.random.RandomState(d)
+    Y = rng.randn(100, d) * scale + offset
+    X = np.r_[rng.randn(30, d) * scale + offset + 1.0, Y[:5]]  # five of the estimate's own samples: distance 0
+    kde = iw._LastScoredKernelDensity(bandwidth=bandwidth).fit(Y)
+    assert kde.bandwidth_ == KernelDensity(bandwidth=bandwidth).fit(Y).bandwidth_
+    ref = _direct_log_density(X, Y, kde.bandwidth_)
+    np.testing.assert_allclose(kde.score_samples(X), ref, rtol=1e-12)
+    if d == 200 and bandwidth == 1.0:
+        assert np.all(ref[:30] < -1000)  # the kernel at e^-1000 and less: far below the smallest double
+
+
+def test_importance_weightings_density_refuses_what_it_does_not_compute():
+    import otfs.k_selection.importance_weighted as iw
+
+    X = np.random.RandomState(0).randn(10, 3)
+    for kwargs in ({"kernel": "tophat"}, {"rtol": 1e-3}, {"metric": "manhattan"}):
+        with pytest.raises(ValueError, match="exact Gaussian estimate only"):
+            iw._LastScoredKernelDensity(**kwargs).fit(X)
+    with pytest.raises(ValueError, match="exact Gaussian estimate only"):
+        iw._LastScoredKernelDensity().fit(X, sample_weight=np.ones(10))
+    with pytest.raises(ValueError, match="non-empty 2-D sample"):
+        iw._LastScoredKernelDensity().fit(X[:0])
+    with pytest.raises(ValueError, match="3 features"):
+        iw._LastScoredKernelDensity().fit(X).score_samples(X[:, :2])
 
 
 def _long(accuracy, scores):

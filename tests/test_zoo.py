@@ -49,6 +49,29 @@ def test_ks_equals_scipy(ties):
 
 
 @pytest.mark.parametrize("ties", [False, True])
+def test_the_transposed_ecdf_gaps_are_the_same_numbers(ties):
+    from otfs.rankers._per_feature import _ecdf_gaps_by_feature, ecdf_gaps
+
+    Xs, _, Xt = _domains(seed=3, ties=ties)
+    gap, widths = ecdf_gaps(Xs, Xt)
+    gap_t, widths_t = _ecdf_gaps_by_feature(Xs, Xt)
+    np.testing.assert_array_equal(gap_t, gap.T)
+    np.testing.assert_array_equal(widths_t, widths.T)
+
+
+def test_ks_pvalues_of_repeated_statistics_equal_scipys_value_by_value():
+    # one SciPy call per distinct statistic: the same numbers as one per feature, in the features' order
+    from otfs.rankers._per_feature import ks_pvalue
+
+    rng = np.random.RandomState(5)
+    D = rng.choice([0.0, 0.05, 0.3, 0.0125, 1.0], size=(4, 37))
+    ref = np.clip(scipy.stats.kstwo.sf(D, np.round(150 * 170 / 320)), 0, 1)
+    np.testing.assert_array_equal(ks_pvalue(D, 150, 170), ref)
+    np.testing.assert_array_equal(ks_pvalue(D[0], 150, 170), ref[0])
+    assert ks_pvalue(np.zeros(0), 150, 170).shape == (0,)
+
+
+@pytest.mark.parametrize("ties", [False, True])
 def test_domain_auc_equals_scikit_learn(ties):
     Xs, ys, Xt = _domains(seed=2, ties=ties)
     r = FEATURE_RANKERS["domain-auc"]().fit(Xs, ys, X_target=Xt)

