@@ -78,6 +78,23 @@ def test_tca_components_have_a_fixed_sign_and_arpack_failure_falls_back(monkeypa
     assert np.array_equal(fallback, dense) and not np.array_equal(Zs, dense)
 
 
+@pytest.mark.parametrize("case", ["one constant feature", "a repeated eigenvalue"])
+def test_tca_lanczos_falls_back_where_the_eigenspace_is_degenerate(case):
+    # heart disease's pairs at d/8 = 1 feature: a feature constant in both domains makes the matrix 0, and ARPACK
+    # stopped with "starting vector is zero"; with the same samples in both domains and a constant feature, the m-th
+    # eigenvalue is the repeated 0, whose eigenvectors are an arbitrary basis: LAPACK's is kept in both cases
+    rng = np.random.RandomState(9)
+    if case == "one constant feature":
+        Xs, Xt = np.zeros((40, 1)), np.zeros((200, 1))
+    else:
+        Xs = rng.randn(150, 6)
+        Xs[:, 2] = 1.0
+        Xt = Xs.copy()
+    ys = rng.randint(0, 2, len(Xs))
+    out = {es: LinearTransferComponentAnalysis(eigen_solver=es).adapt(Xs, ys, Xt) for es in ("dense", "arpack")}
+    assert all(np.array_equal(a, b) for a, b in zip(out["arpack"], out["dense"], strict=True))
+
+
 @pytest.mark.parametrize("n_source", [30, 120])
 def test_subspace_alignment_equals_sklearn_pca(n_source):
     # 30 source samples and 30 components: the last direction lies in the

@@ -143,7 +143,8 @@ class LinearTransferComponentAnalysis(BaseAdapter):
 
     def _arpack_components(self, X, K, e, m):
         """The ``m`` leading eigenvectors of the paper's matrix by Lanczos, without forming it (None where
-        ARPACK does not converge).
+        ARPACK fails or does not converge, and where the m-th eigenvalue is not separated from the next,
+        so that LAPACK's solution, an arbitrary basis of a repeated eigenvalue's space, is kept).
 
         The matrix ``syevr`` reads is ``S = tril(M) + tril(M, -1)^T`` with
         ``M = B - c k g^T`` (``B = K H K``, ``g = B k``): ``S = B - c (tril(k g^T)
@@ -175,13 +176,21 @@ class LinearTransferComponentAnalysis(BaseAdapter):
             upper = g * (np.cumsum(kv[::-1])[::-1] - kv)  # tril(k g^T, -1)^T v
             return B(v) - c * (lower + upper)
 
+        if m + 1 >= n:
+            return None
         op = scipy.sparse.linalg.LinearOperator((n, n), matvec=S, dtype=float)
         v0 = np.random.RandomState(0).uniform(-1.0, 1.0, n)  # fixed: the same start in every run
-        try:
-            vals, vecs = scipy.sparse.linalg.eigsh(op, k=m, which="LA", tol=0.0, v0=v0)
-        except scipy.sparse.linalg.ArpackNoConvergence:
+        try:  # one eigenpair more than asked for, to see whether the m-th is separated from the next
+            vals, vecs = scipy.sparse.linalg.eigsh(op, k=m + 1, which="LA", tol=0.0, v0=v0)
+        except (scipy.sparse.linalg.ArpackNoConvergence, scipy.sparse.linalg.ArpackError):
+            return None  # also ARPACK's "starting vector is zero": a Krylov space exhausted by a low rank
+        by_size = np.argsort(-vals, kind="stable")
+        vals, vecs = vals[by_size], vecs[:, by_size]
+        if vals[m - 1] - vals[m] <= 1e-8 * max(abs(vals[0]), np.finfo(float).tiny):
+            # the m-th eigenvalue repeats (a rank below m + 1): the basis of its eigenspace is arbitrary, and
+            # ARPACK's would not be LAPACK's
             return None
-        return vecs[:, np.argsort(-vals, kind="stable")]
+        return vecs[:, :m]
 
     def _transform_source(self, X):
         return (X @ self.X_fit_.T) @ self.components_
