@@ -173,7 +173,7 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
     jobs = planned_jobs(plain)
     assert a["jobs"] == b["jobs"] == sum(jobs.values())
     assert a["group_jobs"] == 0 and a["submitted"] == a["jobs"] - a["local"]
-    # one chain per (feature set, ranker, pair): a ranking job, or a data family's run_family_pair job
+    # one chain per (feature set, ranker, pair)'s ranking job, and one per data family's (feature set, pair)
     chains = jobs["rank_features"] + jobs["run_family_pair"]
     comps = _profile("slurm-ci")["group-components"]
     expected_groups = (-(-chains // comps["pairs"]) + -(-jobs["build_cache"] // comps["caches"])

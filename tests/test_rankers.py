@@ -1,5 +1,6 @@
 """One contract for every feature ranker (otfs.base): what scores_, order_, ranking_ and support_ mean."""
 
+import json
 import warnings
 
 import numpy as np
@@ -169,6 +170,77 @@ def test_one_job_for_several_adapters_writes_what_one_job_per_adapter_writes(tmp
         assert len(a) == 2 * 3 and set(a["adapter"]) == {adapter} and len(together[adapter]) == len(alone)
     with pytest.raises(ValueError, match=r"adapters \['CORAL', 'NA', 'SA'\] and outputs \['NA'\] name different"):
         classification.run_adapters(caches, rank, adapters, outputs={"NA": tmp_path / "x.tsv"}, **kw)
+
+
+def test_the_rankers_of_a_family_pair_share_the_all_features_point(tmp_path, monkeypatch):
+    """rule run_family_pair's sharing: with ``shared``, every ranker's curve and choice-of-k rows are those of the
+    unshared stages below d features, and at d they are one computation on the features in the data's order,
+    made once per (adapter, source subset) for all the rankers, as accuracy_curve and the scorers give it."""
+    import otfs.classification as oc
+    from otfs.classification import accuracy_curve
+    from otfs_workflow.io import read_tsv
+    from otfs_workflow.stages import classification, model_selection, ranking
+
+    caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=5)
+    d = Xs.shape[1]
+    ranks = {}
+    for r in ("ks", "random"):
+        ranks[r] = tmp_path / f"{r}.json"
+        ranking.run(caches, "toy", "src-tgt", r, iterations=[0, 1], per_class=10, output=ranks[r])
+    adapters = {"NA": None, "CORAL": None}
+    kw = dict(grid="g", orders=["Descending"], counts=[2, 6, "d"], iterations=2,
+              metrics={"balanced_accuracy": True, "second_classifier": "logistic-regression"})
+    ends = []
+    original = oc.accuracy_curve
+    monkeypatch.setattr(oc, "accuracy_curve", lambda *a, **k: (ends.append(k["n_features"]) if k["n_features"] == [d]
+                                                              else None) or original(*a, **k))
+    shared = {}
+    for r, path in ranks.items():
+        classification.run_adapters(caches, path, adapters, outputs={a: tmp_path / f"{r}-{a}-s.tsv" for a in adapters},
+                                    shared=shared, **kw)
+        classification.run_adapters(caches, path, adapters, outputs={a: tmp_path / f"{r}-{a}.tsv" for a in adapters},
+                                    **kw)
+    assert len(ends) == 2 * 2  # once per adapter and iteration, not per ranker
+    rank = json.loads(ranks["ks"].read_text())
+    for a, params in adapters.items():
+        s_ks, s_rnd = (read_tsv(tmp_path / f"{r}-{a}-s.tsv").drop(columns="seconds") for r in ranks)
+        for r in ranks:
+            shared_rows = read_tsv(tmp_path / f"{r}-{a}-s.tsv").drop(columns="seconds")
+            own = read_tsv(tmp_path / f"{r}-{a}.tsv").drop(columns="seconds")
+            below = own["n_features"] < d
+            pd.testing.assert_frame_equal(shared_rows[below], own[below], check_dtype=False)
+        top = [c for c in s_ks.columns if c not in ("ranker",)]
+        pd.testing.assert_frame_equal(s_ks.loc[s_ks["n_features"] == d, top].reset_index(drop=True),
+                                      s_rnd.loc[s_rnd["n_features"] == d, top].reset_index(drop=True),
+                                      check_dtype=False)  # a file's column reads as integers where all its are
+        it = rank["iterations"][1]
+        sub = it["source_subset"]
+        adapter = None if a == "NA" else classification._build_adapter(a, params)
+        (ref,) = accuracy_curve(Xs[sub], ys[sub], Xt, yt, {"x": np.arange(d)}, [d], adapter, kw["metrics"])
+        row = s_ks[(s_ks["n_features"] == d) & (s_ks["iteration"] == 1)].iloc[0]
+        assert row["accuracy"] == ref["accuracy"] and row["second_auc"] == ref["second_auc"]
+
+    # the choice of k: the same rows below d; at d one computation for both rankers
+    rules = {"entropy": None, "shift-test": {"q": 0.05}}
+    calls = []
+    import otfs.k_selection._base as kb
+
+    scored = kb.score_adapted
+    monkeypatch.setattr(kb, "score_adapted", lambda Zs, *a, **k: calls.append(Zs.shape[1]) or scored(Zs, *a, **k))
+    shared = {}
+    frames = {}
+    for r, path in ranks.items():
+        frames[r] = model_selection.run_pair(caches, path, {"NA": None}, rules, [2, 6, "d"], "knn", 1, 0.5,
+                                             output=tmp_path / f"{r}-ms-s.tsv", iterations=2, shared=shared)
+        own = model_selection.run_pair(caches, path, {"NA": None}, rules, [2, 6, "d"], "knn", 1, 0.5,
+                                       output=tmp_path / f"{r}-ms.tsv", iterations=2)
+        cols = [c for c in own.columns if "seconds" not in c]
+        below = own["n_features"] < d
+        pd.testing.assert_frame_equal(frames[r].loc[below, cols], own.loc[below, cols])
+    assert calls.count(d) == 2 * 2 + 2  # shared: 2 iterations once for both rankers; unshared: 2 per ranker
+    at_d = [f.loc[f["n_features"] == d, [c for c in f.columns if c != "ranker" and "seconds" not in c]]
+            .reset_index(drop=True) for f in frames.values()]
+    pd.testing.assert_frame_equal(*at_d)
 
 
 def test_a_ranking_of_the_first_iterations_serves_the_grids_that_read_no_more(tmp_path):

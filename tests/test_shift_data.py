@@ -290,12 +290,16 @@ def test_shift_builds_each_familys_leaderboard(test_run):
     # every family's own target and `shift` are built by then: nothing to do
     proc = snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "shift_wine", "shift")
     assert not {k: v for k, v in planned_jobs(proc).items() if not k.startswith("shift")}, planned_jobs(proc)
-    # one job per (feature set, ranker, pair) ranks, runs both adapters' curves (NA, CORAL: they apply to every
-    # family) and scores the choice of k: no ranking, classify or scoring job of its own
+    # one job per (feature set, pair) ranks with each of the 3 rankers, runs both adapters' curves (NA, CORAL: they
+    # apply to every family) and scores the choice of k: no ranking, classify or scoring job of its own
     jobs = planned_jobs(snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "--forceall", "shift"))
-    assert jobs["run_family_pair"] == 6 * 3, jobs
+    assert jobs["run_family_pair"] == 6, jobs
     assert not {"rank_features", "classify", "score_model_selection"} & set(jobs), jobs
-    assert (test_run / "logs" / "shift" / "pairs" / "heart" / "ot" / "hungarian-cleveland.log").is_file()
+    log = (test_run / "logs" / "shift" / "pairs" / "heart" / "hungarian-cleveland.log").read_text()
+    assert "done in" in log and "job failed" not in log
+    for ranker in ("ot", "ks", "random"):
+        assert (test_run / "results" / "runs" / "heart" / "model_selection" / ranker / "leaderboard"
+                / "hungarian-cleveland.tsv").is_file()
 
 
 @pytest.mark.pipeline
@@ -367,3 +371,53 @@ def test_corn_regression_stage_against_scikit_learn(tmp_path):
     assert row["second_rmse"] == pytest.approx(np.sqrt(np.mean((ridge - y[b]) ** 2)), rel=1e-9)
     with pytest.raises(ValueError, match=r"adapters \['OT3'\] need class labels"):
         regression.run(mat, ["oil"], {"random": {}}, {"OT3": None}, ["d"], 1, "corn", {}, out)
+
+
+def test_corn_label_free_k_is_the_shift_test_with_its_regret_in_rmse(tmp_path):
+    """The regression family's choice of k: the shift test's k* of each (pair, repetition) on its rows, equal to
+    SciPy's KS and statsmodels' Benjamini-Hochberg on the two halves; the regret of each rule against the lowest
+    RMSE in hindsight, and the verdict's sentence in RMSE."""
+    from scipy.stats import ks_2samp
+    from statsmodels.stats.multitest import multipletests
+
+    from otfs.datasets import get_reader
+    from otfs.preprocessing import zscore
+    from otfs_workflow.protocol import derive_seed
+    from otfs_workflow.stages import regression
+
+    mat = shift_mirror_dir() / "corn-nir" / "cornData.mat"
+    out = {"parquet": str(tmp_path / "r.parquet"), "table_csv": str(tmp_path / "t.csv"),
+           "provenance": str(tmp_path / "p.json")}
+    rules = {"shift-test": {"q": 0.05}, "IW": {}, "oracle": {}, "all-features": {}}  # only the data rule runs
+    long = regression.run(mat, ["oil"], {"random": {}, regression.RELEVANCE: {}}, {"NA": None},
+                          ["d/32", "d/8", "d/2", "d"], 1, "corn", {"versions": {}}, out, data_rules=rules)
+    assert "shift-test:k" in long and "IW:k" not in long
+    reader = get_reader("corn-nir", {"response": "oil"})
+    X = {d: reader.read(d, {"corn-nir/cornData.mat": mat}, None).X for d in ("m5", "mp6")}
+    perm = np.random.RandomState(derive_seed("corn_oil", "oil", "m5-mp6", 0, "halves")).permutation(80)
+    Xs, Xt = zscore(X["m5"][np.sort(perm[:40])]), zscore(X["mp6"][np.sort(perm[40:])])
+    p = [ks_2samp(Xs[:, j], Xt[:, j], method="asymp").pvalue for j in range(700)]
+    unshifted = int(np.sum(~multipletests(p, alpha=0.05, method="fdr_bh")[0]))
+    counts = [21, 87, 350, 700]
+    expected = max([c for c in counts if c <= unshifted], default=21)
+    rows = long[long["pair"] == "m5-mp6"]
+    assert (rows["shift-test:k"] == expected).all() and (rows["shift-test:unshifted"] == unshifted).all()
+
+    chosen = regression.choices(long)
+    assert set(chosen["rule"]) == {"shift-test", "oracle", "all-features"}
+    for (pair, ranker), g in long.groupby(["pair", "ranker"]):
+        by_k = dict(zip(g["n_features"], g["rmse"]))
+        c = chosen[(chosen["pair"] == pair) & (chosen["ranker"] == ranker)].set_index("rule")
+        assert c.loc["oracle", "rmse"] == min(by_k.values()) and c.loc["oracle", "regret"] == 0
+        k = int(g["shift-test:k"].iloc[0])
+        assert c.loc["shift-test", "k"] == k
+        assert c.loc["shift-test", "regret"] == pytest.approx(by_k[k] - min(by_k.values()), abs=1e-15)
+        assert c.loc["all-features", "gain"] == 0 and c.loc["all-features", "k"] == 700
+    assert not chosen.loc[chosen["rule"] != "oracle", "reads_target_labels"].any()
+
+    from otfs_workflow.stages.verdict import k_regrets
+
+    k = k_regrets(chosen, "corn", unit="RMSE")
+    assert set(k["rule"]) == {"shift-test", "all-features"} and (k["unit"] == "RMSE").all()
+    assert k.set_index("rule").loc["shift-test", "regret"] == pytest.approx(
+        chosen.loc[chosen["rule"] == "shift-test", "regret"].mean())

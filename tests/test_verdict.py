@@ -143,6 +143,27 @@ def test_a_regression_family_is_judged_by_its_rmse_without_label_free_k(tmp_path
     assert "## all families" not in text.split("## Every")[0] or "neg_rmse" not in set(
         rows[rows["family"] == verdict.POOLED]["metric"])
 
+    # with the shift test's k* in its rows (otfs_workflow.stages.regression), the family's label-free k is measured
+    # in RMSE: here k* = 4 and the RMSE falls with k, so the rule loses RMSE(4) - RMSE(8) on every run
+    reg["rmse"] = 1.0 + 1.0 / reg["n_features"]
+    reg["second_rmse"] = reg["rmse"]
+    reg["shift-test:k"] = 4
+    reg.to_parquet(tmp_path / "reg.parquet")
+    res = verdict.run(leaderboards={"a": str(tmp_path / "a.parquet"), "corn": [str(tmp_path / "reg.parquet")]},
+                      k_selection={"a": str(tmp_path / "a_k.parquet")},
+                      families={"a": ["fs_a"], "corn": ["corn_oil"]}, n_features={"fs_a": 8, "corn_oil": 8},
+                      protocol={}, reference="ot", relevance=["source-anova", "source-correlation"],
+                      per_feature=["wasserstein1d", "ks"], alpha=0.05, provenance={}, outputs=out)
+    k = res["k"].set_index(["family", "rule"])
+    assert k.loc[("corn", "shift-test"), "regret"] == pytest.approx(0.125)
+    assert k.loc[("corn", "shift-test"), "unit"] == "RMSE" and k.loc[("corn", "all-features"), "regret"] == 0
+    assert k.loc[(verdict.POOLED, "IW"), "unit"] == "points"  # the pool: the classification families alone
+    assert k.loc[(verdict.POOLED, "IW"), "runs"] == 10
+    corn = open(out["md"]).read().split("## corn")[1].split("## ")[0]
+    assert ("Label-free k: the best label-free rule in hindsight, shift-test, loses 0.12 of RMSE against the best "
+            "k in hindsight") in corn
+    assert "| corn |" in open(out["md"]).read() and "shift-test (0.12 RMSE)" in open(out["md"]).read()
+
 
 def test_a_family_whose_tests_cannot_pass_holm_says_so_and_the_glance_table_sums_up(tmp_path):
     # 6 tasks, OT ahead on every one: Wilcoxon's smallest p is 2 / 2**6 = 0.031, under 0.05, but Holm over the
@@ -186,3 +207,12 @@ def test_the_glance_table_counts_significant_results(outputs):
     assert rows["big"][5].endswith("(ahead under 2/2; significant: 2 better, 0 worse)")
     assert rows["small"][5].endswith("too few tasks to test)")
     assert verdict.POOLED in rows and rows["big"][1] == "8"
+
+
+def test_small_differences_keep_two_significant_digits():
+    # an RMSE's differences (corn) are thousandths: never printed as 0.000
+    from otfs_workflow.stages.verdict import _fmt_diff
+
+    assert _fmt_diff(-0.00042) == "-0.00042" and _fmt_diff(0.0047) == "+0.0047"
+    assert _fmt_diff(0.00042, signed=False) == "0.00042"
+    assert _fmt_diff(2.345) == "+2.3" and _fmt_diff(0.0) == "+0.0" and _fmt_diff(-0.1) == "-0.1"

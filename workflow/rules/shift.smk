@@ -16,17 +16,19 @@ CLASS_RANKERS = ("source-anova", "fmmd")
 REGRESSION_ADAPTERS = ("NA", "SA", "CORAL", "TCA")
 
 
-# One data family's (feature set, ranker, pair) in one job: the ranking, the curves
-# under every adapter of `leaderboard.adapters` that applies to all the families'
-# feature sets (FAMILY_ADAPTERS) and the label-free scores of the choice of k. It
-# writes the same files as rank_features, one classify job per adapter and
-# score_model_selection would, with the same parameters. An adapter that a feature
-# set declares inapplicable (OT3 on the text families and heart) keeps one classify
-# job per pair where it applies, reading this job's ranking. Why: a job's imports
-# take about 2 s here, while a small family's pair computes for well under a second
-# per stage (heart disease: 2.9 s per ranking job for 0.2 s of ranking, 3.1 s per
-# classify job for 0.3 s of curves). The trade: an edit of an adapter or a scorer
-# reruns the families' rankings too; an edit of a ranker only its own jobs.
+# One data family's (feature set, pair) in one job, for every ranker of
+# `leaderboard.rankers` (FAMILY_RANKERS): each ranker's ranking, its curves under every
+# adapter of `leaderboard.adapters` that applies to all the families' feature sets
+# (FAMILY_ADAPTERS) and the label-free scores of the choice of k. It writes the same
+# files as rank_features, one classify job per adapter and score_model_selection
+# would, with the same parameters. An adapter that a feature set declares
+# inapplicable (OT3 on the text families and heart) keeps one classify job per pair
+# where it applies, reading this job's rankings. Why one job for all the rankers: a
+# job's imports take 3 to 6 s, while a small family's pair computes for well under a
+# second per ranker (heart disease: 6.6 s per (ranker, pair) job for about 0.5 s of
+# work), and the shift test of the choice of k, the same for every ranker, runs once
+# per iteration. The trade: an edit of a ranker, an adapter or a scorer reruns every
+# ranker of the families' pairs.
 if FAMILY_ADAPTERS:
 
     rule run_family_pair:
@@ -34,37 +36,48 @@ if FAMILY_ADAPTERS:
             caches=pair_caches,
             code=script_code(
                 "family_pair.py",
-                rankers="ranker",
+                rankers=FAMILY_RANKERS,
                 adapters=sorted(
                     set(FAMILY_ADAPTERS) | set(MODEL_SELECTION_CONFIG["adapters"])
                 ),
             ),
         output:
-            json="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
+            json=expand(
+                "results/runs/{{feature_set}}/ranking/{ranker}/{{pair}}.json",
+                ranker=FAMILY_RANKERS,
+            ),
             tsv=expand(
-                "results/runs/{{feature_set}}/classification/{{ranker}}/{adapter}/{grid}/{{pair}}.tsv",
+                "results/runs/{{feature_set}}/classification/{ranker}/{adapter}/{grid}/{{pair}}.tsv",
+                ranker=FAMILY_RANKERS,
                 adapter=FAMILY_ADAPTERS,
                 grid=SHIFT_CONFIG["grid"],
             ),
-            scores=f"results/runs/{{feature_set}}/model_selection/{{ranker}}/{MODEL_SELECTION_CONFIG['grid']}/{{pair}}.tsv",
+            scores=expand(
+                "results/runs/{{feature_set}}/model_selection/{ranker}/{grid}/{{pair}}.tsv",
+                ranker=FAMILY_RANKERS,
+                grid=MODEL_SELECTION_CONFIG["grid"],
+            ),
         log:
-            "logs/shift/pairs/{feature_set}/{ranker}/{pair}.log",
+            "logs/shift/pairs/{feature_set}/{pair}.log",
         benchmark:
-            "logs/benchmarks/run_family_pair/{feature_set}/{ranker}/{pair}.tsv"
+            "logs/benchmarks/run_family_pair/{feature_set}/{pair}.tsv"
         wildcard_constraints:
             feature_set="|".join(re.escape(fs) for fs in FAMILY_FEATURE_SETS),
         conda:
             "../../envs/otfs.yaml"
         threads: 1
-        # Measured: 6 s (heart disease) to about 2 min (Amazon reviews, 5,000 words:
-        # MMD's ranking 65 s, the 4 adapters' curves 40 s, the scores 42 s), 780 MB.
+        # Measured (7 rankers, 4 adapters, 5 iterations): 8.2 s (heart disease) to about
+        # 6 min (Amazon reviews, 5,000 words), 800 MB.
         resources:
             mem_mb=1280,
-            runtime=8,
+            runtime=20,
         params:
-            **ranking_job_params("rank_"),
             **curves_job_params(FAMILY_ADAPTERS, SHIFT_CONFIG["grid"], "curves_"),
             **model_selection_job_params(MODEL_SELECTION_CONFIG["grid"], "ms_"),
+            rankers=FAMILY_RANKERS,
+            rank_ranker_params=lambda w: {r: ranker_params(r) for r in FAMILY_RANKERS},
+            rank_per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
+            rank_iterations=lambda w: ranking_iterations(w.feature_set),
             grid=SHIFT_CONFIG["grid"],
         script:
             "../scripts/family_pair.py"
@@ -209,6 +222,7 @@ rule make_shift_regression:
         },
         counts=lambda w: grid_config(SHIFT_CONFIG["grid"])["feature_counts"],
         iterations=lambda w: SHIFT_REGRESSION[w.family].get("iterations", 5),
+        selection_rules=MODEL_SELECTION_CONFIG["rules"],
     script:
         "../scripts/regression.py"
 

@@ -13,9 +13,10 @@ for _family, _names in SHIFT_CONFIG["families"].items():
             )
 
 
-# The families' feature sets, and the leaderboard's adapters that apply to every one
-# of them: rule run_family_pair runs these in its one job per (feature set, ranker, pair).
+# The families' feature sets, the leaderboard's rankers, and its adapters that apply to
+# every one of them: rule run_family_pair runs these in its one job per (feature set, pair).
 FAMILY_FEATURE_SETS = sorted(shift_family_feature_sets())
+FAMILY_RANKERS = list(LEADERBOARD_CONFIG["rankers"])
 FAMILY_ADAPTERS = [
     a
     for a in LEADERBOARD_CONFIG["adapters"]

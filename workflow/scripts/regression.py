@@ -7,7 +7,8 @@ sm = snakemake_object()
 with job(sm.log[0], sm.threads, "regression", code=sm.input.code):
     provenance = provenance_record(inputs=[sm.input.mat],
                                    params={"rankers": sm.params.rankers, "adapters": sm.params.adapters,
-                                           "counts": sm.params.counts, "iterations": sm.params.iterations},
+                                           "counts": sm.params.counts, "iterations": sm.params.iterations,
+                                           "selection_rules": sm.params.selection_rules},
                                    config=sm.config)
     provenance["versions"].update(package_versions(("pyarrow",)))
     regression.run(
@@ -20,4 +21,5 @@ with job(sm.log[0], sm.threads, "regression", code=sm.input.code):
         family=sm.wildcards.family,
         provenance=provenance,
         outputs=dict(sm.output.items()),
+        data_rules=dict(sm.params.selection_rules),
     )

@@ -30,7 +30,8 @@ def run(caches: Mapping[str, str], ranking_path, adapter: str, grid: str,
 
 def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None], grid: str,
                  orders: Sequence[str], counts, outputs: Mapping[str, str],
-                 iterations: int | None = None, *, metrics: Mapping | None = None, as_frame: bool = True) -> dict:
+                 iterations: int | None = None, *, metrics: Mapping | None = None, as_frame: bool = True,
+                 shared: dict | None = None) -> dict:
     """:func:`run` for several adapters of one pair at once: the caches and the ranking are read once.
 
     ``adapters`` maps each adapter to its hyper-parameters, ``outputs`` each
@@ -38,6 +39,13 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
     Without adaptation (``NA`` without parameters) no adapter is built: the
     job imports neither POT nor scikit-learn, whose imports take longer than
     the nested 1-NN curves of a pair.
+
+    ``shared``: a dict kept across the rankers of one pair (rule run_family_pair). The point of all ``d``
+    features is then computed on the features in the data's order, not the ranker's, and once per
+    (adapter, source subset) for every ranker: every ranker's curve ends on the same numbers. (A
+    permutation of the columns changes an adapter's and a classifier's arithmetic only in the last bits;
+    docs/data-families.md measures what it moves.) Without it, each order's own permutation, as
+    :func:`otfs.classification.accuracy_curve` computes it.
     """
     from otfs.classification import accuracy_curve
 
@@ -58,13 +66,17 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
         for r_it in read_iterations(rank, ranking_path, iterations):
             subset = r_it["source_subset"]  # the iteration's source samples, drawn by the ranking stage
             try:
-                curve = accuracy_curve(
-                    src.X[subset], src.y[subset], tgt.X, tgt.y,
-                    orders={name: r_it["orders"][name] for name in orders},
-                    n_features=counts,
-                    adapter=_build_adapter(adapter, params),
-                    metrics=metrics,
-                )
+                if shared is None:
+                    curve = accuracy_curve(
+                        src.X[subset], src.y[subset], tgt.X, tgt.y,
+                        orders={name: r_it["orders"][name] for name in orders},
+                        n_features=counts,
+                        adapter=_build_adapter(adapter, params),
+                        metrics=metrics,
+                    )
+                else:
+                    curve = _curve_with_shared_end(src, tgt, subset, r_it, orders, counts, adapter, params, metrics,
+                                                   rank, shared)
             except (ValueError, FloatingPointError) as exc:  # say where: the pair, the iteration, the features
                 raise type(exc)(f"{rank['feature_set']}/{rank['pair']}, iteration {r_it['iteration']}, adapter "
                                 f"{adapter}: {_named_columns(str(exc), cache.feature_names)}") from exc
@@ -76,6 +88,33 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
             rows = pd.DataFrame(rows, columns=columns)
         results[adapter] = rows
     return results
+
+
+def _curve_with_shared_end(src, tgt, subset, r_it, orders, counts, adapter, params, metrics, rank, shared):
+    """One iteration's curve of every order whose point at all ``d`` features is computed on the data's order,
+    once per (pair, adapter and its parameters, metrics, source subset) in ``shared``."""
+    import numpy as np
+
+    from otfs.classification import accuracy_curve
+
+    d = src.X.shape[1]
+    Xs, ys = src.X[subset], src.y[subset]
+    below = [n for n in counts if n != d]
+    curves = {}
+    if below:
+        for row in accuracy_curve(Xs, ys, tgt.X, tgt.y, orders={name: r_it["orders"][name] for name in orders},
+                                  n_features=below, adapter=_build_adapter(adapter, params), metrics=metrics):
+            curves.setdefault(row["order"], {})[row["n_features"]] = row
+    if d in counts:
+        key = ("all features", rank["feature_set"], rank["pair"], adapter, repr(params), repr(sorted(metrics.items())),
+               np.asarray(subset).tobytes())
+        if key not in shared:
+            (end,) = accuracy_curve(Xs, ys, tgt.X, tgt.y, orders={"data": np.arange(d)}, n_features=[d],
+                                    adapter=_build_adapter(adapter, params), metrics=metrics)
+            shared[key] = end
+        for name in orders:
+            curves.setdefault(name, {})[d] = {**shared[key], "order": name}
+    return [curves[name][n] for name in orders for n in counts]
 
 
 def _named_columns(message: str, names) -> str:

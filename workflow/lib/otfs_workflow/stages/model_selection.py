@@ -33,7 +33,7 @@ RUN = ["feature_set", "pair", "ranker", "adapter", "iteration"]
 
 def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None],
              rules: Mapping[str, Mapping | None], counts, classifier, n_splits: int, test_size: float,
-             output, iterations: int | None = None) -> pd.DataFrame:
+             output, iterations: int | None = None, shared: dict | None = None) -> pd.DataFrame:
     """Score every (adapter, iteration, number of features) of one ranking; write one TSV.
 
     Parameters
@@ -47,6 +47,10 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
     n_splits, test_size : the validation splits of the scorers
     output : the TSV
     iterations : only the first so many iterations of the ranking (all by default)
+    shared : a dict kept across calls on the same pair (several rankers in one job, rule run_family_pair): the
+        data rules' choices, which depend on the iteration's source subset and the target alone, are computed
+        once per subset, and so is the point of all ``d`` features, on the features in the data's order (as
+        :func:`otfs_workflow.stages.classification.run_adapters` with ``shared``)
     """
     from otfs.adapters import get_adapter
     from otfs.classification import make_classifier, one_nn_accuracy
@@ -76,14 +80,27 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
         Xs, ys = src.X[subset], src.y[subset]
         order = np.asarray(r_it["orders"]["Descending"])
         seed = derive_seed(rank["feature_set"], rank["pair"], it, "model_selection")
-        data_choice = {}
-        for name, rule in data_rules.items():
-            k, info = rule.choose_count(Xs, tgt.X, counts)
-            data_choice[f"{name}:k"] = k
-            data_choice.update({f"{name}:{key}": v for key, v in info.items()})
+        memo = ("data rules", rank["feature_set"], rank["pair"], repr(rules), tuple(counts),
+                np.asarray(subset).tobytes())
+        data_choice = None if shared is None else shared.get(memo)
+        if data_choice is None:
+            data_choice = {}
+            for name, rule in data_rules.items():
+                k, info = rule.choose_count(Xs, tgt.X, counts)
+                data_choice[f"{name}:k"] = k
+                data_choice.update({f"{name}:{key}": v for key, v in info.items()})
+            if shared is not None:
+                shared[memo] = data_choice
         for adapter, ad in built_adapters.items():
             for n in counts:
-                cols = order[:n]
+                end = None
+                if shared is not None and n == cache.n_features:  # every ranker's all-features point: the same
+                    end = ("all features", rank["feature_set"], rank["pair"], adapter, repr(adapters[adapter]),
+                           repr(rules), repr(classifier), n_splits, test_size, seed, np.asarray(subset).tobytes())
+                    if end in shared:
+                        rows.append({**shared[end], "iteration": it})
+                        continue
+                cols = order[:n] if end is None else np.arange(n)  # shared: the features in the data's order
                 start = time.perf_counter()
                 Zs, Zt = ad.adapt(Xs[:, cols], ys, tgt.X[:, cols])
                 seconds = time.perf_counter() - start
@@ -97,6 +114,8 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
                         row.update({f"{name}:{key}": v for key, v in rec.items()})
                 row.update(data_choice)
                 rows.append(row)
+                if end is not None:
+                    shared[end] = row
     df = pd.DataFrame(rows)
     for key in ("feature_set", "pair", "source", "target", "ranker"):
         df.insert(0, key, rank[key])

@@ -27,7 +27,10 @@ family's tasks (``all families``):
 - how much the label-free choice of k loses against the best k in
   hindsight (the oracle): the mean regret of each label-free rule, and of
   keeping every feature, over the runs of the family (every ranker,
-  adapter, pair and iteration).
+  adapter, pair and iteration). A regression family (corn) has the data
+  rules only (the shift test; the scorers need class labels), from its
+  long rows (:func:`otfs_workflow.stages.regression.choices`), with the
+  regret in RMSE; it is not pooled with the classification families.
 
 Outputs: ``verdict.csv`` (the comparisons), ``verdict_k.csv`` (the
 regrets), ``verdict.md`` (a table at a glance, one row per family, then the
@@ -121,19 +124,27 @@ def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: st
     return out
 
 
-def k_regrets(chosen: pd.DataFrame, family: str) -> pd.DataFrame:
-    """Per label-free rule (and all features): its mean regret against the oracle over the family's runs."""
+def k_regrets(chosen: pd.DataFrame, family: str, unit: str = "points") -> pd.DataFrame:
+    """Per label-free rule (and all features): its mean regret against the oracle over the family's runs, in
+    ``unit`` (accuracy points; a regression family's RMSE)."""
     free = chosen[(~chosen["reads_target_labels"].astype(bool)) & (chosen["rule"] != "oracle")]
     g = free.groupby("rule", sort=False)
     out = g.agg(runs=("regret", "size"), regret=("regret", "mean"), regret_sd=("regret", "std"),
                 fraction=("fraction", "mean"), gain=("gain", "mean")).reset_index()
     out.insert(0, "family", family)
+    out["unit"] = unit
     return out
 
 
+def _fmt_regret(v: float, unit: str) -> str:
+    """A regret: one decimal of accuracy points, or two significant digits of RMSE (the response's units)."""
+    return f"{v:.1f} points" if unit == "points" else f"{v:.2g} of RMSE"
+
+
 def _fmt_diff(v: float, signed: bool = True) -> str:
-    """A difference in the metric's units: one decimal for points, three where it is below 0.1 (an RMSE)."""
-    fmt = ("+" if signed else "") + (".1f" if abs(v) >= 0.1 or v == 0 else ".3f")
+    """A difference in the metric's units: one decimal for points, two significant digits where it is below 0.1
+    (an RMSE's differences: 0.00042, never 0.000)."""
+    fmt = ("+" if signed else "") + (".1f" if abs(v) >= 0.1 or v == 0 or not np.isfinite(v) else ".2g")
     return format(v, fmt)
 
 
@@ -204,11 +215,15 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float, main:
     else:
         top, free, everything = _label_free_k(k)
         if top is not None:
-            tail = f"; keeping every feature loses {everything:.1f}" if everything is not None else ""
+            unit = top.get("unit", "points")
+            tail = (f"; keeping every feature loses {_fmt_regret(everything, unit)}" if everything is not None
+                    else "")
+            scope = (f"the rules range from {_fmt_regret(free['regret'].min(), unit)} to "
+                     f"{_fmt_regret(free['regret'].max(), unit)}" if len(free) > 1 else
+                     "the one label-free rule that applies: the scorers need class labels")
             lines.append(f"- Label-free k: the best label-free rule in hindsight, {top['rule']}, loses "
-                         f"{top['regret']:.1f} points against the best k in hindsight (mean over {top['runs']} "
-                         f"runs; the rules range from {free['regret'].min():.1f} to {free['regret'].max():.1f})"
-                         f"{tail}.")
+                         f"{_fmt_regret(top['regret'], unit)} against the best k in hindsight (mean over "
+                         f"{top['runs']} runs; {scope}){tail}.")
     return lines
 
 
@@ -273,7 +288,9 @@ def _glance(rows: pd.DataFrame, k: pd.DataFrame, families: Sequence[str], mains:
         if top is None:
             k_cells = ["not run (needs class labels)", "n/a"]
         else:
-            k_cells = [f"{top['rule']} ({top['regret']:.1f})", f"{everything:.1f}" if everything is not None else "n/a"]
+            unit = top.get("unit", "points")
+            show = (lambda v: f"{v:.1f}") if unit == "points" else (lambda v: f"{v:.2g} RMSE")
+            k_cells = [f"{top['rule']} ({show(top['regret'])})", show(everything) if everything is not None else "n/a"]
         out.append(f"| {family} | {int(part['tasks'].max())} | {METRICS[mains[family]]} | {best} | "
                    + " | ".join(cells + k_cells) + " |")
     return [*out, ""]
@@ -303,7 +320,7 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
         per_feature: Sequence[str], alpha: float, provenance: Mapping, outputs: Mapping[str, str],
         adapters: Sequence[str] = (), primary_metrics: Mapping[str, str] | None = None) -> dict:
     """Write the verdict (module docstring). ``leaderboards``: family -> its Parquet path(s); ``k_selection``:
-    family -> Parquet path (a family without one, a regression, has no label-free k); ``relevance``: the
+    family -> Parquet path (a regression family's come from its long rows); ``relevance``: the
     source-only relevance ranker, or candidates (the first present in a family is used); ``adapters``: their
     order in the tables and the figure (the configured one); ``primary_metrics``: family -> the metric it is
     judged by where not its 1-NN's accuracy (e.g. the balanced accuracy of an imbalanced family)."""
@@ -326,6 +343,11 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
             all_rows.append(comparisons(scores, family, reference, relevance, per_feature, metric))
         if family in k_selection:
             all_k.append(k_regrets(pd.read_parquet(k_selection[family]), family))
+        elif "neg_rmse" in long.columns and any(c.endswith(":k") for c in long.columns):
+            # a regression family: its data rules' k* are in its long rows (otfs_workflow.stages.regression)
+            from otfs_workflow.stages.regression import choices
+
+            all_k.append(k_regrets(choices(long), family, unit="RMSE"))
     # Pooled: a task is a (family's feature set, pair); the tasks of every family with the metric together,
     # for each metric that two families or more have.
     pooled_accuracy = None
@@ -346,7 +368,7 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
         else col.map({m: i for i, m in enumerate(METRICS)}) if col.name == "metric"
         else col.map(lambda a: order.get(a, len(order)))), kind="stable").reset_index(drop=True)
     k = pd.concat(all_k, ignore_index=True) if all_k else pd.DataFrame(
-        columns=["family", "rule", "runs", "regret", "regret_sd", "fraction", "gain"])
+        columns=["family", "rule", "runs", "regret", "regret_sd", "fraction", "gain", "unit"])
     write_csv(rows, outputs["csv"], float_format="%.4g")
     write_csv(k, outputs["k_csv"], float_format="%.4g")
 
@@ -380,7 +402,8 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
                                                         "reference_rank",
                                                         "friedman_p", "versus", "reference_nauc", "versus_nauc",
                                                         "difference", "wins", "ties", "losses", "p", "p_holm"]]),
-              "", "Label-free choice of k: mean regret (points below the best k in hindsight) per rule.", "",
+              "", "Label-free choice of k: mean regret per rule against the best k in hindsight (accuracy "
+              "points below it; for a regression family, RMSE above it: `unit`).", "",
               _markdown(k), ""]
     write_text(outputs["md"], "\n".join(lines))
     _figure(rows, outputs, primary_metrics)
