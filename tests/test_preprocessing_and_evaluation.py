@@ -181,3 +181,32 @@ def test_l2_normalize_is_scikit_learns():
     np.testing.assert_allclose(l2_normalize(X), normalize(X, norm="l2"), rtol=1e-15, atol=0)
     assert np.all(l2_normalize(X)[3] == 0) and np.all(X[3] == 0)
     np.testing.assert_array_equal(apply_steps(X, ["l2_normalize"]), l2_normalize(X))
+
+
+def test_the_standardized_logistic_regression_is_scikit_learns_pipeline_and_stable_on_a_badly_scaled_input():
+    """The families' second classifier, {name: logistic-regression, standardize: true}: scikit-learn's StandardScaler
+    and LogisticRegression, and on a badly scaled input (an embedding of norm ~1,000, as TCA's) its predictions do not
+    move when the input moves by 1e-13 relative, where L-BFGS on the unscaled input stops at different points."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from otfs.classification import make_classifier, second_classifier_scores
+
+    spec = {"name": "logistic-regression", "standardize": True}
+    rng = np.random.default_rng(4)
+    Xs, Xt = rng.normal(size=(200, 60)), rng.normal(0.2, 1.0, size=(500, 60))
+    ys = (Xs[:, :3].sum(1) + rng.normal(size=200) > 0).astype(int)
+    yt = (Xt[:, :3].sum(1) + rng.normal(size=500) > 0).astype(int)
+    scale = np.geomspace(1, 1000, 60)  # features from 1 to 1,000: badly conditioned
+    Xs, Xt = Xs * scale, Xt * scale
+    got = second_classifier_scores(spec, Xs, ys, Xt, yt)
+    ref = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(Xs, ys)
+    assert got["second_accuracy"] == pytest.approx(100 * ref.score(Xt, yt), abs=1e-12)
+    base = make_classifier(spec).fit(Xs, ys).predict(Xt)
+    for seed in range(3):
+        noise = 1 + 1e-13 * np.random.default_rng(seed).standard_normal(Xs.shape)
+        assert np.array_equal(make_classifier(spec).fit(Xs * noise, ys).predict(Xt), base)
+    assert type(make_classifier("logistic-regression")).__name__ == "LogisticRegression"
+    with pytest.raises(ValueError, match="standardize must be true or false"):
+        make_classifier({"name": "logistic-regression", "standardize": "yes"})
