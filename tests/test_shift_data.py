@@ -239,7 +239,7 @@ def test_the_documented_table_is_what_the_readers_return():
 
 
 @pytest.mark.pipeline
-def test_shift_builds_each_familys_leaderboard(test_run):
+def test_shift_builds_each_familys_leaderboard(test_run, tmp_path):
     """config/test.yaml: one pair of six families; `available` (the test run) builds results/shift/<family>/ for
     each, with the leaderboard's rankers and adapters on the family's feature sets only, the grid's metrics,
     the label-free choice of k, and the verdict over the families; `shift` then has nothing left to do."""
@@ -293,8 +293,19 @@ def test_shift_builds_each_familys_leaderboard(test_run):
     # one job per (feature set, pair) ranks with each of the 3 rankers, runs both adapters' curves (NA, CORAL: they
     # apply to every family) and scores the choice of k: no ranking, classify or scoring job of its own
     jobs = planned_jobs(snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "--forceall", "shift"))
-    assert jobs["run_family_pair"] == 6, jobs
-    assert not {"rank_features", "classify", "score_model_selection"} & set(jobs), jobs
+    assert jobs["run_family_pair"] == 6 and jobs["aggregate_family"] == 6, jobs
+    assert not {"rank_features", "classify", "score_model_selection", "aggregate"} & set(jobs), jobs
+    # a family's aggregate job writes, for each (ranker, adapter), what rule aggregate's stage writes
+    from otfs_workflow.io import read_tsv
+    from otfs_workflow.stages import aggregation
+
+    folder = test_run / "results" / "aggregate" / "heart" / "all" / "ks" / "CORAL" / "families"
+    tables = sorted(str(p) for p in (test_run / "results" / "runs" / "heart" / "classification" / "ks" / "CORAL"
+                                     / "families").glob("*.tsv"))
+    again = {k: str(tmp_path / f"again_{k}.tsv") for k in ("long", "per_pair", "summary")}
+    aggregation.run(tables, [], {**again, "provenance": str(tmp_path / "again.json")}, {}, {})
+    for kind in ("long", "per_pair", "summary"):
+        pd.testing.assert_frame_equal(read_tsv(folder / f"{kind}.tsv"), read_tsv(again[kind]))
     log = (test_run / "logs" / "shift" / "pairs" / "heart" / "hungarian-cleveland.log").read_text()
     assert "done in" in log and "job failed" not in log
     for ranker in ("ot", "ks", "random"):

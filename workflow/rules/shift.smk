@@ -87,6 +87,85 @@ if FAMILY_ADAPTERS:
     ruleorder: run_family_pair > score_model_selection
 
 
+# A data family's feature set's aggregates, every (ranker, adapter) of run_family_pair in
+# one job: each writes what rule aggregate writes for it. Why: an aggregate takes about
+# 1.3 s, nearly all of it the interpreter and imports, and a family's grid has 28 per
+# feature set (427 in all). OT3's, where it applies, stay rule aggregate's.
+if FAMILY_ADAPTERS:
+
+    rule aggregate_family:
+        input:
+            runs=lambda w: expand(
+                "results/runs/{fs}/classification/{ranker}/{adapter}/{grid}/{pair}.tsv",
+                fs=w.feature_set,
+                ranker=FAMILY_RANKERS,
+                adapter=FAMILY_ADAPTERS,
+                grid=w.grid,
+                pair=scope_pairs(w.feature_set, w.scope),
+            ),
+            caches=lambda w: [
+                f"data/cache/{w.feature_set}/{d}.h5"
+                for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
+            ],
+            code=script_code("aggregation_family.py"),
+        output:
+            long=expand(
+                "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/long.tsv",
+                ranker=FAMILY_RANKERS,
+                adapter=FAMILY_ADAPTERS,
+            ),
+            per_pair=expand(
+                "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/per_pair.tsv",
+                ranker=FAMILY_RANKERS,
+                adapter=FAMILY_ADAPTERS,
+            ),
+            summary=expand(
+                "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/summary.tsv",
+                ranker=FAMILY_RANKERS,
+                adapter=FAMILY_ADAPTERS,
+            ),
+            provenance=expand(
+                "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/provenance.json",
+                ranker=FAMILY_RANKERS,
+                adapter=FAMILY_ADAPTERS,
+            ),
+        log:
+            "logs/aggregation/{feature_set}/{scope}/family_{grid}.log",
+        benchmark:
+            "logs/benchmarks/aggregate_family/{feature_set}/{scope}/{grid}.tsv"
+        wildcard_constraints:
+            feature_set="|".join(re.escape(fs) for fs in FAMILY_FEATURE_SETS),
+            grid=re.escape(SHIFT_CONFIG["grid"]),
+        conda:
+            "../../envs/otfs.yaml"
+        threads: 1
+        # Measured: about 8 s for a family's 28 aggregates of 12 pairs.
+        resources:
+            mem_mb=1024,
+            runtime=5,
+        params:
+            runs=lambda w: [
+                {
+                    "feature_set": w.feature_set,
+                    "scope": w.scope,
+                    "ranker": r,
+                    "adapter": a,
+                    "grid": w.grid,
+                    "pairs": len(scope_pairs(w.feature_set, w.scope)),
+                    "iterations": len(ITERATIONS),
+                }
+                for r in FAMILY_RANKERS
+                for a in FAMILY_ADAPTERS
+            ],
+        script:
+            "../scripts/aggregation_family.py"
+
+    ruleorder: aggregate_family > aggregate
+
+    localrules:
+        aggregate_family,
+
+
 rule make_shift_family:
     input:
         aggregates=shift_aggregates,
