@@ -25,10 +25,21 @@ import pandas as pd
 from otfs_workflow.io import atomic_path, read_json, read_tsv, write_csv, write_json, write_text, write_tsv
 from otfs_workflow.protocol import derive_seed, read_iterations, resolve_feature_counts
 
-__all__ = ["choices", "report", "run_pair", "summarise"]
+__all__ = ["choices", "data_choices", "report", "run_pair", "summarise"]
 
 #: The keys of one run: a (dataset, pair, ranker, adapter, iteration).
 RUN = ["feature_set", "pair", "ranker", "adapter", "iteration"]
+
+
+def data_choices(data_rules: Mapping, Xs, Xt, counts) -> dict:
+    """Each data rule's k* on the two domains and what the choice rests on, as the columns ``<rule>:k`` and
+    ``<rule>:<key>`` of the per-pair tables (and of a regression family's long rows)."""
+    out = {}
+    for name, rule in data_rules.items():
+        k, info = rule.choose_count(Xs, Xt, counts)
+        out[f"{name}:k"] = int(k)
+        out.update({f"{name}:{key}": v for key, v in info.items()})
+    return out
 
 
 def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None],
@@ -84,11 +95,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
                 np.asarray(subset).tobytes())
         data_choice = None if shared is None else shared.get(memo)
         if data_choice is None:
-            data_choice = {}
-            for name, rule in data_rules.items():
-                k, info = rule.choose_count(Xs, tgt.X, counts)
-                data_choice[f"{name}:k"] = k
-                data_choice.update({f"{name}:{key}": v for key, v in info.items()})
+            data_choice = data_choices(data_rules, Xs, tgt.X, counts)
             if shared is not None:
                 shared[memo] = data_choice
         for adapter, ad in built_adapters.items():

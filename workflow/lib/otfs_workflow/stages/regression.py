@@ -103,6 +103,7 @@ def evaluate(X: Mapping[str, np.ndarray], y: np.ndarray, response: str, dataset:
     k* of the (pair, repetition) on every row of it (``<rule>:k`` and what the choice rests on)."""
     from otfs.adapters import get_adapter
     from otfs.preprocessing import zscore
+    from otfs_workflow.stages.model_selection import data_choices
 
     rules = _data_rules(data_rules)
     n = y.size
@@ -116,11 +117,7 @@ def evaluate(X: Mapping[str, np.ndarray], y: np.ndarray, response: str, dataset:
             perm = rng.permutation(n)
             a, b = np.sort(perm[: n // 2]), np.sort(perm[n // 2:])
             Xs, ys, Xt, yt = zscore(X[source][a]), y[a], zscore(X[target][b]), y[b]
-            chosen = {}
-            for name, rule in rules.items():
-                k_star, info = rule.choose_count(Xs, Xt, counts)
-                chosen[f"{name}:k"] = int(k_star)
-                chosen.update({f"{name}:{key}": v for key, v in info.items()})
+            chosen = data_choices(rules, Xs, Xt, counts)
             for ranker, params in rankers.items():
                 scores = _rank(ranker, params, Xs, ys, Xt, derive_seed(dataset, response, pair, it, ranker))
                 order = _order(scores)
@@ -162,11 +159,9 @@ def choices(long: pd.DataFrame) -> pd.DataFrame:
         d = int(counts.max())
         one_nn = dict(zip(counts.tolist(), group["rmse"].tolist()))
         ridge = dict(zip(counts.tolist(), group["second_rmse"].tolist()))
-        best = {"rmse": one_nn[choose_k(counts, -group["rmse"].to_numpy())],
-                "second_rmse": ridge[choose_k(counts, -group["second_rmse"].to_numpy())]}
-        picks = {r: int(group[f"{r}:k"].iloc[0]) for r in rules}
-        picks["oracle"] = choose_k(counts, -group["rmse"].to_numpy())
-        picks["all-features"] = d
+        oracle = choose_k(counts, -group["rmse"].to_numpy())
+        best = {"rmse": one_nn[oracle], "second_rmse": ridge[choose_k(counts, -group["second_rmse"].to_numpy())]}
+        picks = {**{r: int(group[f"{r}:k"].iloc[0]) for r in rules}, "oracle": oracle, "all-features": d}
         for rule, k in picks.items():
             if k not in one_nn:
                 raise ValueError(f"run {dict(zip(RUN, key))}: rule {rule!r} chose {k} features, not a count of "

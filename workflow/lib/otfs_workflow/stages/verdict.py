@@ -136,9 +136,12 @@ def k_regrets(chosen: pd.DataFrame, family: str, unit: str = "points") -> pd.Dat
     return out
 
 
-def _fmt_regret(v: float, unit: str) -> str:
-    """A regret: one decimal of accuracy points, or two significant digits of RMSE (the response's units)."""
-    return f"{v:.1f} points" if unit == "points" else f"{v:.2g} of RMSE"
+def _fmt_regret(v: float, unit: str, short: bool = False) -> str:
+    """A regret: one decimal of accuracy points, or two significant digits of RMSE (the response's units);
+    ``short``: as the glance table shows it (points bare)."""
+    if unit == "points":
+        return f"{v:.1f}" if short else f"{v:.1f} points"
+    return f"{v:.2g} RMSE" if short else f"{v:.2g} of RMSE"
 
 
 def _fmt_diff(v: float, signed: bool = True) -> str:
@@ -289,8 +292,8 @@ def _glance(rows: pd.DataFrame, k: pd.DataFrame, families: Sequence[str], mains:
             k_cells = ["not run (needs class labels)", "n/a"]
         else:
             unit = top.get("unit", "points")
-            show = (lambda v: f"{v:.1f}") if unit == "points" else (lambda v: f"{v:.2g} RMSE")
-            k_cells = [f"{top['rule']} ({show(top['regret'])})", show(everything) if everything is not None else "n/a"]
+            k_cells = [f"{top['rule']} ({_fmt_regret(top['regret'], unit, short=True)})",
+                       _fmt_regret(everything, unit, short=True) if everything is not None else "n/a"]
         out.append(f"| {family} | {int(part['tasks'].max())} | {METRICS[mains[family]]} | {best} | "
                    + " | ".join(cells + k_cells) + " |")
     return [*out, ""]
