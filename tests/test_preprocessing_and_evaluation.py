@@ -170,6 +170,32 @@ def test_multiclass_auc_is_macro_one_vs_rest():
                                               abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_roc_auc_is_scikit_learns_with_ties(seed):
+    """The Mann–Whitney AUC against scikit-learn's trapezoids: continuous and heavily tied scores (a
+    classifier's probabilities of 0 and 1, rounded scores), unbalanced labels, and the multiclass macro
+    one-vs-rest mean; one class only is an error."""
+    from sklearn.metrics import roc_auc_score
+
+    from otfs.classification import roc_auc
+
+    rng = np.random.default_rng(seed)
+    y = rng.random(300) < [0.5, 0.1, 0.03, 0.5][seed]
+    y[:2] = [True, False]
+    for score in (rng.normal(size=300) + y, np.round(rng.normal(size=300) + y, 1),
+                  (rng.random(300) < 0.3 + 0.4 * y).astype(float), np.zeros(300)):
+        assert roc_auc(y, score) == pytest.approx(roc_auc_score(y, score), rel=1e-14, abs=1e-15)
+    labels = rng.integers(0, 5, size=400)
+    labels[:5] = np.arange(5)
+    proba = rng.dirichlet(np.ones(5), size=400)
+    proba[:, 2] = np.round(proba[:, 2], 2)
+    proba /= proba.sum(axis=1, keepdims=True)
+    macro = np.mean([roc_auc(labels == c, proba[:, c]) for c in range(5)])
+    assert macro == pytest.approx(roc_auc_score(labels, proba, multi_class="ovr", average="macro"), rel=1e-14)
+    with pytest.raises(ValueError, match="one class only"):
+        roc_auc(np.ones(10, dtype=bool), np.arange(10.0))
+
+
 def test_l2_normalize_is_scikit_learns():
     from sklearn.preprocessing import normalize
 

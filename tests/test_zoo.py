@@ -108,6 +108,49 @@ def test_mmd_equals_the_direct_formula():
     assert set(a.order_[-2:]) == {1, 4}
 
 
+
+@pytest.mark.parametrize("n_s, n_t", [(40, 35), (30, 30), (7, 5)])
+def test_mmd_of_few_valued_features_equals_the_direct_sum(n_s, n_t):
+    """Word counts and constants go through their distinct values (_mmd2_by_values): the same bandwidth
+    bit for bit (the median is counted, not sorted) and the estimate within 1e-13 of the exactly rounded
+    sum over the pairs of samples (math.fsum), odd and even numbers of pairs, ties and constants included."""
+    import math
+
+    from otfs.rankers._per_feature import _mmd2_by_values, _n_distinct, mmd2_unbiased
+
+    rng = np.random.RandomState(n_s)
+    Xs = rng.poisson(0.4, size=(n_s, 6)).astype(float)
+    Xt = rng.poisson(0.9, size=(n_t, 6)).astype(float)
+    Xs[:, 3], Xt[:, 3] = 0.0, 0.0  # absent in both: MMD² 0 exactly
+    Xs[:, 4], Xt[:, 4] = 2.5, 2.5  # constant: σ 1
+    Xs[:, 5] = np.round(rng.normal(size=n_s), 1)  # a few dozen values
+    Xt[:, 5] = np.round(rng.normal(0.5, 1.0, size=n_t), 1)
+    pooled = np.r_[Xs, Xt]
+    np.testing.assert_array_equal(_n_distinct(pooled), [len(np.unique(c)) for c in pooled.T])
+    a, b = np.triu_indices(n_s + n_t, 1)
+    weight = np.where(b < n_s, 2.0 / (n_s * (n_s - 1)),
+                      np.where(a >= n_s, 2.0 / (n_t * (n_t - 1)), -2.0 / (n_s * n_t)))
+    for j in range(6):
+        got, s = _mmd2_by_values(pooled[:, j], n_s, "median")
+        d2 = (pooled[a, j] - pooled[b, j]) ** 2
+        sigma = np.sqrt(np.median(d2))
+        assert s == (sigma if sigma > 0 else 1.0)
+        exact = math.fsum((weight * np.exp(d2 / (-2 * s**2))).tolist())
+        assert got == pytest.approx(exact, abs=1e-13)
+        assert _mmd2_by_values(pooled[:, j], n_s, 0.7)[0] == pytest.approx(
+            math.fsum((weight * np.exp(d2 / (-2 * 0.7**2))).tolist()), abs=1e-13)
+    assert _mmd2_by_values(pooled[:, 3], n_s, "median")[0] == 0.0
+    # the public function routes each feature by its number of values (the counts by values, the
+    # rounded normal feature by pairs of samples where its values are many); both routes agree
+    mmd2, sigma = mmd2_unbiased(Xs, Xt)
+    by_values = [_mmd2_by_values(pooled[:, j], n_s, "median") for j in range(6)]
+    np.testing.assert_array_equal(sigma, [s for _, s in by_values])
+    np.testing.assert_allclose(mmd2, [m for m, _ in by_values], rtol=0, atol=1e-13)
+    n_pairs = len(a)
+    for j in np.flatnonzero(_n_distinct(pooled) ** 2 <= n_pairs // 8):
+        assert mmd2[j] == by_values[j][0]
+    np.testing.assert_array_equal(mmd2[[3, 4]], 0.0)
+
 def test_source_anova_equals_f_classif_and_warns_on_constant_features():
     Xs, ys, Xt = _domains(seed=5)
     r = FEATURE_RANKERS["source-anova"]().fit(Xs, ys, X_target=Xt)
