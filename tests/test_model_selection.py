@@ -90,6 +90,48 @@ def test_skadas_scorers_score_the_validation_split():
     assert again == out
 
 
+def _count_domains(seed):
+    """Word-count-like domains: few distinct values, duplicated rows (distance ties), three classes."""
+    rng = np.random.RandomState(seed)
+    ys, yt = rng.randint(0, 3, 90), rng.randint(0, 3, 110)
+    Xs = rng.poisson(0.3 + 0.5 * (ys[:, None] == np.arange(12) % 3), size=(90, 12)).astype(float)
+    Xt = rng.poisson(0.5 + 0.5 * (yt[:, None] == np.arange(12) % 3), size=(110, 12)).astype(float)
+    Xs[10:20] = Xs[0]  # duplicates
+    return Xs, np.array(["a", "b", "c"])[ys], Xt
+
+
+@pytest.mark.parametrize("case", ["gaussian", "counts", "one-feature", "far", "logistic", "one-predicted-class"])
+def test_direct_scores_equal_skadas_scorers(case):
+    """score_adapted's direct engine against skada's scorers on skada's pipeline, number for number (scores,
+    IW's effective sample size, warning counts): two and three classes, ties, one feature, domains so far apart
+    that IW's weights all underflow, a classifier with log-probabilities and sample weights (logistic
+    regression), and a target predicted as one class (circular validation's shortcut)."""
+    rules = {name: get_rule(name) for name in ("IW", "DEV", "circular", "entropy", "SND")}
+    knn = make_classifier({"name": "knn", "n_neighbors": 5})
+    if case in ("gaussian", "logistic", "far"):
+        Xs, ys, Xt, _, _ = shifted_domains(n_s=120, n_t=150, d=10, k=2)
+        if case == "far":
+            Xt = Xt + 60.0
+    elif case == "one-predicted-class":
+        Xs, ys, Xt, _, _ = shifted_domains(n_s=120, n_t=150, d=10, k=2)
+        Xt = np.repeat(Xs[:1], 150, axis=0) + 1e-3 * np.random.RandomState(0).randn(150, 10)
+    else:
+        Xs, ys, Xt = _count_domains(7)
+        if case == "one-feature":
+            Xs, Xt = Xs[:, :1], Xt[:, :1]
+    clf = make_classifier("logistic-regression") if case == "logistic" else knn
+    for seed in (3, 11):
+        direct = score_adapted(Xs, ys, Xt, rules, clf, 2, 0.5, seed)
+        via_skada = score_adapted(Xs, ys, Xt, rules, clf, 2, 0.5, seed, engine="skada")
+        assert direct == via_skada
+    if case == "far":
+        assert direct["IW"]["warnings"] > 0  # all weights zero: uniform weights, as skada does
+    if case == "one-predicted-class":
+        assert direct["circular"]["warnings"] > 0
+    with pytest.raises(ValueError, match="engine"):
+        score_adapted(Xs, ys, Xt, rules, clf, 2, 0.5, 3, engine="fast")
+
+
 def _direct_log_density(X, Y, h):
     """The Gaussian kernel density estimate's log density by a sum of squared differences per pair."""
     from scipy.special import logsumexp
@@ -117,6 +159,8 @@ def test_importance_weighting_scores_each_sample_once_and_equals_skadas_own(monk
     assert len(calls) == 2 * 2  # two estimates, two splits: the diagnostics scored nothing again
 
     class Plain(iw.ImportanceWeighted):  # the same rule with scikit-learn's estimate, scoring every time
+        direct = False  # through skada's scorer, which calls make_scorer
+
         def make_scorer(self, random_state):
             from skada.metrics import ImportanceWeightedScorer
 

@@ -30,7 +30,9 @@ labels masked; the same splits for every k, ranker and adapter), a
 *probabilistic* classifier (k-NN with k = 5 by default: the paper's 1-NN
 gives one-hot probabilities, which make entropy-based scores meaningless) is
 fitted on the training part inside ``skada.make_da_pipeline`` and the scorer
-is called on the validation part, as skada's cross-validation does. The
+is called on the validation part, as skada's cross-validation does (by
+default the same numbers are computed directly, without skada's metadata
+routing: :func:`score_adapted`, :meth:`ScorerRule.score_split`). The
 adapters that read source labels (OT3, SA's none, ...) saw the validation
 source labels when they were fitted; the scores are therefore a little
 optimistic for them, the same for every k.
@@ -63,6 +65,7 @@ __all__ = [
     "choose_k",
     "get_rule",
     "score_adapted",
+    "ValidationSplit",
 ]
 
 #: Registered selection rules by name (entry-point group ``otfs.k_selection``).
@@ -111,6 +114,17 @@ class ScorerRule(SelectionRule):
         """Numbers that say whether the score just computed is degenerate (none by default)."""
         return {}
 
+    #: Whether :meth:`score_split` computes the skada scorer's number directly (:func:`score_adapted`).
+    direct = False
+
+    def score_split(self, split: ValidationSplit, random_state: int) -> tuple[float, dict]:  # pragma: no cover
+        """The skada scorer's value on one validation split, and :meth:`diagnostics`, computed directly.
+
+        A rule sets :attr:`direct` where it implements this; it must return the number skada's scorer
+        returns for ``split.pipeline()`` (tested against it), without skada's metadata routing.
+        """
+        raise NotImplementedError
+
 
 class DataRule(SelectionRule):
     """A rule that picks k* from the two domains alone (:meth:`choose_count`)."""
@@ -152,7 +166,7 @@ def choose_k(counts, scores) -> int:
 
 
 def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_splits: int, test_size: float,
-                  random_state: int) -> dict[str, dict]:
+                  random_state: int, engine: str = "direct") -> dict[str, dict]:
     """Score one adapted pair ``(Zs, Zt)`` with every scorer rule; the scores are means over the splits.
 
     Parameters
@@ -166,39 +180,120 @@ def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_spl
     random_state : int
         Seeds the splits and the scorers; the same for every k, so the
         choices compare the numbers of features on the same samples.
+    engine : {"direct", "skada"}, default="direct"
+        ``"skada"`` calls skada's scorers on a ``skada.make_da_pipeline`` of the classifier, inside
+        scikit-learn's metadata routing. ``"direct"`` computes the same numbers from the classifier
+        fitted on the training split's source samples, as that pipeline fits it, with each rule's
+        :meth:`ScorerRule.score_split`: the same arithmetic without the routing, the input checks and
+        the pipeline copies, which took most of the time of a score on the small data families. It
+        applies where every rule has a direct form (:attr:`ScorerRule.direct`) and the classifier has
+        no ``transform`` (DEV would embed with it); otherwise skada's path runs.
 
     Returns
     -------
     dict
         ``{rule: {"score": mean score, **diagnostics (means)}}``; warnings of
-        skada's scorers are collected under ``"warnings"`` (their count).
+        the scorers are collected under ``"warnings"`` (their count).
     """
     from sklearn.base import clone
 
     from otfs._skada import import_skada, routing, stack_domains
 
-    skada = import_skada()
+    if engine not in ("direct", "skada"):
+        raise ValueError(f"engine must be 'direct' or 'skada', got {engine!r}")
     split = import_skada("skada.model_selection").StratifiedDomainShuffleSplit
     X, y, sample_domain, _ = stack_domains(Zs, ys, Zt)  # labels 0..C-1: DEV's loss indexes probabilities by label
     out = {name: {"score": [], "warnings": 0} for name in rules}
-    with routing():
-        scorers = {name: rule.make_scorer(random_state) for name, rule in rules.items()}
-        splits = split(n_splits=n_splits, test_size=test_size, random_state=random_state)
+    direct = (engine == "direct" and all(getattr(rule, "direct", False) for rule in rules.values())
+              and not hasattr(classifier, "transform"))
+    splits = split(n_splits=n_splits, test_size=test_size, random_state=random_state)
+    if direct:
         for train, val in splits.split(X, y, sample_domain):
-            clf = clone(classifier)
-            if "sample_weight" in _score_parameters(clf):
-                clf.set_score_request(sample_weight=True)  # importance-weighted validation weighs the source
-            pipe = skada.make_da_pipeline(clf).fit(X[train], y[train], sample_domain=sample_domain[train])
-            for name, scorer in scorers.items():
+            data = ValidationSplit(classifier, X[train], y[train], sample_domain[train], X[val], y[val],
+                                   sample_domain[val])
+            for name, rule in rules.items():
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    value = float(scorer(pipe, X[val], y[val], sample_domain=sample_domain[val]))
-                out[name]["score"].append(value)
-                out[name]["warnings"] += len(caught)
-                for key, v in rules[name].diagnostics(scorer, X[val], sample_domain[val]).items():
-                    out[name].setdefault(key, []).append(v)
+                    value, diagnostics = rule.score_split(data, random_state)
+                _record(out[name], float(value), len(caught), diagnostics)
+    else:
+        skada = import_skada()
+        with routing():
+            scorers = {name: rule.make_scorer(random_state) for name, rule in rules.items()}
+            for train, val in splits.split(X, y, sample_domain):
+                clf = clone(classifier)
+                if "sample_weight" in _score_parameters(clf):
+                    clf.set_score_request(sample_weight=True)  # importance-weighted validation weighs the source
+                pipe = skada.make_da_pipeline(clf).fit(X[train], y[train], sample_domain=sample_domain[train])
+                for name, scorer in scorers.items():
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        value = float(scorer(pipe, X[val], y[val], sample_domain=sample_domain[val]))
+                    _record(out[name], value, len(caught),
+                            rules[name].diagnostics(scorer, X[val], sample_domain[val]))
     return {name: {k: (float(np.mean(v)) if isinstance(v, list) else v) for k, v in rec.items()}
             for name, rec in out.items()}
+
+
+def _record(rec: dict, value: float, n_warnings: int, diagnostics: Mapping) -> None:
+    rec["score"].append(value)
+    rec["warnings"] += n_warnings
+    for key, v in diagnostics.items():
+        rec.setdefault(key, []).append(v)
+
+
+class ValidationSplit:
+    """One validation split of :func:`score_adapted`, for the rules' direct scores (:meth:`ScorerRule.score_split`).
+
+    ``classifier`` is fitted (once, on first use) on the training part's source samples in their order, as
+    ``skada.make_da_pipeline(classifier)`` fits it: skada's selector drops the samples of masked labels.
+    The validation part is split into its source samples (``Xs``, ``ys``, labels encoded 0..C-1) and its
+    target samples (``Xt``), each in the order of the split. :meth:`predict` and :meth:`predict_proba`
+    are the fitted classifier's, kept per array, so that the rules that read the target's probabilities
+    (entropy, SND) compute them once.
+    """
+
+    def __init__(self, classifier, X_train, y_train, domain_train, X_val, y_val, domain_val):
+        from otfs._skada import MASKED_LABEL
+
+        self._classifier, self._train = classifier, (X_train[y_train != MASKED_LABEL], y_train[y_train != MASKED_LABEL])
+        source = domain_val > 0
+        self.Xs, self.ys, self.Xt = X_val[source], y_val[source], X_val[~source]
+        self._fitted = None
+        self._cache: dict = {}
+
+    @property
+    def fitted(self):
+        """The classifier fitted on the training part's source samples."""
+        if self._fitted is None:
+            from sklearn.base import clone
+
+            self._fitted = clone(self._classifier).fit(*self._train)
+        return self._fitted
+
+    def new_classifier(self):
+        """An unfitted copy of the classifier (circular validation refits one on the target)."""
+        from sklearn.base import clone
+
+        return clone(self._classifier)
+
+    def _call(self, method: str, which: str):
+        key = (method, which)
+        if key not in self._cache:
+            self._cache[key] = getattr(self.fitted, method)(self.Xs if which == "source" else self.Xt)
+        return self._cache[key]
+
+    def predict(self, which: str):
+        """The fitted classifier's predictions on the validation ``"source"`` or ``"target"`` samples."""
+        return self._call("predict", which)
+
+    def predict_proba(self, which: str):
+        """The fitted classifier's probabilities on the validation ``"source"`` or ``"target"`` samples."""
+        return self._call("predict_proba", which)
+
+    def predict_log_proba(self, which: str):
+        """The fitted classifier's log-probabilities (where it has them) on the ``"source"`` or ``"target"`` samples."""
+        return self._call("predict_log_proba", which)
 
 
 def _score_parameters(estimator) -> set[str]:

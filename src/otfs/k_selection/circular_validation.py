@@ -5,6 +5,8 @@ One file of the selection rules' folder (:data:`otfs.k_selection.SELECTION_RULES
 
 from __future__ import annotations
 
+import numpy as np
+
 from otfs.k_selection._base import ScorerRule, register_rule
 
 
@@ -26,3 +28,22 @@ class CircularValidation(ScorerRule):
         from otfs._skada import import_skada
 
         return import_skada("skada.metrics").CircularValidation()
+
+    direct = True
+
+    def score_split(self, split, random_state):
+        # skada's CircularValidation._score (its sign 1): the classifier refitted on the validation target
+        # samples with their predicted labels (encoded 0..), scored on the validation source samples
+        import warnings
+
+        from sklearn.metrics import balanced_accuracy_score
+        from sklearn.preprocessing import LabelEncoder
+
+        ys = split.ys
+        y_pred_target = split.predict("target")
+        if len(np.unique(y_pred_target)) == 1:
+            warnings.warn("The predicted target domain labels are all the same.", stacklevel=2)
+            return 1 * balanced_accuracy_score(ys, np.ones_like(ys) * y_pred_target[0]), {}
+        encoder = LabelEncoder().fit(y_pred_target)
+        backward = split.new_classifier().fit(split.Xt, encoder.transform(y_pred_target))
+        return 1 * balanced_accuracy_score(ys, encoder.inverse_transform(backward.predict(split.Xs))), {}

@@ -54,12 +54,39 @@ class ImportanceWeighted(ScorerRule):
         metrics = import_skada("skada.metrics")
         return metrics.ImportanceWeightedScorer(weight_estimator=_LastScoredKernelDensity(bandwidth=self.bandwidth))
 
+    direct = True
+
+    def score_split(self, split, random_state):
+        # skada's ImportanceWeightedScorer._score (its sign 1): the weights from the two domains' density
+        # estimates at the validation source samples, normalised, in the classifier's own weighted score
+        import inspect
+        import warnings
+
+        if "sample_weight" not in inspect.signature(split.fitted.score).parameters:
+            raise ValueError(f"IW: the classifier {split.fitted!r} does not accept 'sample_weight' in its score")
+        Xs = split.Xs
+        log_ps = _LastScoredKernelDensity(bandwidth=self.bandwidth).fit(Xs).score_samples(Xs)
+        log_pt = _LastScoredKernelDensity(bandwidth=self.bandwidth).fit(split.Xt).score_samples(Xs)
+        weights = np.exp(log_pt - log_ps)
+        if weights.sum() != 0:
+            weights /= weights.sum()
+        else:
+            warnings.warn("All weights are zero. Using uniform weights.", stacklevel=2)
+            weights = np.ones_like(weights) / len(weights)
+        score = split.fitted.score(Xs, split.ys, sample_weight=weights)
+        return 1 * score, {"ess": _effective_sample_size(log_pt - log_ps)}
+
     def diagnostics(self, scorer, X_val, sample_domain_val):
         # the scorer has just scored these source samples with both estimates: their log densities are reused
         Xs = X_val[sample_domain_val > 0]
         log_w = scorer.weight_estimator_target_.score_samples(Xs) - scorer.weight_estimator_source_.score_samples(Xs)
-        w = np.exp(log_w - np.max(log_w))
-        return {"ess": float(w.sum() ** 2 / np.sum(w ** 2))}
+        return {"ess": _effective_sample_size(log_w)}
+
+
+def _effective_sample_size(log_w) -> float:
+    """``(sum w)^2 / sum w^2`` of the weights ``exp(log_w)``, computed without overflow."""
+    w = np.exp(log_w - np.max(log_w))
+    return float(w.sum() ** 2 / np.sum(w ** 2))
 
 
 class _LastScoredKernelDensity(KernelDensity):

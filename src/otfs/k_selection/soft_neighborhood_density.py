@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from numbers import Real
 
+import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from otfs.k_selection._base import ScorerRule, register_rule
@@ -39,3 +40,18 @@ class SoftNeighborhoodDensity(ScorerRule):
         from otfs._skada import import_skada
 
         return import_skada("skada.metrics").SoftNeighborhoodDensity(T=self.T)
+
+    direct = True
+
+    def score_split(self, split, random_state):
+        # skada's SoftNeighborhoodDensity._score (its sign 1): scikit-learn's l2 normalisation and its
+        # row-wise softmax, as skada calls them
+        from sklearn.preprocessing import normalize
+        from sklearn.utils.extmath import softmax
+
+        proba = normalize(split.predict_proba("target"), norm="l2")
+        similarity_matrix = proba @ proba.T / self.T
+        np.fill_diagonal(similarity_matrix, -np.diag(similarity_matrix))
+        similarity_matrix = softmax(similarity_matrix)
+        entropy = np.sum(-similarity_matrix * np.log(similarity_matrix), axis=1)
+        return 1 * np.mean(entropy), {}

@@ -19,6 +19,7 @@ import numpy as np
 from otfs.adapters import CorrelationAlignment, LinearTransferComponentAnalysis, PCASubspaceAlignment, get_adapter
 from otfs.classification import accuracy_curve
 from otfs.rankers._base import descending_order, rank_features
+from otfs.rankers._per_feature import mmd2_unbiased
 from otfs_workflow.benchmark import reference
 from otfs_workflow.benchmark.harness import Case, aligned_relative_difference, relative_difference
 
@@ -27,9 +28,11 @@ __all__ = ["SIZES", "make_cases", "office_like", "ranking_orders"]
 #: (n_source, n_target, d) per case family, full and quick.
 SIZES = {
     "full": {"surf": (200, 958, 800), "googlenet": (200, 958, 1024), "caffenet": (200, 958, 4096),
-             "tca": (200, 1123, 1024), "tca_families": (200, 1000, 50), "ot": (200, 958, 512)},
+             "tca": (200, 1123, 1024), "tca_families": (200, 1000, 50), "ot": (200, 958, 512),
+             "counts": (200, 200, 1000), "scores": (200, 1000, 13)},
     "quick": {"surf": (40, 90, 64), "googlenet": (40, 90, 96), "caffenet": (40, 90, 256),
-              "tca": (40, 110, 96), "tca_families": (40, 400, 12), "ot": (40, 90, 48)},
+              "tca": (40, 110, 96), "tca_families": (40, 400, 12), "ot": (40, 90, 48),
+              "counts": (40, 40, 30), "scores": (40, 90, 24)},
 }
 
 
@@ -74,6 +77,28 @@ def _compare_accuracies(a, b):
 
 def _compare_aligned(a, b):
     return aligned_relative_difference(a, b), ""
+
+
+def _compare_absolute(a, b):
+    return float(np.max(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)))), ""
+
+
+def _counts_setup(n_source, n_target, d, seed=0):
+    """Word-count-like domains: Poisson counts of rates spread over three orders of magnitude."""
+    rng = np.random.RandomState(seed)
+    rates = 10 ** rng.uniform(-2.5, 0.5, size=d)
+    return {"Xs": rng.poisson(rates, size=(n_source, d)).astype(float),
+            "Xt": rng.poisson(rates * rng.uniform(0.5, 2.0, size=d), size=(n_target, d)).astype(float)}
+
+
+def _scores(D, engine):
+    from otfs.classification import make_classifier
+    from otfs.k_selection._base import get_rule, score_adapted
+
+    rules = {name: get_rule(name) for name in ("IW", "DEV", "circular", "entropy", "SND")}
+    out = score_adapted(D["Xs"], D["ys"], D["Xt"], rules, make_classifier({"name": "knn", "n_neighbors": 5}),
+                        2, 0.5, 0, engine=engine)
+    return [out[name]["score"] for name in rules]
 
 
 def _compare(a, b):
@@ -219,6 +244,31 @@ def make_cases(size: str = "full") -> list[Case]:
             notes=["reference: POT's ot.da classes"],
             repeats=3,
         ))
+    ns, nt, d = S["counts"]
+    cases.append(Case(
+        name="MMD, word counts",
+        shape=f"n_s={ns}, n_t={nt}, d={d}, Poisson counts",
+        setup=partial(_counts_setup, ns, nt, d),
+        implementations={"otfs": lambda D: mmd2_unbiased(D["Xs"], D["Xt"])[0],
+                         "reference": lambda D: reference.mmd2_by_pairs(D["Xs"], D["Xt"])},
+        compare=_compare_absolute, difference="max absolute", tolerance=1e-12,
+        goal=5.0, goal_text=">= 5x, equal to 1e-12",
+        notes=["the MMD ranker's 200 samples per domain; reference: every pair of samples, three kernel matrices"],
+        repeats=3,
+    ))
+    ns, nt, d = S["scores"]
+    cases.append(Case(
+        name="label-free scores",
+        shape=f"n_s={ns}, n_t={nt}, d={d}, 5 scorers, 2 splits",
+        setup=partial(_setup, ns, nt, d),
+        implementations={"otfs": partial(_scores, engine="direct"), "reference": partial(_scores, engine="skada")},
+        compare=_compare_absolute, difference="max absolute", tolerance=0.0,
+        goal=1.2, goal_text=">= 1.2x, the same numbers",
+        notes=["IW, DEV, circular, entropy, SND with a 5-NN, a heart-disease-sized pair: what the direct engine "
+               "saves is skada's routing and checks, a share that falls as the arithmetic grows with d",
+               "reference: skada's scorers on make_da_pipeline (score_adapted(engine='skada'))"],
+        repeats=3,
+    ))
     for label, key in (("SURF", "surf"), ("CaffeNet", "caffenet")):
         ns, nt, d = S[key]
         counts = [d // 32, *range(d // 16, d + 1, d // 16)]
