@@ -27,15 +27,39 @@ def _long(dataset, pairs, effect, rng):
     return pd.DataFrame(rows)
 
 
-def _choices(family_seed):
-    rng = np.random.default_rng(family_seed)
+def _choices(pairs, dataset):
+    """Ten runs of the family's long rows (:func:`_long`), each rule's k* and a regret near a known value."""
+    rng = np.random.default_rng(pairs)
     rows = []
-    for rule, regret, labels in (("IW", 2.0, False), ("SND", 1.0, False), ("oracle", 0.0, True),
-                                 ("all-features", 3.0, False)):
-        for _ in range(10):
-            rows.append({"rule": rule, "reads_target_labels": labels, "regret": regret + rng.normal(0, 0.1),
-                         "fraction": 0.5, "gain": 1.0})
+    for rule, regret, labels, k in (("IW", 2.0, False, 4), ("SND", 1.0, False, 8), ("oracle", 0.0, True, 8),
+                                    ("all-features", 3.0, False, 8)):
+        for run in range(10):
+            rows.append({"feature_set": dataset, "pair": f"p{run % pairs}-q{run % pairs}",
+                         "ranker": list(RANKERS)[run % len(RANKERS)], "adapter": "NA", "iteration": run % 2,
+                         "rule": rule, "reads_target_labels": labels, "k": k,
+                         "regret": regret + rng.normal(0, 0.1), "fraction": 0.5, "gain": 1.0})
     return pd.DataFrame(rows)
+
+
+def test_the_choices_are_judged_in_the_other_metrics_against_their_own_best_k():
+    """metric_regrets: a metric's best over the run's k minus its value at k*, per choice; a k* the leaderboard
+    lacks is an error naming the run."""
+    runs = {"dataset": "fs", "pair": "a-b", "ranker": "ot", "adapter": "NA", "iteration": 0, "order": "Descending"}
+    long = pd.DataFrame([{**runs, "n_features": n, "accuracy": 60.0, "balanced_accuracy": b, "second_accuracy": s}
+                         for n, b, s in ((2, 50.0, 70.0), (4, 55.0, 75.0), (8, 58.0, 72.0))])
+    chosen = pd.DataFrame([{"feature_set": "fs", "pair": "a-b", "ranker": "ot", "adapter": "NA", "iteration": 0,
+                            "rule": r, "k": k, "reads_target_labels": False, "regret": 0.0, "fraction": k / 8,
+                            "gain": 0.0} for r, k in (("IW", 4), ("SND", 2), ("all-features", 8))])
+    got = verdict.metric_regrets(chosen, long).set_index("rule")
+    assert got.loc["IW", "second_regret"] == 0.0 and got.loc["SND", "second_regret"] == 5.0
+    assert got.loc["all-features", "second_regret"] == 3.0
+    assert got.loc["IW", "balanced_regret"] == 3.0 and got.loc["all-features", "balanced_regret"] == 0.0
+    k = verdict.k_regrets(got.reset_index(), "fs").set_index("rule")
+    assert k.loc["SND", "second_regret"] == 5.0 and k.loc["SND", "balanced_regret"] == 8.0
+    with pytest.raises(ValueError, match="no leaderboard row for the choice .*'k': 6"):
+        verdict.metric_regrets(chosen.assign(k=6), long)
+    # without the metrics (a family judged by its 1-NN only), the choices are returned as they are
+    assert verdict.metric_regrets(chosen, long.drop(columns=["balanced_accuracy", "second_accuracy"])) is chosen
 
 
 @pytest.fixture
@@ -45,7 +69,7 @@ def outputs(tmp_path):
     for family, dataset, pairs, effect in (("big", "fs_big", 8, 1.0), ("small", "fs_small", 3, 0.0)):
         long = _long(dataset, pairs, effect, rng)
         long.to_parquet(tmp_path / f"{family}.parquet")
-        _choices(pairs).to_parquet(tmp_path / f"{family}_k.parquet")
+        _choices(pairs, dataset).to_parquet(tmp_path / f"{family}_k.parquet")
         paths[family] = long
     out = {k: str(tmp_path / f"verdict.{k}") for k in ("md", "csv", "pdf", "png")}
     out.update(k_csv=str(tmp_path / "verdict_k.csv"), provenance=str(tmp_path / "prov.json"),
@@ -99,6 +123,8 @@ def test_the_verdict_says_what_it_can_and_cannot_conclude(outputs):
     # label-free k: the best label-free rule in hindsight (SND, regret about 1) and all features (about 3)
     assert "the best label-free rule in hindsight, SND, loses 1.0 points" in big
     assert "keeping every feature loses 3.0" in big
+    # the same choices in the logistic regression's accuracy (1 point above the 1-NN's at every k here)
+    assert "Measured with the logistic-regression accuracy at the same k* against its own best k: SND loses" in big
     k = pd.read_csv(out["k_csv"])
     assert "oracle" not in set(k["rule"]) and set(k["family"]) == {"big", "small", verdict.POOLED}
     assert "With the logistic-regression accuracy: against the best per-feature measure, OT is ahead" in text
@@ -116,7 +142,7 @@ def test_a_regression_family_is_judged_by_its_rmse_without_label_free_k(tmp_path
     rng = np.random.default_rng(1)
     cls = _long("fs_a", 4, 1.0, rng)
     cls.to_parquet(tmp_path / "a.parquet")
-    _choices(4).to_parquet(tmp_path / "a_k.parquet")
+    _choices(4, "fs_a").to_parquet(tmp_path / "a_k.parquet")
     reg = _long("corn_oil", 6, 1.0, rng).drop(columns=["accuracy", "balanced_accuracy", "second_accuracy"])
     reg["neg_rmse"] = -1.0 / np.arange(1, len(reg) + 1)  # any numbers: the metric is what is checked
     reg = reg.assign(neg_rmse=lambda df: df["neg_rmse"] + np.where(df["ranker"] == "ot", 0.5, 0.0))
@@ -171,7 +197,7 @@ def test_a_family_whose_tests_cannot_pass_holm_says_so_and_the_glance_table_sums
     # must say that rather than "OT does not significantly beat"
     rng = np.random.default_rng(2)
     _long("fs_six", 6, 1.0, rng).to_parquet(tmp_path / "six.parquet")
-    _choices(6).to_parquet(tmp_path / "six_k.parquet")
+    _choices(6, "fs_six").to_parquet(tmp_path / "six_k.parquet")
     out = {k: str(tmp_path / f"v.{k}") for k in ("md", "csv", "pdf", "png")}
     out.update(k_csv=str(tmp_path / "k.csv"), provenance=str(tmp_path / "p.json"))
     res = verdict.run(leaderboards={"six": str(tmp_path / "six.parquet")},

@@ -47,7 +47,7 @@ import pandas as pd
 from otfs_workflow.io import write_csv, write_json, write_text
 from otfs_workflow.stages.leaderboard import _task_naucs, _task_points, average_ranks
 
-__all__ = ["comparisons", "k_regrets", "min_wilcoxon_p", "run", "task_scores"]
+__all__ = ["comparisons", "k_regrets", "metric_regrets", "min_wilcoxon_p", "run", "task_scores"]
 
 POOLED = "all families"
 #: The metrics judged, where a family's results have them: the paper's 1-NN accuracy first.
@@ -124,13 +124,49 @@ def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: st
     return out
 
 
+#: The other metrics in which the choices of k are also judged (:func:`metric_regrets`): the column of the
+#: regret they add to the choices, and what the verdict calls them.
+REGRET_METRICS = {"balanced_accuracy": ("balanced_regret", "1-NN balanced accuracy"),
+                  "second_accuracy": ("second_regret", "logistic-regression accuracy")}
+
+
+def metric_regrets(chosen: pd.DataFrame, long: pd.DataFrame) -> pd.DataFrame:
+    """The choices with what each k* loses in the family's other metrics (:data:`REGRET_METRICS`).
+
+    The rules chose k from the 1-NN's grid. For a metric the long rows have (e.g. the second classifier's
+    accuracy at every k of the same runs), the regret of a choice is the metric's best over the run's k (its
+    own best k in hindsight) minus its value at k*, in points. A run or a k* that the long rows lack is an
+    error naming it: the leaderboard's grid and the choice of k's must be the same."""
+    keys = ["feature_set", "pair", "ranker", "adapter", "iteration"]
+    present = [m for m in REGRET_METRICS if m in long.columns and long[m].notna().any()]
+    if not present or chosen.empty:
+        return chosen
+    points = long.rename(columns={"dataset": "feature_set"})
+    points = points[points["order"] == "Descending"] if "order" in points.columns else points
+    points = points.set_index([*keys, "n_features"])[present]
+    if points.index.duplicated().any():
+        raise ValueError("the long rows hold a (feature set, pair, ranker, adapter, iteration, k) twice")
+    at = points.reindex(pd.MultiIndex.from_frame(chosen[[*keys, "k"]].rename(columns={"k": "n_features"})))
+    missing = at.isna().all(axis=1).to_numpy()
+    if missing.any():
+        row = chosen.loc[missing, [*keys, "k"]].iloc[0].to_dict()
+        raise ValueError(f"no leaderboard row for the choice {row}: the leaderboard's grid lacks this run or k")
+    best = points.groupby(level=keys).max().reindex(pd.MultiIndex.from_frame(chosen[keys]))
+    out = chosen.copy()
+    for metric in present:
+        out[REGRET_METRICS[metric][0]] = best[metric].to_numpy() - at[metric].to_numpy()
+    return out
+
+
 def k_regrets(chosen: pd.DataFrame, family: str, unit: str = "points") -> pd.DataFrame:
     """Per label-free rule (and all features): its mean regret against the oracle over the family's runs, in
-    ``unit`` (accuracy points; a regression family's RMSE)."""
+    ``unit`` (accuracy points; a regression family's RMSE); and, where the choices have them
+    (:func:`metric_regrets`; a regression family's ridge regression), its mean regret in the other metrics."""
     free = chosen[(~chosen["reads_target_labels"].astype(bool)) & (chosen["rule"] != "oracle")]
     g = free.groupby("rule", sort=False)
+    others = {col: (col, "mean") for col, _ in REGRET_METRICS.values() if col in free.columns}
     out = g.agg(runs=("regret", "size"), regret=("regret", "mean"), regret_sd=("regret", "std"),
-                fraction=("fraction", "mean"), gain=("gain", "mean")).reset_index()
+                fraction=("fraction", "mean"), gain=("gain", "mean"), **others).reset_index()
     out.insert(0, "family", family)
     out["unit"] = unit
     return out
@@ -227,6 +263,24 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float, main:
             lines.append(f"- Label-free k: the best label-free rule in hindsight, {top['rule']}, loses "
                          f"{_fmt_regret(top['regret'], unit)} against the best k in hindsight (mean over "
                          f"{top['runs']} runs; {scope}){tail}.")
+            if unit == "points":
+                lines += _other_metric_regrets(free, k[k["rule"] == "all-features"], top["rule"])
+    return lines
+
+
+def _other_metric_regrets(free: pd.DataFrame, everything: pd.DataFrame, top: str) -> list[str]:
+    """A sentence per other metric: what the same choices of k lose in it (:func:`metric_regrets`)."""
+    lines = []
+    for col, label in REGRET_METRICS.values():
+        if col not in free.columns or free[col].isna().all():
+            continue
+        best = free.sort_values(col).iloc[0]
+        all_part = (f"; keeping every feature loses {_fmt_regret(float(everything[col].iloc[0]), 'points')}"
+                    if len(everything) and col in everything.columns else "")
+        same = "the same rule" if best["rule"] == top else f"not {top}"
+        lines.append(f"- Measured with the {label} at the same k* against its own best k: {top} loses "
+                     f"{_fmt_regret(float(free.loc[free['rule'] == top, col].iloc[0]), 'points')}; the rule that "
+                     f"loses least there is {best['rule']} ({_fmt_regret(best[col], 'points')}, {same}){all_part}.")
     return lines
 
 
@@ -333,7 +387,7 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
         raise ValueError(f"primary_metrics: unknown metric(s) {unknown}; known: {list(METRICS)}")
     if not leaderboards:
         raise ValueError("no data family to judge: none has data for a configured pair")
-    all_scores, all_rows, all_k = {}, [], []
+    all_scores, all_rows, all_k, chosen_by_family = {}, [], [], {}
     for family in families:
         paths = leaderboards[family]
         long = pd.concat([pd.read_parquet(p) for p in ([paths] if isinstance(paths, str) else paths)],
@@ -345,7 +399,8 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
             all_scores.setdefault(metric, []).append(scores)
             all_rows.append(comparisons(scores, family, reference, relevance, per_feature, metric))
         if family in k_selection:
-            all_k.append(k_regrets(pd.read_parquet(k_selection[family]), family))
+            chosen_by_family[family] = metric_regrets(pd.read_parquet(k_selection[family]), long)
+            all_k.append(k_regrets(chosen_by_family[family], family))
         elif "neg_rmse" in long.columns and any(c.endswith(":k") for c in long.columns):
             # a regression family: its data rules' k* are in its long rows (otfs_workflow.stages.regression)
             from otfs_workflow.stages.regression import choices
@@ -361,8 +416,7 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
             if metric == "accuracy":
                 pooled_accuracy = pooled
     if k_selection:
-        chosen = pd.concat([pd.read_parquet(k_selection[f]) for f in families if f in k_selection],
-                           ignore_index=True)
+        chosen = pd.concat([chosen_by_family[f] for f in families if f in chosen_by_family], ignore_index=True)
         all_k.append(k_regrets(chosen, POOLED))
     rows = pd.concat(all_rows, ignore_index=True)
     order = {a: i for i, a in enumerate(adapters)}
@@ -406,7 +460,10 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
                                                         "friedman_p", "versus", "reference_nauc", "versus_nauc",
                                                         "difference", "wins", "ties", "losses", "p", "p_holm"]]),
               "", "Label-free choice of k: mean regret per rule against the best k in hindsight (accuracy "
-              "points below it; for a regression family, RMSE above it: `unit`).", "",
+              "points below it; for a regression family, RMSE above it: `unit`). The same choices judged in "
+              "other metrics, each against its own best k in hindsight: `balanced_regret`, the 1-NN's balanced "
+              "accuracy; `second_regret`, the logistic regression's accuracy (for corn, the ridge regression's "
+              "RMSE).", "",
               _markdown(k), ""]
     write_text(outputs["md"], "\n".join(lines))
     _figure(rows, outputs, primary_metrics)
