@@ -66,8 +66,8 @@ if FAMILY_ADAPTERS:
         conda:
             "../../envs/otfs.yaml"
         threads: 1
-        # Measured (7 rankers, 4 adapters, 5 iterations): about 22 s (heart disease) to 276 s
-        # (Amazon reviews, 5,000 words), 800 MB.
+        # Measured (7 rankers, 4 adapters, 5 iterations, idle cores): about 13 s (heart disease)
+        # to 199 s (Amazon reviews, 5,000 words), 800 MB.
         resources:
             mem_mb=1280,
             runtime=20,
