@@ -453,7 +453,7 @@ def test_bench_targets_on_the_test_configuration(test_run):
     snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "bench", "time_profile")
     out = test_run / "results" / "benchmarks"
     bench = pd.read_csv(out / "benchmarks.csv")
-    assert len(bench) == 12 and (bench["difference"] <= bench["tolerance"]).all()
+    assert len(bench) == 14 and (bench["difference"] <= bench["tolerance"]).all()
     orders = pd.read_csv(out / "ranking_orders.csv")
     assert set(orders["feature_set"]) == {"surf", "GoogleNet1024"}
     assert (orders["runs"] > 0).all() and (orders["runs"] == orders["identical"]).all()
