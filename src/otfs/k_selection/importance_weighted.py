@@ -67,14 +67,15 @@ class ImportanceWeighted(ScorerRule):
         Xs = split.Xs
         log_ps = _LastScoredKernelDensity(bandwidth=self.bandwidth).fit(Xs).score_samples(Xs)
         log_pt = _LastScoredKernelDensity(bandwidth=self.bandwidth).fit(split.Xt).score_samples(Xs)
-        weights = np.exp(log_pt - log_ps)
+        log_w = log_pt - log_ps
+        weights = np.exp(log_w)
         if weights.sum() != 0:
             weights /= weights.sum()
         else:
             warnings.warn("All weights are zero. Using uniform weights.", stacklevel=2)
             weights = np.ones_like(weights) / len(weights)
         score = split.fitted.score(Xs, split.ys, sample_weight=weights)
-        return 1 * score, {"ess": _effective_sample_size(log_pt - log_ps)}
+        return 1 * score, {"ess": _effective_sample_size(log_w)}
 
     def diagnostics(self, scorer, X_val, sample_domain_val):
         # the scorer has just scored these source samples with both estimates: their log densities are reused
