@@ -243,6 +243,58 @@ def test_the_rankers_of_a_family_pair_share_the_all_features_point(tmp_path, mon
     pd.testing.assert_frame_equal(*at_d)
 
 
+def test_a_family_pair_adapts_once_for_the_curves_and_the_choice_of_k(tmp_path, monkeypatch):
+    """rule run_family_pair's ``reuse``: an adapter of both the curves and the choice of k (OT3 where it
+    applies) adapts each point once; the curve's rows and the choice of k's rows are those of the stages run
+    apart, bit for bit (but the measured times); what the choice of k does not take is dropped per ranker."""
+    from otfs.adapters.coral import CorrelationAlignment
+    from otfs_workflow.io import read_tsv
+    from otfs_workflow.stages import classification, model_selection, ranking
+
+    caches, (Xs, ys, Xt, yt) = toy_caches(tmp_path, seed=6)
+    ranks = {}
+    for r in ("ks", "random"):
+        ranks[r] = tmp_path / f"{r}.json"
+        ranking.run(caches, "toy", "src-tgt", r, iterations=[0, 1], per_class=10, output=ranks[r])
+    calls = []
+    original = CorrelationAlignment._fit_adapt
+    monkeypatch.setattr(CorrelationAlignment, "_fit_adapt", lambda self, *a: calls.append(a[0].shape) or
+                        original(self, *a))
+    curve_adapters = {"NA": None, "CORAL": None}
+    ms_adapters = {"NA": None, "CORAL": None}
+    rules = {"entropy": None, "IW": None}
+    kw = dict(grid="g", orders=["Descending"], counts=[2, 6, "d"], iterations=2,
+              metrics={"balanced_accuracy": True})
+    shared = {}
+    for r, path in ranks.items():
+        classification.run_adapters(caches, path, curve_adapters, shared=shared, reuse={"CORAL"},
+                                    outputs={a: tmp_path / f"{r}-{a}-s.tsv" for a in curve_adapters}, **kw)
+        kept = dict(shared[classification.KeptAdaptations.SLOT])
+        assert kept and all(not z.flags.writeable for Zs, Zt, _ in kept.values() for z in (Zs, Zt))
+        together = model_selection.run_pair(caches, path, ms_adapters, rules, [2, 6, "d"], "knn", 1, 0.5,
+                                            output=tmp_path / f"{r}-ms-s.tsv", iterations=2, shared=shared)
+        assert not shared[classification.KeptAdaptations.SLOT]  # every kept adaptation was taken, once
+        classification.KeptAdaptations(shared).clear()
+        n_calls = len(calls)
+        classification.run_adapters(caches, path, curve_adapters,
+                                    outputs={a: tmp_path / f"{r}-{a}.tsv" for a in curve_adapters}, **kw)
+        apart = model_selection.run_pair(caches, path, ms_adapters, rules, [2, 6, "d"], "knn", 1, 0.5,
+                                         output=tmp_path / f"{r}-ms.tsv", iterations=2)
+        # apart: the curves and the choice of k adapt every point (2 iterations x 3 counts) each
+        assert len(calls) - n_calls == 2 * (2 * 3)
+        cols = [c for c in apart.columns if "seconds" not in c]
+        below = apart["n_features"] < Xs.shape[1]
+        pd.testing.assert_frame_equal(together.loc[below, cols], apart.loc[below, cols])
+        assert (together.loc[together["adapter"] == "CORAL", "seconds"] > 0).all()  # the curves' measured time
+        for a in curve_adapters:
+            s_rows, own = (read_tsv(tmp_path / f).drop(columns="seconds") for f in (f"{r}-{a}-s.tsv", f"{r}-{a}.tsv"))
+            pd.testing.assert_frame_equal(s_rows[own["n_features"] < Xs.shape[1]],
+                                          own[own["n_features"] < Xs.shape[1]], check_dtype=False)
+    # shared: the first ranker adapts 2 iterations x 3 counts once for both stages, the second 2 x 2 (the
+    # point of all features is the first ranker's); apart: 2 x 2 x 3 per ranker
+    assert len(calls) == (2 * 3) + (2 * 2) + 2 * (2 * 2 * 3)
+
+
 def test_a_ranking_of_the_first_iterations_serves_the_grids_that_read_no_more(tmp_path):
     # rank_features ranks the first n of the protocol's iterations when every grid reading the feature set reads
     # no more (the data families: 5 of 19): the same records as the first n of a full ranking, and a reader of more

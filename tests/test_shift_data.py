@@ -295,6 +295,15 @@ def test_shift_builds_each_familys_leaderboard(test_run, tmp_path):
     jobs = planned_jobs(snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "--forceall", "shift"))
     assert jobs["run_family_pair"] == 6 and jobs["aggregate_family"] == 6, jobs
     assert not {"rank_features", "classify", "score_model_selection", "aggregate"} & set(jobs), jobs
+    # with OT3 among the adapters, the families it applies to (wine, landmine, WiFi) get the pair rule that runs
+    # it too (its curves and its choice-of-k scores adapt each point once), the others keep run_family_pair
+    more = tmp_path / "ot3.yaml"
+    more.write_text("leaderboard: {adapters: [NA, CORAL, OT3]}\n")
+    jobs = planned_jobs(snakemake(test_run, "--configfile", "config/test.yaml", str(more), "--dry-run", "--forceall",
+                                  "shift"))
+    assert jobs["run_family_pair"] == 3 and jobs["run_family_pair_with_OT3"] == 3, jobs
+    assert not {"rank_features", "classify", "score_model_selection"} & set(jobs), jobs
+    assert jobs["aggregate"] == 3 * 3  # OT3's aggregates, 3 rankers of 3 feature sets
     # a family's aggregate job writes, for each (ranker, adapter), what rule aggregate's stage writes
     from otfs_workflow.io import read_tsv
     from otfs_workflow.stages import aggregation

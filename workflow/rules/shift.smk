@@ -18,27 +18,30 @@ REGRESSION_ADAPTERS = ("NA", "SA", "CORAL", "TCA")
 
 # One data family's (feature set, pair) in one job, for every ranker of
 # `leaderboard.rankers` (FAMILY_RANKERS): each ranker's ranking, its curves under every
-# adapter of `leaderboard.adapters` that applies to all the families' feature sets
-# (FAMILY_ADAPTERS) and the label-free scores of the choice of k. It writes the same
-# files as rank_features, one classify job per adapter and score_model_selection
-# would, with the same parameters. An adapter that a feature set declares
-# inapplicable (OT3 on the text families and heart) keeps one classify job per pair
-# where it applies, reading this job's rankings. Why one job for all the rankers: a
-# job's imports take 3 to 6 s, while a small family's pair computes for well under a
-# second per ranker (heart disease: 6.6 s per (ranker, pair) job for about 0.5 s of
-# work), and the shift test of the choice of k, the same for every ranker, runs once
-# per iteration. The trade: an edit of a ranker, an adapter or a scorer reruns every
-# ranker of the families' pairs.
-if FAMILY_ADAPTERS:
+# adapter of `leaderboard.adapters` that applies to the feature set and the label-free
+# scores of the choice of k. It writes the same files as rank_features, one classify job
+# per adapter and score_model_selection would, with the same parameters. One rule per set
+# of adapters (FAMILY_PAIR_RULES): run_family_pair runs those that apply to all the
+# families' feature sets (FAMILY_ADAPTERS), run_family_pair_with_OT3 adds OT3 where it
+# applies (WiFi, wine, landmine); an adapter that the choice of k scores too (OT3) adapts
+# each point once for the curve and the scores. Why one job for all the rankers: a job's
+# imports take 3 to 6 s, while a small family's pair computes for well under a second per
+# ranker (heart disease: 6.6 s per (ranker, pair) job for about 0.5 s of work), and the
+# shift test of the choice of k, the same for every ranker, runs once per iteration. The
+# trade: an edit of a ranker, an adapter or a scorer reruns every ranker of the families'
+# pairs.
+for _rule, (_adapters, _sets) in FAMILY_PAIR_RULES.items():
 
-    rule run_family_pair:
+    rule:
+        name:
+            _rule
         input:
             caches=pair_caches,
             code=script_code(
                 "family_pair.py",
                 rankers=FAMILY_RANKERS,
                 adapters=sorted(
-                    set(FAMILY_ADAPTERS) | set(MODEL_SELECTION_CONFIG["adapters"])
+                    set(_adapters) | set(MODEL_SELECTION_CONFIG["adapters"])
                 ),
             ),
         output:
@@ -49,7 +52,7 @@ if FAMILY_ADAPTERS:
             tsv=expand(
                 "results/runs/{{feature_set}}/classification/{ranker}/{adapter}/{grid}/{{pair}}.tsv",
                 ranker=FAMILY_RANKERS,
-                adapter=FAMILY_ADAPTERS,
+                adapter=_adapters,
                 grid=SHIFT_CONFIG["grid"],
             ),
             scores=expand(
@@ -60,9 +63,9 @@ if FAMILY_ADAPTERS:
         log:
             "logs/shift/pairs/{feature_set}/{pair}.log",
         benchmark:
-            "logs/benchmarks/run_family_pair/{feature_set}/{pair}.tsv"
+            f"logs/benchmarks/{_rule}/{{feature_set}}/{{pair}}.tsv"
         wildcard_constraints:
-            feature_set="|".join(re.escape(fs) for fs in FAMILY_FEATURE_SETS),
+            feature_set="|".join(re.escape(fs) for fs in _sets),
         conda:
             "../../envs/otfs.yaml"
         threads: 1
@@ -72,7 +75,7 @@ if FAMILY_ADAPTERS:
             mem_mb=1280,
             runtime=20,
         params:
-            **curves_job_params(FAMILY_ADAPTERS, SHIFT_CONFIG["grid"], "curves_"),
+            **curves_job_params(_adapters, SHIFT_CONFIG["grid"], "curves_"),
             **model_selection_job_params(MODEL_SELECTION_CONFIG["grid"], "ms_"),
             rankers=FAMILY_RANKERS,
             rank_ranker_params=lambda w: {r: ranker_params(r) for r in FAMILY_RANKERS},
@@ -82,9 +85,10 @@ if FAMILY_ADAPTERS:
         script:
             "../scripts/family_pair.py"
 
-    ruleorder: run_family_pair > rank_features
-    ruleorder: run_family_pair > classify_leaderboard_adapters > classify
-    ruleorder: run_family_pair > score_model_selection
+    # `ruleorder:` takes literal names; these rules' names come from the configuration
+    workflow.ruleorder(_rule, "rank_features")
+    workflow.ruleorder(_rule, "classify_leaderboard_adapters", "classify")
+    workflow.ruleorder(_rule, "score_model_selection")
 
 
 # A data family's feature set's aggregates, every (ranker, adapter) of run_family_pair in

@@ -13,6 +13,8 @@ with job(sm.log[0], sm.threads, "family_pair", code=sm.input.code):
     # what every ranker computes alike, once: the point of all the features (in the data's order) of the curves
     # and of the choice of k, and the data rules' choices, per source subset
     shared = {}
+    # the adapters of both the curves and the choice of k (OT3 where it applies): adapted once for both
+    reuse = set(p.curves_adapters) & set(p.ms_adapters)
     for i, ranker in enumerate(p.rankers):
         ranking.run(caches=caches, feature_set=w.feature_set, pair=w.pair, ranker=ranker,
                     ranker_params=p.rank_ranker_params[ranker], iterations=p.rank_iterations,
@@ -21,7 +23,7 @@ with job(sm.log[0], sm.threads, "family_pair", code=sm.input.code):
             caches=caches, ranking_path=sm.output.json[i],
             adapters=dict(zip(p.curves_adapters, p.curves_adapter_params, strict=True)), grid=p.grid,
             orders=p.curves_orders, counts=p.curves_feature_counts, iterations=p.curves_iterations,
-            metrics=p.curves_metrics, as_frame=False, shared=shared,
+            metrics=p.curves_metrics, as_frame=False, shared=shared, reuse=reuse,
             outputs=dict(zip(p.curves_adapters, sm.output.tsv[i * n_adapters:(i + 1) * n_adapters], strict=True)),
         )
         model_selection.run_pair(
@@ -31,3 +33,4 @@ with job(sm.log[0], sm.threads, "family_pair", code=sm.input.code):
             test_size=p.ms_cv["test_size"], iterations=p.ms_iterations, output=sm.output.scores[i],
             shared=shared,
         )
+        classification.KeptAdaptations(shared).clear()

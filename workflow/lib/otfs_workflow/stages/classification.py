@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from otfs_workflow.data.cache import read_domains
 from otfs_workflow.io import read_json, write_rows_tsv
@@ -31,7 +31,7 @@ def run(caches: Mapping[str, str], ranking_path, adapter: str, grid: str,
 def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None], grid: str,
                  orders: Sequence[str], counts, outputs: Mapping[str, str],
                  iterations: int | None = None, *, metrics: Mapping | None = None, as_frame: bool = True,
-                 shared: dict | None = None) -> dict:
+                 shared: dict | None = None, reuse: Collection[str] = ()) -> dict:
     """:func:`run` for several adapters of one pair at once: the caches and the ranking are read once.
 
     ``adapters`` maps each adapter to its hyper-parameters, ``outputs`` each
@@ -46,6 +46,10 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
     permutation of the columns changes an adapter's and a classifier's arithmetic only in the last bits;
     docs/data-families.md measures what it moves.) Without it, each order's own permutation, as
     :func:`otfs.classification.accuracy_curve` computes it.
+
+    ``reuse``: adapters (with ``shared``) whose adapted samples are kept in ``shared`` for
+    :func:`otfs_workflow.stages.model_selection.run_pair`, which adapts the same samples on the same features
+    (:class:`KeptAdaptations`): each is computed once for the curve and the choice of k.
     """
     from otfs.classification import accuracy_curve
 
@@ -76,7 +80,7 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
                     )
                 else:
                     curve = _curve_with_shared_end(src, tgt, subset, r_it, orders, counts, adapter, params, metrics,
-                                                   rank, shared)
+                                                   rank, shared, adapter in reuse)
             except (ValueError, FloatingPointError) as exc:  # say where: the pair, the iteration, the features
                 raise type(exc)(f"{rank['feature_set']}/{rank['pair']}, iteration {r_it['iteration']}, adapter "
                                 f"{adapter}: {_named_columns(str(exc), cache.feature_names)}") from exc
@@ -90,9 +94,11 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
     return results
 
 
-def _curve_with_shared_end(src, tgt, subset, r_it, orders, counts, adapter, params, metrics, rank, shared):
+def _curve_with_shared_end(src, tgt, subset, r_it, orders, counts, adapter, params, metrics, rank, shared,
+                           keep=False):
     """One iteration's curve of every order whose point at all ``d`` features is computed on the data's order,
-    once per (pair, adapter and its parameters, metrics, source subset) in ``shared``."""
+    once per (pair, adapter and its parameters, metrics, source subset) in ``shared``; with ``keep``, the
+    adapted samples are kept in ``shared`` (:class:`KeptAdaptations`)."""
     import numpy as np
 
     from otfs.classification import accuracy_curve
@@ -100,21 +106,82 @@ def _curve_with_shared_end(src, tgt, subset, r_it, orders, counts, adapter, para
     d = src.X.shape[1]
     Xs, ys = src.X[subset], src.y[subset]
     below = [n for n in counts if n != d]
+    built = _build_adapter(adapter, params)
+    if (keep and built is not None and not getattr(type(built), "identity", False)
+            and not getattr(built, "predicts_labels", False)):
+        built = KeptAdaptations(shared).keeping(adapter, params, built)
     curves = {}
     if below:
         for row in accuracy_curve(Xs, ys, tgt.X, tgt.y, orders={name: r_it["orders"][name] for name in orders},
-                                  n_features=below, adapter=_build_adapter(adapter, params), metrics=metrics):
+                                  n_features=below, adapter=built, metrics=metrics):
             curves.setdefault(row["order"], {})[row["n_features"]] = row
     if d in counts:
         key = ("all features", rank["feature_set"], rank["pair"], adapter, repr(params), repr(sorted(metrics.items())),
                np.asarray(subset).tobytes())
         if key not in shared:
             (end,) = accuracy_curve(Xs, ys, tgt.X, tgt.y, orders={"data": np.arange(d)}, n_features=[d],
-                                    adapter=_build_adapter(adapter, params), metrics=metrics)
+                                    adapter=built, metrics=metrics)
             shared[key] = end
         for name in orders:
             curves.setdefault(name, {})[d] = {**shared[key], "order": name}
     return [curves[name][n] for name in orders for n in counts]
+
+
+class KeptAdaptations:
+    """Adapted samples kept in a pair job's ``shared`` dict, from the curves to the choice of k.
+
+    Rule run_family_pair's curves (:func:`run_adapters`) and its label-free scores
+    (:func:`otfs_workflow.stages.model_selection.run_pair`) adapt the same source subset and target on the
+    same features: OT3's coupling, for one, is the most expensive step of both. The curves keep what an
+    adapter of ``reuse`` returns, under the adapter's name, its parameters and a digest of the three input
+    arrays' bytes, shapes and types; the choice of k takes it out (:meth:`take`), so an entry is used once
+    and only on the very same inputs. Kept arrays are read-only: a consumer that wrote to them would fail
+    instead of changing the other's numbers.
+    """
+
+    SLOT = "kept adaptations"
+
+    def __init__(self, shared: dict):
+        self._kept = shared.setdefault(self.SLOT, {})
+
+    @staticmethod
+    def key(adapter: str, params, Xs, ys, Xt) -> tuple:
+        import hashlib
+
+        import numpy as np
+
+        digest = hashlib.blake2b(digest_size=20)
+        for arr in (Xs, ys, Xt):
+            arr = np.ascontiguousarray(arr)
+            digest.update(f"{arr.dtype.str}{arr.shape}".encode())
+            digest.update(arr.tobytes())
+        return adapter, repr(params), digest.hexdigest()
+
+    def keeping(self, adapter: str, params, built):
+        """``built``, whose ``adapt`` now also keeps its result (and the seconds it took) here."""
+        import time
+
+        inner, kept = built.adapt, self._kept
+
+        def adapt(Xs, ys, Xt):
+            start = time.perf_counter()
+            Zs, Zt = inner(Xs, ys, Xt)
+            seconds = time.perf_counter() - start
+            for arr in (Zs, Zt):
+                arr.flags.writeable = False
+            kept[self.key(adapter, params, Xs, ys, Xt)] = (Zs, Zt, seconds)
+            return Zs, Zt
+
+        built.adapt = adapt  # an attribute of this instance only; its type (named in errors) is unchanged
+        return built
+
+    def take(self, adapter: str, params, Xs, ys, Xt):
+        """``(Zs, Zt, seconds)`` kept for these inputs, removed from here; None where none is."""
+        return self._kept.pop(self.key(adapter, params, Xs, ys, Xt), None)
+
+    def clear(self) -> None:
+        """Drop what no consumer took (a ranker's entries, once its choice of k is scored)."""
+        self._kept.clear()
 
 
 def _named_columns(message: str, names) -> str:

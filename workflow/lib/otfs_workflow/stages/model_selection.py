@@ -61,12 +61,14 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
     shared : a dict kept across calls on the same pair (several rankers in one job, rule run_family_pair): the
         data rules' choices, which depend on the iteration's source subset and the target alone, are computed
         once per subset, and so is the point of all ``d`` features, on the features in the data's order (as
-        :func:`otfs_workflow.stages.classification.run_adapters` with ``shared``)
+        :func:`otfs_workflow.stages.classification.run_adapters` with ``shared``); an adaptation the curves kept
+        there (their ``reuse``) is taken instead of computed again
     """
     from otfs.adapters import get_adapter
     from otfs.classification import make_classifier, one_nn_accuracy
     from otfs.k_selection._base import get_rule, score_adapted
     from otfs_workflow.data.cache import read_domains
+    from otfs_workflow.stages.classification import KeptAdaptations
 
     rank = read_json(ranking_path)
     cache = read_domains({d: caches[d] for d in (rank["source"], rank["target"])})
@@ -108,9 +110,14 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
                         rows.append({**shared[end], "iteration": it})
                         continue
                 cols = order[:n] if end is None else np.arange(n)  # shared: the features in the data's order
-                start = time.perf_counter()
-                Zs, Zt = ad.adapt(Xs[:, cols], ys, tgt.X[:, cols])
-                seconds = time.perf_counter() - start
+                kept = None if shared is None else KeptAdaptations(shared).take(
+                    adapter, adapters[adapter], Xs[:, cols], ys, tgt.X[:, cols])
+                if kept is None:
+                    start = time.perf_counter()
+                    Zs, Zt = ad.adapt(Xs[:, cols], ys, tgt.X[:, cols])
+                    seconds = time.perf_counter() - start
+                else:  # the curves' adaptation of the same samples (rule run_family_pair)
+                    Zs, Zt, seconds = kept
                 row = {"iteration": it, "adapter": adapter, "n_features": n,
                        "accuracy": one_nn_accuracy(Zs, ys, Zt, tgt.y), "seconds": seconds}
                 if scorers:
