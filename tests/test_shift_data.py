@@ -301,7 +301,7 @@ def test_shift_builds_each_familys_leaderboard(test_run, tmp_path):
     more.write_text("leaderboard: {adapters: [NA, CORAL, OT3]}\n")
     jobs = planned_jobs(snakemake(test_run, "--configfile", "config/test.yaml", str(more), "--dry-run", "--forceall",
                                   "shift"))
-    assert jobs["run_family_pair"] == 3 and jobs["run_family_pair_with_OT3"] == 3, jobs
+    assert jobs["run_family_pair"] == 3 and jobs["run_family_pair_with_ot3"] == 3, jobs
     assert not {"rank_features", "classify", "score_model_selection"} & set(jobs), jobs
     assert jobs["aggregate"] == 3 * 3  # OT3's aggregates, 3 rankers of 3 feature sets
     # a family's aggregate job writes, for each (ranker, adapter), what rule aggregate's stage writes

@@ -22,7 +22,7 @@ REGRESSION_ADAPTERS = ("NA", "SA", "CORAL", "TCA")
 # scores of the choice of k. It writes the same files as rank_features, one classify job
 # per adapter and score_model_selection would, with the same parameters. One rule per set
 # of adapters (FAMILY_PAIR_RULES): run_family_pair runs those that apply to all the
-# families' feature sets (FAMILY_ADAPTERS), run_family_pair_with_OT3 adds OT3 where it
+# families' feature sets (FAMILY_ADAPTERS), run_family_pair_with_ot3 adds OT3 where it
 # applies (WiFi, wine, landmine); an adapter that the choice of k scores too (OT3) adapts
 # each point once for the curve and the scores. Why one job for all the rankers: a job's
 # imports take 3 to 6 s, while a small family's pair computes for well under a second per

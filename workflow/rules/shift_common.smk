@@ -37,7 +37,9 @@ def family_pair_rules():
             if a not in FAMILY_ADAPTERS
         ]
         suffix = "".join(f"_with_{a}" for a in more)
-        suffix = re.sub(r"\W+", "_", suffix)  # a rule's name is an identifier
+        suffix = re.sub(
+            r"\W+", "_", suffix
+        ).lower()  # an identifier, like the other rules' names
         by_name.setdefault(f"run_family_pair{suffix}", (FAMILY_ADAPTERS + more, []))[
             1
         ].append(fs)

@@ -38,7 +38,7 @@ STAGES = {
     "classify": "classification",
     "classify_leaderboard_adapters": "classification",
     "run_family_pair": "families",
-    "run_family_pair_with_OT3": "families",
+    "run_family_pair_with_ot3": "families",
     "clinical_rank": "clinical",
     "clinical_classify": "clinical",
     "clinical_data": "clinical",
