@@ -13,7 +13,7 @@ from otfs.rankers import FEATURE_RANKERS
 
 from .conftest import sklearn_checks
 
-ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random", "fmmd"]
+ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random", "fmmd", "fisher-divergence"]
 
 
 def _domains(seed=0, n_s=40, n_t=55, d=7, ties=False):
@@ -270,3 +270,77 @@ def test_fmmd_weights_the_shifted_features_out():
 
     with pytest.warns(ConvergenceWarning, match="max_iter=1; the weights may not be final"):
         FEATURE_RANKERS["fmmd"](n_features_to_select=17, max_iter=1, random_state=0).fit(Xs, X_target=Xt)
+
+
+# --- fisher-divergence (Kulinski, Bagchi, Inouye 2020) ------------------------------------------------------
+@pytest.mark.parametrize("n, d", [(30, 8), (10, 40)])
+def test_fisher_divergence_covariance_is_ledoit_wolfs(n, d):
+    import sklearn.covariance
+
+    from otfs.rankers.fisher_divergence import ledoit_wolf_parts
+
+    X = np.random.RandomState(n).randn(n, d) @ np.random.RandomState(d).randn(d, d)
+    mean, Xc, c, beta, a = ledoit_wolf_parts(X)
+    assert a == pytest.approx(sklearn.covariance.ledoit_wolf_shrinkage(X), rel=1e-12)
+    np.testing.assert_allclose(c * np.eye(d) + beta * Xc.T @ Xc, sklearn.covariance.ledoit_wolf(X)[0], rtol=1e-12,
+                               atol=1e-14)
+    _, _, c3, _, a3 = ledoit_wolf_parts(X, 0.3)
+    assert a3 == 0.3 and c3 == pytest.approx(0.3 * np.trace(Xc.T @ Xc / n) / d, rel=1e-12)
+
+
+def test_fisher_divergence_is_the_expectation_the_authors_estimate_by_sampling():
+    # their FisherDivergence(GaussianDensity): draw from both fitted Gaussians, square the difference of the
+    # gradients of the log-densities, average; here the gradients are scipy's log-density by central differences
+    from scipy.stats import multivariate_normal
+
+    from otfs.rankers.fisher_divergence import ledoit_wolf_parts
+
+    rng = np.random.RandomState(0)
+    Xs, Xt = rng.randn(80, 4), rng.randn(90, 4)
+    Xt[:, 1] += 1.0
+    Xt[:, 2] *= 2.0
+    Xt[:, 3] = 0.8 * Xt[:, 0] + 0.6 * Xt[:, 3]  # its conditional on feature 0 moves, its marginal hardly
+    ranker = FEATURE_RANKERS["fisher-divergence"]().fit(Xs, None, X_target=Xt)
+    dens = [multivariate_normal(m, c * np.eye(4) + b * Xc.T @ Xc)
+            for m, Xc, c, b, _ in (ledoit_wolf_parts(X) for X in (Xs, Xt))]
+    samples = np.vstack([dens[0].rvs(100_000, random_state=1), dens[1].rvs(100_000, random_state=2)])
+    h = 1e-5
+    estimate = np.empty(4)
+    for j in range(4):
+        step = np.eye(4)[j] * h
+        grads = [(g.logpdf(samples + step) - g.logpdf(samples - step)) / (2 * h) for g in dens]
+        estimate[j] = np.mean((grads[0] - grads[1]) ** 2)
+    np.testing.assert_allclose(ranker.divergences_, estimate, rtol=0.02)
+    np.testing.assert_array_equal(ranker.scores_, -ranker.divergences_)  # the most shifted last
+
+
+def test_fisher_divergence_without_d_by_d_matrices_is_the_same_number():
+    from otfs.rankers.fisher_divergence import _dense, _low_rank, ledoit_wolf_parts
+
+    rng = np.random.RandomState(3)
+    for Xs, Xt in ((rng.randn(12, 50), 1.5 * rng.randn(15, 50) + 0.3), (rng.rand(9, 31), rng.rand(20, 31) ** 2)):
+        for shrink in (None, 0.05):
+            parts = [ledoit_wolf_parts(X, shrink) for X in (Xs, Xt)]
+            np.testing.assert_allclose(_low_rank(parts), _dense(parts, Xs.shape[1]), rtol=1e-10)
+
+
+def test_fisher_divergence_sees_the_shifts_of_a_conditional_that_per_feature_tests_cannot():
+    from otfs.datasets import get_reader
+    from otfs_workflow.stages.shift_recovery import recovery
+
+    for seed in (0, 1):
+        reader = get_reader("planted-shifts", {"n_features": 40, "per_kind": 3, "n_samples": 600, "seed": seed})
+        src, tgt = reader.read("source", {}, None), reader.read("target", {}, None)
+        found = {name: recovery(FEATURE_RANKERS[name]().fit(src.X, src.y, X_target=tgt.X).order_, reader.planted())
+                 for name in ("fisher-divergence", "ks")}
+        for kind in ("mean", "scale", "correlation"):
+            assert found["fisher-divergence"][kind] == 1.0, (seed, found)
+        assert found["ks"]["correlation"] < 0.5  # a marginal test: the correlation shift leaves the marginals
+
+
+def test_fisher_divergence_errors_name_what_is_wrong():
+    Xs, ys, Xt = _domains(seed=2)
+    with pytest.raises(ValueError, match="'shrinkage' parameter"):
+        FEATURE_RANKERS["fisher-divergence"](shrinkage=0.0).fit(Xs, ys, X_target=Xt)
+    with pytest.raises(ValueError, match="every feature of a domain is constant"):
+        FEATURE_RANKERS["fisher-divergence"]().fit(np.ones_like(Xs), ys, X_target=Xt)
