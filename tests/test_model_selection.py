@@ -56,6 +56,33 @@ def test_the_shift_test_counts_the_features_benjamini_hochberg_keeps():
     assert rule.choose_count(Xs, Xt + 5, [4, 8, 16, 30]) == (4, {"unshifted": 0})
 
 
+def test_failing_loudly_keeps_what_bonferroni_does_not_reject():
+    # against SciPy's KS test feature by feature and statsmodels' Bonferroni correction
+    from scipy.stats import ks_2samp
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.RandomState(1)
+    Xs, Xt = rng.randn(150, 30), rng.randn(170, 30)
+    Xt[:, :9] += np.linspace(0.2, 2.0, 9)
+    p = np.array([ks_2samp(Xs[:, j], Xt[:, j], method="asymp").pvalue for j in range(30)])
+    m = int(np.sum(~multipletests(p, alpha=0.05, method="bonferroni")[0]))
+    bh = int(np.sum(~multipletests(p, alpha=0.05, method="fdr_bh")[0]))
+    assert 21 <= bh <= m < 30  # the family-wise guard keeps at least as many features
+    rule = get_rule("failing-loudly")
+    k, info = rule.choose_count(Xs, Xt, [4, 8, 16, 24, 30])
+    assert info["unshifted"] == m and k == max(c for c in [4, 8, 16, 24, 30] if c <= m)
+    assert rule.choose_count(Xs, Xt + 5, [4, 8, 16, 30]) == (4, {"unshifted": 0})
+    with pytest.raises(ValueError, match="'alpha' parameter"):
+        get_rule("failing-loudly", alpha=0).choose_count(Xs, Xt, [4, 30])
+    # its ranking is the ks ranker's: the p-values fall as the statistics grow (equal statistics that differ in
+    # their last bits may swap)
+    from otfs.rankers import FEATURE_RANKERS
+
+    ks = FEATURE_RANKERS["ks"]().fit(Xs, None, X_target=Xt)
+    p_by_statistic = ks.pvalues_[ks.order_]
+    assert np.all(np.diff(p_by_statistic) <= 1e-12 * p_by_statistic[:-1])
+
+
 def test_skadas_scorers_score_the_validation_split():
     from skada.model_selection import StratifiedDomainShuffleSplit
     from sklearn.neighbors import KNeighborsClassifier

@@ -12,7 +12,8 @@ references, with them):
   (``SND``); k* is the k of the best mean score;
 - **data rules** read the two domains only: ``shift-test`` keeps as many
   features as a per-feature two-sample test finds unshifted after a
-  Benjamini–Hochberg correction;
+  Benjamini–Hochberg correction, ``failing-loudly`` after Rabanser et al.'s
+  Bonferroni correction;
 - **oracle rules** (``oracle``: the best k in hindsight; ``all-features``)
   are references, never methods: the oracle reads the target labels.
 
