@@ -13,7 +13,8 @@ from otfs.rankers import FEATURE_RANKERS
 
 from .conftest import sklearn_checks
 
-ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random", "fmmd", "fisher-divergence"]
+ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random", "fmmd", "fisher-divergence", "sparse-mean-shift",
+       "sparse-ot"]
 
 
 def _domains(seed=0, n_s=40, n_t=55, d=7, ties=False):
@@ -344,3 +345,51 @@ def test_fisher_divergence_errors_name_what_is_wrong():
         FEATURE_RANKERS["fisher-divergence"](shrinkage=0.0).fit(Xs, ys, X_target=Xt)
     with pytest.raises(ValueError, match="every feature of a domain is constant"):
         FEATURE_RANKERS["fisher-divergence"]().fit(np.ones_like(Xs), ys, X_target=Xt)
+
+
+# --- sparse-mean-shift and sparse-ot (Kulinski & Inouye 2023) -----------------------------------------------
+def test_sparse_mean_shift_orders_the_optimal_k_sparse_mean_shifts():
+    # every k: the k-sparse shift of the source minimising the exact W2 to the target (POT's emd2, every subset
+    # of k features tried) moves the k features of largest |mean difference|, which the order keeps last
+    import itertools
+
+    import ot
+
+    rng = np.random.RandomState(0)
+    Xs, Xt = rng.randn(30, 5), rng.randn(40, 5) * [1.0, 1.5, 1.0, 0.7, 1.0]
+    Xt += [0.1, -1.2, 0.6, 0.0, 2.0]
+    ranker = FEATURE_RANKERS["sparse-mean-shift"]().fit(Xs, None, X_target=Xt)
+    np.testing.assert_allclose(ranker.mean_shift_, Xt.mean(0) - Xs.mean(0), rtol=1e-14)
+    a, b = np.full(30, 1 / 30), np.full(40, 1 / 40)
+    for k in range(1, 5):
+        def w2(active, k=k):
+            delta = np.zeros(5)
+            delta[list(active)] = ranker.mean_shift_[list(active)]
+            return ot.emd2(a, b, ot.dist(Xs + delta, Xt), numItermax=10**6)
+
+        best = min(itertools.combinations(range(5), k), key=w2)
+        assert set(best) == set(ranker.order_[-k:].tolist()), k
+
+
+def test_sparse_ot_is_pots_exact_barycentric_map():
+    import ot
+
+    rng = np.random.RandomState(1)
+    Xs, Xt = rng.randn(25, 4), rng.randn(35, 4) * [1.0, 2.0, 1.0, 1.0] + [0.0, 0.0, 1.5, 0.0]
+    ranker = FEATURE_RANKERS["sparse-ot"]().fit(Xs, None, X_target=Xt)
+    mapped = ot.da.EMDTransport(metric="sqeuclidean", norm=None, max_iter=10**6).fit(Xs=Xs, Xt=Xt).transform(Xs=Xs)
+    np.testing.assert_allclose(ranker.displacements_, np.mean((mapped - Xs) ** 2, axis=0), rtol=1e-10)
+    assert set(ranker.order_[-2:].tolist()) == {1, 2}  # the scaled and the shifted feature move most
+    with pytest.raises(RuntimeError, match="did not reach optimality within emd_max_iter=1 iterations"):
+        FEATURE_RANKERS["sparse-ot"](emd_max_iter=1).fit(Xs, None, X_target=Xt)
+
+
+@pytest.mark.parametrize("name, kinds", [("sparse-mean-shift", ("mean",)), ("sparse-ot", ("mean", "scale"))])
+def test_the_sparse_explanations_recover_what_they_move(name, kinds):
+    from otfs.datasets import get_reader
+    from otfs_workflow.stages.shift_recovery import recovery
+
+    reader = get_reader("planted-shifts", {"n_features": 40, "per_kind": 3, "n_samples": 300, "seed": 0})
+    src, tgt = reader.read("source", {}, None), reader.read("target", {}, None)
+    found = recovery(FEATURE_RANKERS[name]().fit(src.X, src.y, X_target=tgt.X).order_, reader.planted())
+    assert all(found[kind] == 1.0 for kind in kinds), found
