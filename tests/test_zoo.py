@@ -14,7 +14,7 @@ from otfs.rankers import FEATURE_RANKERS
 from .conftest import sklearn_checks
 
 ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random", "fmmd", "fisher-divergence", "sparse-mean-shift",
-       "sparse-ot"]
+       "sparse-ot", "relevant-unshifted"]
 
 
 def _domains(seed=0, n_s=40, n_t=55, d=7, ties=False):
@@ -393,3 +393,28 @@ def test_the_sparse_explanations_recover_what_they_move(name, kinds):
     src, tgt = reader.read("source", {}, None), reader.read("target", {}, None)
     found = recovery(FEATURE_RANKERS[name]().fit(src.X, src.y, X_target=tgt.X).order_, reader.planted())
     assert all(found[kind] == 1.0 for kind in kinds), found
+
+
+# --- relevant-unshifted: source relevance among the features a shift test keeps --------------------------------
+@pytest.mark.parametrize("correction", ["bonferroni", "bh"])
+def test_relevant_unshifted_orders_the_kept_features_by_f_then_the_shifted_by_p(correction):
+    from scipy.stats import ks_2samp
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.RandomState(4)
+    ys = np.arange(120) % 3
+    Xs = rng.randn(120, 12) + 0.6 * np.outer(ys, np.linspace(0, 1, 12))
+    Xt = rng.randn(150, 12) + 0.6 * np.outer(np.arange(150) % 3, np.linspace(0, 1, 12))
+    Xt[:, [2, 7, 11]] += [0.4, 1.0, 2.0]  # shifted, some relevant
+    ranker = FEATURE_RANKERS["relevant-unshifted"](correction=correction).fit(Xs, ys, X_target=Xt)
+    p = np.array([ks_2samp(Xs[:, j], Xt[:, j], method="asymp").pvalue for j in range(12)])
+    rejected = multipletests(p, alpha=0.05, method="bonferroni" if correction == "bonferroni" else "fdr_bh")[0]
+    np.testing.assert_array_equal(ranker.unshifted_, ~rejected)
+    F = f_classif(Xs, ys)[0]
+    kept, shifted = np.flatnonzero(~rejected), np.flatnonzero(rejected)
+    expected = list(kept[np.argsort(-F[kept], kind="stable")]) + list(shifted[np.argsort(-p[shifted], kind="stable")])
+    assert ranker.order_.tolist() == expected and {7, 11} <= set(shifted.tolist())
+    # with a test that rejects nothing, it is the source-ANOVA order
+    lax = FEATURE_RANKERS["relevant-unshifted"](alpha=1e-300).fit(Xs, ys, X_target=Xt)
+    assert lax.unshifted_.all()
+    assert lax.order_.tolist() == FEATURE_RANKERS["source-anova"]().fit(Xs, ys, X_target=Xt).order_.tolist()
