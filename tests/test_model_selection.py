@@ -133,7 +133,7 @@ def test_direct_scores_equal_skadas_scorers(case):
     IW's effective sample size, warning counts): two and three classes, ties, one feature, domains so far apart
     that IW's weights all underflow, a classifier with log-probabilities and sample weights (logistic
     regression), and a target predicted as one class (circular validation's shortcut)."""
-    rules = {name: get_rule(name) for name in ("IW", "DEV", "circular", "entropy", "SND")}
+    rules = {name: get_rule(name) for name in ("IW", "DEV", "circular", "entropy", "SND", "MixVal")}
     knn = make_classifier({"name": "knn", "n_neighbors": 5})
     if case in ("gaussian", "logistic", "far"):
         Xs, ys, Xt, _, _ = shifted_domains(n_s=120, n_t=150, d=10, k=2)
@@ -157,6 +157,50 @@ def test_direct_scores_equal_skadas_scorers(case):
         assert direct["circular"]["warnings"] > 0
     with pytest.raises(ValueError, match="engine"):
         score_adapted(Xs, ys, Xt, rules, clf, 2, 0.5, 3, engine="fast")
+
+
+def _mixval_as_the_authors_loop(predict, Xt, lam, batch_size, intra):
+    """ICE as val_mixval_inter.py / val_mixval_intra.py compute it, batch by batch (numpy instead of torch)."""
+    pl = predict(Xt)
+    order = np.argsort(pl, kind="stable") if intra else np.arange(len(Xt))
+    hits = total = 0
+    for start in range(0, len(order), batch_size):
+        idx = order[start:start + batch_size]
+        rand_idx = np.arange(len(idx))[::-1]  # torch.arange(batch_size).flip([0])
+        pl_a, pl_b = pl[idx], pl[idx][rand_idx]
+        mix = lam * Xt[idx] + (1 - lam) * Xt[idx][rand_idx]
+        pick = pl_a == pl_b if intra else pl_a != pl_b
+        hits += int(np.sum(predict(mix)[pick] == pl_a[pick]))
+        total += int(pick.sum())
+    return hits / total
+
+
+def test_mixval_is_the_authors_ice_score():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    Xs, ys, Xt, _, _ = shifted_domains(n_s=120, n_t=300, d=6, k=3, n_classes=3)
+    clf = KNeighborsClassifier(5).fit(Xs, ys)
+    for kind in ("inter", "intra"):
+        rule = get_rule("MixVal", kind=kind, batch_size=64)
+        value, counts = rule.ice(clf.predict, Xt, clf.predict(Xt))
+        assert value == _mixval_as_the_authors_loop(clf.predict, Xt, 0.55, 64, kind == "intra")
+        assert counts[f"{kind}_pairs"] > 0
+    both, counts = get_rule("MixVal", batch_size=64).ice(clf.predict, Xt, clf.predict(Xt))
+    assert both == np.mean([_mixval_as_the_authors_loop(clf.predict, Xt, 0.55, 64, intra) for intra in (0, 1)])
+    assert 0 < counts["inter_pairs"] < 300 and 0 < counts["intra_pairs"] <= 300
+    # by hand: a threshold at 0 on one feature; target at -1, -0.2, 0.3, 2 (pseudo-labels 0, 0, 1, 1); mirrored
+    # pairs (0, 3), (1, 2), (2, 1), (3, 0), all inter-cluster; 0.55 a + 0.45 b is 0.35, 0.025, 0.075 and 0.65:
+    # all on class 1's side, so the two pairs dominated by a class-0 sample miss
+    def threshold(X):
+        return (np.asarray(X)[:, 0] > 0).astype(int)
+
+    Xh = np.array([[-1.0], [-0.2], [0.3], [2.0]])
+    assert get_rule("MixVal", kind="inter").ice(threshold, Xh, threshold(Xh))[0] == 0.5
+    with pytest.warns(UserWarning, match="no inter-cluster pair"):
+        value, _ = get_rule("MixVal", kind="inter").ice(threshold, Xh[:2], threshold(Xh[:2]))
+    assert np.isnan(value)
+    with pytest.raises(ValueError, match="'lam' parameter"):
+        get_rule("MixVal", lam=0.4).ice(threshold, Xh, threshold(Xh))
 
 
 def _direct_log_density(X, Y, h):

@@ -9,7 +9,8 @@ references, with them):
   skada (``skada.metrics``): importance-weighted validation (``IW``), deep
   embedded validation (``DEV``), circular validation (``circular``),
   prediction entropy (``entropy``) and soft neighbourhood density
-  (``SND``); k* is the k of the best mean score;
+  (``SND``), and MixVal (``MixVal``, Hu et al.'s mixed target samples,
+  not in skada); k* is the k of the best mean score;
 - **data rules** read the two domains only: ``shift-test`` keeps as many
   features as a per-feature two-sample test finds unshifted after a
   Benjamini–Hochberg correction, ``failing-loudly`` after Rabanser et al.'s
