@@ -136,7 +136,7 @@ def test_related_targets_build_in_the_pipeline(test_run):
     snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "related")
     res = test_run / "results"
     t1 = pd.read_csv(res / "wda" / "table1.csv")
-    assert set(t1["dataset"]) == {"iris", "ionosphere", "digits"} and set(t1["method"]) == {"PCA", "FDA", "WDA"}
+    assert set(t1["dataset"]) == {"iris", "ionosphere", "digits"} and set(t1["method"]) == {"PCA", "FDA", "LFDA", "WDA"}
     assert (t1["splits"] == 2).all() and t1["error"].between(0, 100).all()
     assert "paper WDA" in (res / "wda" / "table1.md").read_text()
     fig2 = pd.read_csv(res / "wda" / "figure2.csv")

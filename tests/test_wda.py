@@ -364,3 +364,71 @@ def test_table1_sets_ours_beside_the_papers_with_the_difference_and_the_paired_t
     text = out["md"].read_text()
     assert long.loc[("iris", "WDA"), "vs_PCA_p_value"] < 0.05 and "†" in text  # 5 points better on every split
     assert f"{wda['usps'].mean() - 6.50:+.2f} *" in text  # usps: far beyond 2 std from the paper's 6.50
+
+
+# --- LFDA (Sugiyama 2007), Table 1's LFDA column ---------------------------------------------------------------
+def _lfda_scatters_by_the_double_sum(X, y, k):
+    """S_b and S_w as Sugiyama's Eqs. (12)-(13) write them: sums over every pair of samples."""
+    n, d = X.shape
+    sigma = np.empty(n)
+    for i in range(n):
+        same = np.flatnonzero(y == y[i])
+        dists = np.sort([np.linalg.norm(X[i] - X[j]) for j in same])
+        sigma[i] = dists[min(k, len(same) - 1)]
+    Sw, Sb = np.zeros((d, d)), np.zeros((d, d))
+    for i in range(n):
+        for j in range(n):
+            diff = np.outer(X[i] - X[j], X[i] - X[j])
+            if y[i] == y[j]:
+                nc = np.sum(y == y[i])
+                a = np.exp(-np.sum((X[i] - X[j]) ** 2) / (sigma[i] * sigma[j]))
+                Sw += 0.5 * a / nc * diff
+                Sb += 0.5 * a * (1 / n - 1 / nc) * diff
+            else:
+                Sb += 0.5 / n * diff
+    return Sb, Sw
+
+
+def test_lfda_scatters_are_the_papers_double_sums_and_its_directions_solve_the_eigenproblem():
+    from otfs.reducers import REDUCERS
+    from otfs.reducers.lfda import local_scatters
+
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(40, 4), np.repeat([0, 1, 2], [10, 14, 16])
+    X[y == 1] += 2.0
+    for k in (1, 3, 7):
+        Sb, Sw = local_scatters(X, y, k)
+        ref_b, ref_w = _lfda_scatters_by_the_double_sum(X, y, k)
+        np.testing.assert_allclose(Sb, ref_b, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(Sw, ref_w, rtol=1e-10, atol=1e-12)
+    lfda = REDUCERS["LFDA"](2, 3, 0, reg=0.0, embedding="plain").fit(X, y)
+    Sb, Sw = local_scatters(X, y, 7)
+    V = lfda.components_.T
+    np.testing.assert_allclose(Sb @ V, Sw @ V * lfda.eigenvalues_, rtol=1e-8, atol=1e-10)
+    assert lfda.eigenvalues_[0] >= lfda.eigenvalues_[1]
+    np.testing.assert_allclose(REDUCERS["LFDA"](2, 3, 0, reg=0.0).fit(X, y).transform(X),
+                               X @ V * np.sqrt(lfda.eigenvalues_), rtol=1e-10)
+
+
+def test_lfda_keeps_a_multimodal_class_apart_where_fda_merges_it():
+    # the paper's motivating case: class 0 is two clusters at x = -4 and x = +4, class 1 between them at x = 0, and
+    # class 0 sits 1 higher in y. FDA's global within-class scatter is huge along x, so it projects on y, where the
+    # classes overlap; LFDA's local one ignores the distance between the two clusters and projects on x, where
+    # they stay apart and class 1 lies between them: a 1-NN separates the classes there.
+    from sklearn.model_selection import cross_val_score
+
+    from otfs.reducers import REDUCERS
+
+    rng = np.random.RandomState(1)
+    left, right, middle = rng.randn(50, 2) * 0.3, rng.randn(50, 2) * 0.3, rng.randn(100, 2) * 0.3
+    left += [-4.0, 1.0]
+    right += [4.0, 1.0]
+    X, y = np.vstack([left, right, middle]), np.repeat([0, 0, 1], [50, 50, 100])
+    lfda, fda = REDUCERS["LFDA"](1, 2, 0).fit(X, y), REDUCERS["FDA"](1, 2, 0).fit(X, y)
+    direction = lfda.components_[0]
+    assert abs(direction[0]) / np.linalg.norm(direction) > 0.99
+    accuracy = {name: cross_val_score(KNeighborsClassifier(1), r.transform(X), y, cv=5).mean()
+                for name, r in (("LFDA", lfda), ("FDA", fda))}
+    assert accuracy["LFDA"] > 0.98 > accuracy["FDA"], accuracy
+    with pytest.raises(ValueError, match="'k' parameter"):
+        REDUCERS["LFDA"](1, 2, 0, k=0).fit(X, y)

@@ -109,7 +109,7 @@ def table1(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Ma
         f"chosen by {int(cfg['cv_folds'])}-fold cross-validation on the training part; "
         f"{int(cfg['noise_features'])} Gaussian noise features added except to isolet, usps, mnist and digits. "
         "Ranks are among the methods run here. The paper's columns are its published numbers "
-        "(LFDA and LMNN are not run: metric-learn 0.7.0 fails with scikit-learn >= 1.8). "
+        "(LMNN is not run: no maintained package works with the pinned libraries, docs/related-methods.md). "
         "WDA − paper: our mean minus the published one; * where it exceeds 2 of our standard deviations. "
         "WDA − PCA: the mean paired difference over the same splits; † where a two-sided Wilcoxon signed-rank "
         "test over the splits gives p < 0.05 (the paper's test)."
