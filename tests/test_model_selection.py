@@ -20,6 +20,10 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 def test_the_rules_are_registered_one_file_each():
     assert set(SELECTION_RULES) >= {"IW", "DEV", "circular", "entropy", "SND", "shift-test", "oracle", "all-features"}
     assert {n for n in SELECTION_RULES if SELECTION_RULES[n].reads_target_labels} == {"oracle"}
+    # every rule, built with its defaults, keeps its kind (a parameter must not shadow it: the report dispatches on it)
+    kinds = {n: get_rule(n).kind for n in SELECTION_RULES}
+    assert set(kinds.values()) == {"scorer", "data", "oracle"} and kinds["MixVal"] == "scorer", kinds
+    assert all(getattr(type(get_rule(n)), "kind") == k for n, k in kinds.items())
     with pytest.raises(KeyError, match=r"unknown selection rule 'entropie'; registered selection rules: .*"
                                        r"\(did you mean 'entropy'\?\)"):
         get_rule("entropie")
@@ -181,7 +185,7 @@ def test_mixval_is_the_authors_ice_score():
     Xs, ys, Xt, _, _ = shifted_domains(n_s=120, n_t=300, d=6, k=3, n_classes=3)
     clf = KNeighborsClassifier(5).fit(Xs, ys)
     for kind in ("inter", "intra"):
-        rule = get_rule("MixVal", kind=kind, batch_size=64)
+        rule = get_rule("MixVal", pairs=kind, batch_size=64)
         value, counts = rule.ice(clf.predict, Xt, clf.predict(Xt))
         assert value == _mixval_as_the_authors_loop(clf.predict, Xt, 0.55, 64, kind == "intra")
         assert counts[f"{kind}_pairs"] > 0
@@ -195,9 +199,9 @@ def test_mixval_is_the_authors_ice_score():
         return (np.asarray(X)[:, 0] > 0).astype(int)
 
     Xh = np.array([[-1.0], [-0.2], [0.3], [2.0]])
-    assert get_rule("MixVal", kind="inter").ice(threshold, Xh, threshold(Xh))[0] == 0.5
+    assert get_rule("MixVal", pairs="inter").ice(threshold, Xh, threshold(Xh))[0] == 0.5
     with pytest.warns(UserWarning, match="no inter-cluster pair"):
-        value, _ = get_rule("MixVal", kind="inter").ice(threshold, Xh[:2], threshold(Xh[:2]))
+        value, _ = get_rule("MixVal", pairs="inter").ice(threshold, Xh[:2], threshold(Xh[:2]))
     assert np.isnan(value)
     with pytest.raises(ValueError, match="'lam' parameter"):
         get_rule("MixVal", lam=0.4).ice(threshold, Xh, threshold(Xh))

@@ -34,7 +34,7 @@ class MixVal(ScorerRule):
     (fitted on the validation split's training source samples, as the other
     scorers'), and the target samples are the validation split's.
 
-    Where the paper leaves a choice: ``kind="both"`` (the default) scores
+    Where the paper leaves a choice: ``pairs="both"`` (the default) scores
     the mean of the two ICE scores, since one score per number of features
     is needed where the authors compare the two across candidate models; a
     kind without any pair (every target sample predicted in one class has
@@ -45,7 +45,8 @@ class MixVal(ScorerRule):
     ----------
     lam : float, default=0.55
         The weight of the dominant sample, in (0.5, 1).
-    kind : {"both", "inter", "intra"}, default="both"
+    pairs : {"both", "inter", "intra"}, default="both"
+        Which mixed samples score: of different pseudo-labels, of the same one, or the mean of both.
     batch_size : int, default=128
         The authors' batch size, within which partners are paired.
 
@@ -58,13 +59,13 @@ class MixVal(ScorerRule):
 
     _parameter_constraints: dict = {
         "lam": [Interval(Real, 0.5, 1, closed="neither")],
-        "kind": [StrOptions({"both", "inter", "intra"})],
+        "pairs": [StrOptions({"both", "inter", "intra"})],
         "batch_size": [Interval(Integral, 2, None, closed="left")],
     }
 
-    def __init__(self, lam=0.55, kind="both", batch_size=128):
+    def __init__(self, lam=0.55, pairs="both", batch_size=128):
         self.lam = lam
-        self.kind = kind
+        self.pairs = pairs
         self.batch_size = batch_size
 
     direct = True
@@ -95,7 +96,7 @@ class MixVal(ScorerRule):
         n = pseudo.size
         scores, counts = {}, {}
         for kind in ("inter", "intra"):
-            if self.kind not in (kind, "both"):
+            if self.pairs not in (kind, "both"):
                 continue
             order = np.arange(n) if kind == "inter" else np.argsort(pseudo, kind="stable")
             a, b = order, self.partners(order)
@@ -106,10 +107,10 @@ class MixVal(ScorerRule):
                 mixed = self.lam * Xt[a] + (1.0 - self.lam) * Xt[b]
                 scores[kind] = float(np.mean(np.asarray(predict(mixed)) == pseudo[a]))
         if not scores:
-            warnings.warn(f"MixVal: no {self.kind}-cluster pair among {n} target samples (pseudo-labels "
+            warnings.warn(f"MixVal: no {self.pairs}-cluster pair among {n} target samples (pseudo-labels "
                           f"{np.unique(pseudo).tolist()}): the score is NaN", UserWarning, stacklevel=2)
             return float("nan"), counts
-        if len(scores) < (2 if self.kind == "both" else 1):
+        if len(scores) < (2 if self.pairs == "both" else 1):
             warnings.warn(f"MixVal: no pair of one kind (pair counts {counts}); scored by the other", UserWarning,
                           stacklevel=2)
         return float(np.mean(list(scores.values()))), counts
