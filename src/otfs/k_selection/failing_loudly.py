@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from otfs.k_selection._base import register_rule
-from otfs.k_selection.shift_test import ShiftTest
+from otfs.k_selection.shift_test import ShiftTest, snap_down
 
 
 @register_rule("failing-loudly")
@@ -55,6 +55,4 @@ class FailingLoudly(ShiftTest):
         self._validate_params()
         p = self.pvalues(Xs, Xt)
         m = int(np.sum(p > self.alpha / p.size))
-        counts = np.sort(np.asarray(counts))
-        below = counts[counts <= m]
-        return int(below.max() if below.size else counts.min()), {"unshifted": m}
+        return snap_down(m, counts), {"unshifted": m}

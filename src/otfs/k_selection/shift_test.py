@@ -61,6 +61,11 @@ class ShiftTest(DataRule):
         self._validate_params()
         adjusted = false_discovery_control(self.pvalues(Xs, Xt), method="bh")
         m = int(np.sum(adjusted > self.q))
-        counts = np.sort(np.asarray(counts))
-        below = counts[counts <= m]
-        return int(below.max() if below.size else counts.min()), {"unshifted": m}
+        return snap_down(m, counts), {"unshifted": m}
+
+
+def snap_down(m: int, counts) -> int:
+    """The largest number of features of the grid not above ``m`` (the smallest one when ``m`` is below all)."""
+    counts = np.sort(np.asarray(counts))
+    below = counts[counts <= m]
+    return int(below.max() if below.size else counts.min())
