@@ -14,7 +14,7 @@ from otfs.rankers import FEATURE_RANKERS
 from .conftest import sklearn_checks
 
 ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random", "fmmd", "fisher-divergence", "sparse-mean-shift",
-       "sparse-ot", "relevant-unshifted"]
+       "sparse-ot", "relevant-unshifted", "rulsif"]
 
 
 def _domains(seed=0, n_s=40, n_t=55, d=7, ties=False):
@@ -418,3 +418,107 @@ def test_relevant_unshifted_orders_the_kept_features_by_f_then_the_shifted_by_p(
     lax = FEATURE_RANKERS["relevant-unshifted"](alpha=1e-300).fit(Xs, ys, X_target=Xt)
     assert lax.unshifted_.all()
     assert lax.order_.tolist() == FEATURE_RANKERS["source-anova"]().fit(Xs, ys, X_target=Xt).order_.tolist()
+
+
+# --- rulsif: per-feature relative density-ratio fitting ---------------------------------------------------------
+def test_rulsif_with_fixed_bandwidth_is_densratios_ratio_and_divergence():
+    densratio = pytest.importorskip("densratio").densratio  # a test dependency (pyproject's test extra)
+    from otfs.rankers.rulsif import _kernel, rulsif_1d
+
+    rng = np.random.RandomState(0)
+    n = 150
+    x, y = rng.normal(0.3, 1.0, size=(n, 3)), rng.normal(0.0, 1.2, size=(n, 3))
+    points = np.linspace(-3, 3, 13)[:, None]
+    for j, (sigma, lam) in enumerate([(0.7, 0.1), (0.5, 0.3), (1.1, 1.0)]):
+        np.random.seed(5)
+        centers = x[np.random.choice(n, 10, replace=False)][:, [j]]  # densratio's draw, reproduced
+        np.random.seed(5)
+        ref = densratio(x[:, [j]], y[:, [j]], method="RuLSIF", alpha=0.2, sigma=[sigma], lambda_=[lam], kernel_num=10,
+                        verbose=False)
+        assert (ref.theta > 0).all()  # densratio clips theta at 0; rulsif does not: compare where nothing is clipped
+        pe, s, lams, theta = rulsif_1d(x[:, [j]], y[:, [j]], centers, 0.2, [[sigma]], [lam])
+        assert s[0] == sigma and lams[0] == lam
+        np.testing.assert_allclose(theta[0], ref.theta, rtol=1e-10)
+        ratio = _kernel(points, centers, np.array([sigma]))[0] @ theta[0]
+        np.testing.assert_allclose(ratio, ref.compute_density_ratio(points), rtol=1e-10)
+        # densratio's divergence divides both sums by n_x: equal to Liu et al.'s Eq. 8 when n_x == n_y
+        np.testing.assert_allclose(pe[0], ref.alpha_PE, rtol=1e-10)
+
+
+def _relulsif_cv(x_nu, x_de, centers, alpha, sigmas, lambdas, fold_nu, fold_de):
+    """RelULSIF.m's cross-validation loops for one 1-D ratio, transcribed (folds given instead of drawn)."""
+    score = np.zeros((len(sigmas), len(lambdas)))
+    for i, sigma in enumerate(sigmas):
+        k_nu = np.exp(-((x_nu[:, None] - centers[None, :]) ** 2) / (2 * sigma**2))
+        k_de = np.exp(-((x_de[:, None] - centers[None, :]) ** 2) / (2 * sigma**2))
+        for j, lam in enumerate(lambdas):
+            total = 0.0
+            for k in range(fold_nu.max() + 1):
+                tr_nu, tr_de = k_nu[fold_nu != k], k_de[fold_de != k]
+                H = (1 - alpha) / len(tr_de) * tr_de.T @ tr_de + alpha / len(tr_nu) * tr_nu.T @ tr_nu
+                theta = np.linalg.solve(H + lam * np.eye(len(centers)), tr_nu.mean(axis=0))
+                g_nu, g_de = k_nu[fold_nu == k] @ theta, k_de[fold_de == k] @ theta
+                total += alpha / 2 * np.mean(g_nu**2) + (1 - alpha) / 2 * np.mean(g_de**2) - np.mean(g_nu)
+            score[i, j] = total / (fold_nu.max() + 1)
+    return score
+
+
+def test_rulsif_cross_validation_is_relulsifs_per_feature_and_pooled():
+    from otfs.rankers.rulsif import LAMBDAS, SIGMA_FACTORS, rulsif_1d
+
+    rng = np.random.RandomState(1)
+    n_nu, n_de, d = 47, 53, 4
+    X_nu = rng.normal(0, 1, (n_nu, d)) * [1, 2, 0.5, 1] + [0, 0, 0, 1]
+    X_de = rng.normal(0, 1, (n_de, d))
+    centers = X_nu[:12]
+    median = np.array([0.9, 1.7, 0.6, 1.1])
+    sigmas = np.outer(SIGMA_FACTORS, median)
+    perm_nu, perm_de = rng.permutation(n_nu), rng.permutation(n_de)
+    fold_nu, fold_de = np.empty(n_nu, int), np.empty(n_de, int)
+    fold_nu[perm_nu], fold_de[perm_de] = np.arange(n_nu) * 5 // n_nu, np.arange(n_de) * 5 // n_de
+    tables = [_relulsif_cv(X_nu[:, j], X_de[:, j], centers[:, j], 0.1, sigmas[:, j], LAMBDAS, fold_nu, fold_de)
+              for j in range(d)]
+    pe, s, lams, _ = rulsif_1d(X_nu, X_de, centers, 0.1, sigmas, LAMBDAS, 5, (perm_nu, perm_de))
+    for j, table in enumerate(tables):
+        i_min, j_min = np.unravel_index(np.argmin(table), table.shape)
+        assert s[j] == sigmas[i_min, j] and lams[j] == LAMBDAS[j_min]
+        ref, *_ = rulsif_1d(X_nu[:, [j]], X_de[:, [j]], centers[:, [j]], 0.1, [[s[j]]], [lams[j]])
+        np.testing.assert_allclose(pe[j], ref[0], rtol=1e-12)
+    # pooled over features 1 and 3: the candidate of least summed objective serves all four
+    pe_p, s_p, l_p, _ = rulsif_1d(X_nu, X_de, centers, 0.1, sigmas, LAMBDAS, 5, (perm_nu, perm_de), pool=[1, 3])
+    i_min, j_min = np.unravel_index(np.argmin(tables[1] + tables[3]), tables[1].shape)
+    np.testing.assert_array_equal(s_p, sigmas[i_min])
+    np.testing.assert_array_equal(l_p, np.full(d, LAMBDAS[j_min]))
+    assert not np.array_equal(s_p, s) or not np.array_equal(l_p, lams)  # the pooled choice is not each feature's own
+
+
+def test_rulsif_median_distance_is_nanmedian_over_differing_pairs():
+    from otfs.rankers.rulsif import median_distances
+
+    rng = np.random.RandomState(2)
+    X = (rng.rand(60, 9) < 0.2) * rng.rand(60, 9)
+    X[:, 4] = 2.0  # constant
+    i, k = np.triu_indices(60, 1)
+    gaps = np.abs(X[i] - X[k])
+    gaps[gaps == 0] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = np.nan_to_num(np.nanmedian(gaps, axis=0), nan=0.0)
+    np.testing.assert_allclose(median_distances(X), ref, rtol=0)
+    assert median_distances(X)[4] == 0.0
+
+
+def test_rulsif_recovers_the_planted_marginal_shifts_and_names_bad_input():
+    from otfs.datasets import get_reader
+    from otfs_workflow.stages.shift_recovery import recovery
+
+    reader = get_reader("planted-shifts", {"n_features": 40, "per_kind": 3, "n_samples": 300, "seed": 0})
+    src, tgt = reader.read("source", {}, None), reader.read("target", {}, None)
+    ranker = FEATURE_RANKERS["rulsif"](n_centers=30, cv_features=10, random_state=0).fit(src.X, src.y, X_target=tgt.X)
+    found = recovery(ranker.order_, reader.planted())
+    assert found["mean"] == found["scale"] == found["shape"] == 1.0, found
+    assert ranker.divergences_.shape == (40,) and ranker.sigmas_.shape == ranker.lambdas_.shape == (2, 40)
+    with pytest.raises(ValueError, match="the source has 3 samples, fewer than n_folds=5"):
+        FEATURE_RANKERS["rulsif"]().fit(src.X[:3], X_target=tgt.X)
+    with pytest.raises(ValueError, match="'alpha' parameter"):
+        FEATURE_RANKERS["rulsif"](alpha=1.0).fit(src.X, X_target=tgt.X)
