@@ -14,7 +14,7 @@ from otfs.rankers import FEATURE_RANKERS
 from .conftest import sklearn_checks
 
 ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random", "fmmd", "fisher-divergence", "sparse-mean-shift",
-       "sparse-ot", "relevant-unshifted", "rulsif"]
+       "sparse-ot", "relevant-unshifted", "rulsif", "hsic-lasso", "relevance-over-shift"]
 
 
 def _domains(seed=0, n_s=40, n_t=55, d=7, ties=False):
@@ -522,3 +522,103 @@ def test_rulsif_recovers_the_planted_marginal_shifts_and_names_bad_input():
         FEATURE_RANKERS["rulsif"]().fit(src.X[:3], X_target=tgt.X)
     with pytest.raises(ValueError, match="'alpha' parameter"):
         FEATURE_RANKERS["rulsif"](alpha=1.0).fit(src.X, X_target=tgt.X)
+
+
+# --- hsic-lasso: block HSIC Lasso with the domain or the source label as the output ------------------------------
+def _package_permutations(n, m):
+    """pyHSICLasso's partitions: permutation m of the previous one, under numpy's global seed m."""
+    perms, index = [], np.arange(n)
+    for seed in range(m):
+        np.random.seed(seed)
+        index = np.random.permutation(index)
+        perms.append(index)
+    return perms
+
+
+@pytest.mark.parametrize("n, output", [(110, "label"), (100, "domain")])
+def test_hsic_lasso_design_and_path_are_pyhsiclassos(n, output):
+    import contextlib
+    import io
+
+    HSICLasso = pytest.importorskip("pyHSICLasso").HSICLasso  # a test dependency (pyproject's test extra)
+    from sklearn.linear_model import lars_path
+
+    from otfs.rankers.hsic_lasso import block_hsic_design
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(n, 12)
+    if output == "label":  # three classes, from a linear, a quadratic and a threshold term
+        y = (X[:, 0] + 0.5 * X[:, 3] ** 2 + 0.3 * rng.randn(n) > 0.5).astype(int) + (X[:, 5] > 1)
+    else:  # two domains: the second half shifted in features 2 (mean) and 7 (scale)
+        y = np.r_[np.zeros(n // 2, int), np.ones(n - n // 2, int)]
+        X[y == 1, 2] += 1.0
+        X[y == 1, 7] *= 2.5
+    package = HSICLasso()
+    package.input(X, y.astype(float))
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        package.classification(num_feat=4, B=20, M=3, n_jobs=1)
+    design, target = block_hsic_design(X, y, 20, _package_permutations(n, 3))
+    rows = design.shape[0]  # the package leaves the rows of the left-out samples at 0
+    assert np.all(package.X[rows:] == 0)
+    np.testing.assert_allclose(design, package.X[:rows], atol=1e-6)  # the package's kernels are float32
+    np.testing.assert_allclose(design.T @ target, package.Xty.ravel(), atol=1e-6)
+    # its non-negative LARS stops where a fifth feature enters: scikit-learn's path at that knot
+    coefs = lars_path(design, target, method="lasso", positive=True, max_iter=10)[2]
+    assert set(np.flatnonzero(coefs[:, 4])) == set(package.A)
+    np.testing.assert_allclose(coefs[:, 4], package.beta.ravel(), atol=1e-6)
+
+
+def test_hsic_lasso_path_scores_are_the_correlations_on_an_orthogonal_design():
+    from otfs.rankers.hsic_lasso import hsic_lasso_path_scores
+
+    rng = np.random.RandomState(3)
+    Q = np.linalg.qr(rng.randn(50, 8))[0]  # orthonormal columns: each feature enters at its own correlation
+    target = Q @ np.array([3.0, -1.0, 0.5, 2.0, 0.0, 1.5, -0.2, 0.8]) + 0.01 * rng.randn(50)
+    corr = Q.T @ target
+    scores, entry = hsic_lasso_path_scores(Q, target, n_path=3)
+    np.testing.assert_allclose(scores, corr / 50, rtol=1e-10)
+    assert entry.tolist() == [0, -1, -1, 1, -1, 2, -1, -1]  # the three largest positive, then the rest
+
+
+def test_hsic_lasso_domain_puts_the_planted_shifts_last_and_label_finds_the_relevant():
+    from otfs.datasets import get_reader
+    from otfs_workflow.stages.shift_recovery import recovery
+
+    reader = get_reader("planted-shifts", {"n_features": 40, "per_kind": 3, "n_samples": 300, "seed": 0})
+    src, tgt = reader.read("source", {}, None), reader.read("target", {}, None)
+    domain = FEATURE_RANKERS["hsic-lasso"](random_state=0).fit(src.X, src.y, X_target=tgt.X)
+    found = recovery(domain.order_, reader.planted())
+    assert found["mean"] == found["scale"] == 1.0, found
+    label = FEATURE_RANKERS["hsic-lasso"](output="label", max_samples=None, random_state=0).fit(src.X, src.y,
+                                                                                                X_target=tgt.X)
+    f_order = np.argsort(-f_classif(src.X, src.y)[0])
+    assert len(set(label.order_[:5]) & set(f_order[:5])) >= 3  # relevance: mostly ANOVA's top five
+    with pytest.raises(ValueError, match="output='label' needs the source labels y"):
+        FEATURE_RANKERS["hsic-lasso"](output="label").fit(src.X, X_target=tgt.X)
+    with pytest.raises(ValueError, match="15 samples, fewer than block_size=20"):
+        FEATURE_RANKERS["hsic-lasso"](output="label").fit(src.X[::20], src.y[::20], X_target=tgt.X)
+    with pytest.raises(ValueError, match="needs at least two classes in the source labels"):
+        FEATURE_RANKERS["hsic-lasso"](output="label").fit(src.X[:30], np.zeros(30, int), X_target=tgt.X)
+
+
+# --- relevance-over-shift: source F with the shift counted as noise ----------------------------------------------
+@pytest.mark.parametrize("ties", [False, True])
+def test_relevance_over_shift_is_f_over_within_plus_pots_w2(ties):
+    import ot
+
+    from otfs.rankers.relevance_over_shift import wasserstein2_squared_1d
+
+    Xs, ys, Xt = _domains(ties=ties)
+    w2 = np.array([ot.wasserstein_1d(Xs[:, j], Xt[:, j], p=2) for j in range(Xs.shape[1])])  # W2², POT
+    np.testing.assert_allclose(wasserstein2_squared_1d(Xs, Xt), w2, rtol=1e-12, atol=1e-14)
+    F = f_classif(Xs, ys)[0]
+    ranker = FEATURE_RANKERS["relevance-over-shift"]().fit(Xs, ys, X_target=Xt)
+    np.testing.assert_allclose(ranker.between_ / ranker.within_, F, rtol=1e-12)
+    np.testing.assert_allclose(ranker.scores_, ranker.between_ / (ranker.within_ + w2), rtol=1e-12)
+    assert set(ranker.order_[-2:].tolist()) == {1, 4}  # the two shifted features last
+    # without shift it is source-anova's order
+    same = FEATURE_RANKERS["relevance-over-shift"]().fit(Xs, ys, X_target=Xs)
+    np.testing.assert_array_equal(same.order_, FEATURE_RANKERS["source-anova"]().fit(Xs, ys, X_target=Xs).order_)
+    with pytest.raises(ValueError, match="needs y"):
+        FEATURE_RANKERS["relevance-over-shift"]().fit(Xs, X_target=Xt)

@@ -10,19 +10,27 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["subsample_domains", "ecdf_gaps", "ks_statistic", "ks_pvalue", "wasserstein1d", "domain_auc", "mmd2_unbiased"]
+__all__ = ["subsample_indices", "subsample_domains", "ecdf_gaps", "ks_statistic", "ks_pvalue", "wasserstein1d", "domain_auc",
+           "mmd2_unbiased"]
+
+
+def subsample_indices(sizes, max_samples, random_state=None):
+    """For each domain size in ``sizes``, the sorted indices of at most ``max_samples`` rows drawn without
+    replacement (all of them when ``max_samples`` is None or not smaller); one generator, in that order."""
+    from sklearn.utils import check_random_state
+
+    rng = None if max_samples is None else check_random_state(random_state)
+    return [np.sort(rng.choice(n, max_samples, replace=False)) if max_samples is not None and n > max_samples
+            else np.arange(n) for n in sizes]
 
 
 def subsample_domains(Xs, Xt, max_samples, random_state=None):
     """Each domain reduced to at most ``max_samples`` rows drawn without replacement (kept in their order);
     both whole when ``max_samples`` is None. One generator draws the source's rows, then the target's."""
-    from sklearn.utils import check_random_state
-
     if max_samples is None:
         return Xs, Xt
-    rng = check_random_state(random_state)
-    return tuple(X[np.sort(rng.choice(len(X), max_samples, replace=False))] if len(X) > max_samples else X
-                 for X in (Xs, Xt))
+    idx_s, idx_t = subsample_indices((len(Xs), len(Xt)), max_samples, random_state)
+    return Xs[idx_s], Xt[idx_t]
 
 
 def ecdf_gaps(Xs, Xt):
