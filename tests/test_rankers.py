@@ -332,3 +332,22 @@ def test_a_ranking_of_the_first_iterations_serves_the_grids_that_read_no_more(tm
     assert ranked_iterations({"ranked": [0, 1, 2], "protocol": 3}) == ([0, 1, 2], None)
     with pytest.raises(ValueError, match="3 ranked of the protocol's 2"):
         ranked_iterations({"ranked": [0, 1, 2], "protocol": 2})
+
+
+@pytest.mark.parametrize("name, params", [(n, {}) for n in sorted(
+    __import__("otfs.rankers._base", fromlist=["FEATURE_RANKERS"]).FEATURE_RANKERS)] + [("hsic-lasso", {"output": "label"})])
+def test_a_ranker_says_it_needs_class_labels_exactly_when_it_cannot_fit_without_them(name, params):
+    # the regression families leave out the rankers that say so (workflow/rules/shift.smk, CLASS_RANKERS)
+    from otfs.rankers import FEATURE_RANKERS
+
+    Xs, ys, Xt, _, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=1)
+    ranker = FEATURE_RANKERS[name](**params)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ranker.fit(Xs, None, X_target=Xt)
+        fits = True
+    except ValueError as err:
+        fits = False
+        assert "y" in str(err) or "label" in str(err), err
+    assert ranker.needs_class_labels() == (not fits)

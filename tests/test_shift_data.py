@@ -4,6 +4,7 @@ balances; and for each, a missing file, a file that fails its hash and a truncat
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -304,6 +305,14 @@ def test_shift_builds_each_familys_leaderboard(test_run, tmp_path):
     assert jobs["run_family_pair"] == 3 and jobs["run_family_pair_with_ot3"] == 3, jobs
     assert not {"rank_features", "classify", "score_model_selection"} & set(jobs), jobs
     assert jobs["aggregate"] == 3 * 3  # OT3's aggregates, 3 rankers of 3 feature sets
+    # the regression family leaves out the rankers that read class labels, as each says with its parameters
+    labels = tmp_path / "labels.yaml"
+    labels.write_text("leaderboard: {rankers: [ot, ks, random, source-anova, relevance-over-shift, hsic-lasso]}\n"
+                      "rankers: {hsic-lasso: {output: label}}\n")
+    proc = snakemake(test_run, "--configfile", "config/test.yaml", str(labels), "--dry-run", "--forceall", "shift")
+    manifest = re.search(r"regression\.py@(\S+)\.json", proc.stdout).group(1)
+    assert [m for m in manifest.split("+") if ".rankers." in m] == ["otfs.rankers.ks", "otfs.rankers.ot",
+                                                                     "otfs.rankers.random"], manifest
     # a family's aggregate job writes, for each (ranker, adapter), what rule aggregate's stage writes
     from otfs_workflow.io import read_tsv
     from otfs_workflow.stages import aggregation

@@ -142,6 +142,14 @@ def _warn_constant(name, Xs, Xt, names) -> None:
 class BaseFeatureRanker(SelectorMixin, BaseEstimator):
     """Base class of the feature rankers: ``scores_``, ``order_``, ``ranking_``, ``support_`` (module docstring)."""
 
+    #: Whether ``fit``'s ``y`` must be class labels (a ranker that reads them as classes: a regression
+    #: family, whose ``y`` is a continuous response, leaves it out). See :meth:`needs_class_labels`.
+    _needs_class_labels = False
+
+    def needs_class_labels(self) -> bool:
+        """Whether this ranker, with its parameters, reads ``y`` as class labels."""
+        return type(self)._needs_class_labels
+
     def _set_scores(self, scores, order=None, *, warn_equal=True):
         """Set the fitted attributes from one score per feature.
 

@@ -9,10 +9,14 @@
 include: "shift_common.smk"
 
 
-# The rankers that need class labels (a regression family leaves them out; its
-# source-only relevance ranking is the stage's own `source-correlation`), and the
-# adapters that need none.
-CLASS_RANKERS = ("source-anova", "fmmd")
+# The rankers that read class labels, each asked with its parameters (a regression
+# family leaves them out; its source-only relevance ranking is the stage's own
+# `source-correlation`), and the adapters that need none.
+CLASS_RANKERS = tuple(
+    r
+    for r in LEADERBOARD_CONFIG["rankers"]
+    if build_ranker(r, config.get("rankers", {}).get(r)).needs_class_labels()
+)
 REGRESSION_ADAPTERS = ("NA", "SA", "CORAL", "TCA")
 
 

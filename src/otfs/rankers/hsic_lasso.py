@@ -121,6 +121,10 @@ class HSICLassoRanker(TwoDomainRanker):
         self.max_samples = max_samples
         self.random_state = random_state
 
+    def needs_class_labels(self) -> bool:
+        """With ``output="label"``: the source labels are the output's classes."""
+        return self.output == "label"
+
     def _score(self, Xs, ys, Xt):
         rng = check_random_state(self.random_state)
         if self.output == "label" and ys is None:

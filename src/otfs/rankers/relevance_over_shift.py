@@ -66,6 +66,8 @@ class RelevanceOverShiftRanker(TwoDomainRanker):
        problems. Annals of Eugenics 7, 1936.
     """
 
+    _needs_class_labels = True
+
     _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_TO_SELECT}
 
     def __init__(self, n_features_to_select=None):

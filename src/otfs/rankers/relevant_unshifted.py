@@ -69,6 +69,8 @@ class RelevantUnshiftedRanker(TwoDomainRanker):
        Empirical Study of Methods for Detecting Dataset Shift. NeurIPS 2019.
     """
 
+    _needs_class_labels = True
+
     _parameter_constraints: dict = {
         "n_features_to_select": N_FEATURES_TO_SELECT,
         "alpha": [Interval(Real, 0, 1, closed="neither")],

@@ -38,6 +38,8 @@ class SourceANOVARanker(TwoDomainRanker):
        selection. JMLR 3, 2003.
     """
 
+    _needs_class_labels = True
+
     _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_TO_SELECT}
 
     def __init__(self, n_features_to_select=None):
