@@ -75,7 +75,9 @@ class HSICLassoRanker(TwoDomainRanker):
         ``num_feat`` is 5.
     max_samples : int or None, default=100
         Each domain is subsampled to at most this many samples (seeded); the
-        design has ``n B M`` rows per feature.
+        design has ``n B M`` rows per feature: 12,000 float64 rows with the
+        defaults, 480 MB at 5,000 features (twice that at the peak:
+        ``lars_path`` works on a copy).
     random_state : int, RandomState instance or None, default=None
         Seeds the subsampling and the partitions.
 
