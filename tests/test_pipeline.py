@@ -17,11 +17,13 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from otfs_workflow.data import read_cache
 from otfs_workflow.io import read_tsv
 
 from .conftest import (
+    REPO,
     ROWS_PER_PAIR_ITERATION,
     SNAKEMAKE,
     copy_workflow,
@@ -45,16 +47,17 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     assert jobs["build_cache"] == 16 + 2
     # ranking (an OT ranker selects its samples, Algorithm 1, inside its fit: no job of its own): one job per
     # pair and OT ranker (ot for 4 feature sets and USPSMNIST's 2 pairs, plus ot-random and ot-1nn for Table 5's
-    # CaffeNet), plus the leaderboard's 6 other rankers on SURF, EfficientNet-Lite0 and USPSMNIST
+    # CaffeNet), plus the leaderboard's other rankers on SURF, EfficientNet-Lite0 and USPSMNIST
     assert "select_samples" not in jobs
-    assert jobs["rank_features"] == 12 * 4 + 2 + 12 * 2 + 6 * (12 + 12 + 2)
+    n_leaderboard = len(yaml.safe_load((REPO / "config.yaml").read_text())["leaderboard"]["rankers"])  # ot among them
+    assert jobs["rank_features"] == 12 * 4 + 2 + 12 * 2 + (n_leaderboard - 1) * (12 + 12 + 2)
     # classification: NA curves (4 feature sets), OT3 curves (GoogleNet),
     # Table 1's NA and OT3 (CaffeNet, EfficientNet), Table 3's 5 adapters
     # (CaffeNet), Table 5's two other strategies; and, since `all` includes the
     # related methods, WDA's Office-Caltech table (5 adapters on SURF, grid `wda`)
     assert jobs["classify"] == 12 * (4 + 1 + 4 + 5 + 2) + 12 * 5
-    # and the leaderboard's own grid: 7 rankers on 26 pairs, each job running the 5 adapters
-    assert jobs["classify_leaderboard_adapters"] == 7 * 26
+    # and the leaderboard's own grid: its rankers on 26 pairs, each job running the 5 adapters
+    assert jobs["classify_leaderboard_adapters"] == n_leaderboard * 26
     assert jobs["make_leaderboard"] == jobs["shift_recovery_run"] == 1
     # the label-free choice of k: one job per (ranker, pair) of the leaderboard's grid, on its rankings
     assert jobs["score_model_selection"] == 7 * 26 and jobs["make_model_selection"] == 1
