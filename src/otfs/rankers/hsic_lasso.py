@@ -180,7 +180,7 @@ def block_hsic_design(X, y, block_size, permutations):
             rows_x.append(_centred_normalised(np.exp(-0.5 * diff * diff)).reshape(B * B, d))
             labels = y[idx]
             same = labels[:, None] == labels[None, :]
-            counts = (labels[:, None] == labels[None, :]).sum(axis=1)
+            counts = same.sum(axis=1)  # each sample's class count in the block
             L = np.where(same, 1.0 / counts[:, None], 0.0)  # 1 / n_c within the block
             rows_y.append(_centred_normalised(L[:, :, None]).reshape(B * B))
     scale = np.sqrt(1.0 / (n_blocks * len(permutations)))
