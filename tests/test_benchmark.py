@@ -78,6 +78,26 @@ def test_tca_components_have_a_fixed_sign_and_arpack_failure_falls_back(monkeypa
     assert np.array_equal(fallback, dense) and not np.array_equal(Zs, dense)
 
 
+def test_tca_lanczos_restarts_are_capped(monkeypatch):
+    # Amazon 5,000 (books-dvd, fisher-divergence's first 312 words, rank 71 for 81 eigenpairs): with SciPy's
+    # default of 10 n restarts ARPACK ran 452,186 mat-vecs (565 s) before it converged; capped, it stops and the
+    # dense solver's embedding is kept (0.7 s)
+    import scipy.sparse.linalg
+
+    from otfs.adapters import tca as tca_module
+
+    seen, eigsh = [], scipy.sparse.linalg.eigsh
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("maxiter"))
+        return eigsh(*args, **kwargs)
+
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", spy)
+    Xs, ys, Xt, _ = office_like(40, 400, 12, seed=8)
+    LinearTransferComponentAnalysis(eigen_solver="arpack").adapt(Xs, ys, Xt)
+    assert seen == [tca_module.ARPACK_MAX_RESTARTS] and 1 <= tca_module.ARPACK_MAX_RESTARTS <= 100
+
+
 @pytest.mark.parametrize("case", ["one constant feature", "a repeated eigenvalue"])
 def test_tca_lanczos_falls_back_where_the_eigenspace_is_degenerate(case):
     # heart disease's pairs at d/8 = 1 feature: a feature constant in both domains makes the matrix 0, and ARPACK
