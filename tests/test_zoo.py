@@ -14,7 +14,7 @@ from otfs.rankers import FEATURE_RANKERS
 from .conftest import sklearn_checks
 
 ZOO = ["wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random", "fmmd", "fisher-divergence", "sparse-mean-shift",
-       "sparse-ot", "relevant-unshifted", "rulsif", "hsic-lasso", "relevance-over-shift"]
+       "sparse-ot", "relevant-unshifted", "rulsif", "hsic-lasso", "hsic-lasso-label", "relevance-over-shift"]
 
 
 def _domains(seed=0, n_s=40, n_t=55, d=7, ties=False):
@@ -195,7 +195,9 @@ def test_a_ranker_warns_without_the_target_and_refuses_nan(name):
         FEATURE_RANKERS[name]().fit(Xs, ys, X_target=Xt)
 
 
-@pytest.mark.parametrize("estimator, check", list(sklearn_checks([FEATURE_RANKERS[n]() for n in ZOO])))
+# scikit-learn's checks fit some 15 source samples: hsic-lasso-label's blocks are made smaller than that
+@pytest.mark.parametrize("estimator, check", list(sklearn_checks(
+    [FEATURE_RANKERS[n](**({"block_size": 5} if n == "hsic-lasso-label" else {})) for n in ZOO])))
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateResultWarning)
@@ -600,6 +602,24 @@ def test_hsic_lasso_domain_puts_the_planted_shifts_last_and_label_finds_the_rele
         FEATURE_RANKERS["hsic-lasso"](output="label").fit(src.X[::20], src.y[::20], X_target=tgt.X)
     with pytest.raises(ValueError, match="needs at least two classes in the source labels"):
         FEATURE_RANKERS["hsic-lasso"](output="label").fit(src.X[:30], np.zeros(30, int), X_target=tgt.X)
+
+
+def test_hsic_lasso_label_is_hsic_lasso_with_the_label_as_output():
+    from sklearn.base import clone
+
+    Xs, ys, Xt = _domains(seed=3, n_s=60, n_t=70, d=9)
+    named = FEATURE_RANKERS["hsic-lasso-label"](n_path=5, random_state=4)
+    assert "output" not in named.get_params() and named.needs_class_labels()
+    named.fit(Xs, ys, X_target=Xt)
+    param = FEATURE_RANKERS["hsic-lasso"](output="label", n_path=5, random_state=4).fit(Xs, ys, X_target=Xt)
+    np.testing.assert_array_equal(named.scores_, param.scores_)
+    np.testing.assert_array_equal(named.order_, param.order_)
+    # the domain as the output orders them otherwise
+    domain = FEATURE_RANKERS["hsic-lasso"](n_path=5, random_state=4).fit(Xs, ys, X_target=Xt)
+    assert not np.array_equal(domain.scores_, named.scores_)
+    assert clone(named).get_params() == named.get_params()
+    with pytest.raises(TypeError, match="output"):
+        FEATURE_RANKERS["hsic-lasso-label"](output="domain")
 
 
 # --- relevance-over-shift: source F with the shift counted as noise ----------------------------------------------
