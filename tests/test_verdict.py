@@ -62,8 +62,9 @@ def test_the_choices_are_judged_in_the_other_metrics_against_their_own_best_k():
     assert verdict.metric_regrets(chosen, long.drop(columns=["balanced_accuracy", "second_accuracy"])) is chosen
 
 
-@pytest.fixture
-def outputs(tmp_path):
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("verdict")
     rng = np.random.default_rng(0)
     paths = {}
     for family, dataset, pairs, effect in (("big", "fs_big", 8, 1.0), ("small", "fs_small", 3, 0.0)):
@@ -72,7 +73,8 @@ def outputs(tmp_path):
         _choices(pairs, dataset).to_parquet(tmp_path / f"{family}_k.parquet")
         paths[family] = long
     out = {k: str(tmp_path / f"verdict.{k}") for k in ("md", "csv", "pdf", "png")}
-    out.update(k_csv=str(tmp_path / "verdict_k.csv"), provenance=str(tmp_path / "prov.json"),
+    out.update(k_csv=str(tmp_path / "verdict_k.csv"), versus_csv=str(tmp_path / "verdict_versus.csv"),
+               provenance=str(tmp_path / "prov.json"),
                cd_pdf=str(tmp_path / "cd.pdf"), cd_png=str(tmp_path / "cd.png"))
     res = verdict.run(leaderboards={f: str(tmp_path / f"{f}.parquet") for f in ("big", "small")},
                       k_selection={f: str(tmp_path / f"{f}_k.parquet") for f in ("big", "small")},
@@ -129,6 +131,42 @@ def test_the_verdict_says_what_it_can_and_cannot_conclude(outputs):
     assert "oracle" not in set(k["rule"]) and set(k["family"]) == {"big", "small", verdict.POOLED}
     assert "With the logistic-regression accuracy: against the best per-feature measure, OT is ahead" in text
     assert open(out["png"], "rb").read(4) == b"\x89PNG" and open(out["cd_png"], "rb").read(4) == b"\x89PNG"
+
+
+def test_every_ranker_is_set_against_ot_and_the_source_relevance_over_the_pooled_tasks(outputs):
+    from statsmodels.stats.multitest import multipletests
+
+    res, longs, out = outputs
+    versus = res["versus"]
+    assert len(pd.read_csv(out["versus_csv"])) == len(versus) == 2 * 2 * (len(RANKERS) - 1)  # 2 references, 2 adapters
+    assert set(versus["reference"]) == {"ot", "source-anova"} and (versus["tasks"] == 11).all()
+    scores = pd.concat([verdict.task_scores(longs[f], {"fs_big": 8, "fs_small": 8}).assign(family=f)
+                        for f in ("big", "small")])
+    for (reference, adapter), part in versus.groupby(["reference", "adapter"]):
+        wide = scores[scores["adapter"] == adapter].pivot_table(index=["family", "dataset", "pair"],
+                                                                columns="ranker", values="nauc")
+        ranks = wide.rank(axis=1, ascending=False).mean()
+        ps = []
+        for _, row in part.iterrows():
+            diff = (wide[reference] - wide[row["ranker"]]).to_numpy()
+            assert row["difference"] == pytest.approx(diff.mean(), abs=1e-9)
+            assert (row["wins"], row["ties"], row["losses"]) == ((diff > 0).sum(), 0, (diff < 0).sum())
+            assert row["p"] == pytest.approx(scipy.stats.wilcoxon(diff).pvalue, rel=1e-12)
+            assert row["ranker_rank"] == pytest.approx(ranks[row["ranker"]], rel=1e-12)
+            ps.append(row["p"])
+        np.testing.assert_allclose(part["p_holm"], multipletests(ps, method="holm")[1], rtol=1e-12)
+    # OT (bonus 6) is ahead of every ranker on the 8 tasks where the bonus counts; random behind source-anova
+    ot = versus[versus["reference"] == "ot"]
+    assert (ot["difference"] > 0).all() and (ot["wins"] >= 8).all()
+    anova = versus[(versus["reference"] == "source-anova")].set_index(["adapter", "ranker"])
+    assert (anova.xs("random", level="ranker")["difference"] > 0).all()
+    assert (anova.xs("ot", level="ranker")["difference"] < 0).all()
+    text = open(out["md"]).read()
+    section = text.split("## Every ranker against OT and against the source relevance")[1].split("\n## ")[0]
+    assert "Against `ot` (its average rank: CORAL 1." in section and "Against `source-anova`" in section
+    assert "| ranker | CORAL | NA |" in section  # no configured order here: by name
+    # OT is significantly ahead of source-anova (8 of 11 tasks, the others level): bold in source-anova's table
+    assert "| ot | **" in section.split("Against `source-anova`")[1]
 
 
 def test_no_family_is_an_error(tmp_path):

@@ -330,6 +330,7 @@ rule make_shift_verdict:
             subcategory="verdict",
         ),
         k_csv="results/leaderboard/verdict_k.csv",
+        versus_csv="results/leaderboard/verdict_versus.csv",
         pdf="results/leaderboard/verdict.pdf",
         png=report(
             "results/leaderboard/verdict.png",

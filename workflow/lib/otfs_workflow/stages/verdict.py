@@ -32,8 +32,11 @@ family's tasks (``all families``):
   long rows (:func:`otfs_workflow.stages.regression.choices`), with the
   regret in RMSE; it is not pooled with the classification families.
 
+Pooled over the classification families, every ranker is also set against
+OT and against the source relevance (:func:`every_ranker_versus`).
+
 Outputs: ``verdict.csv`` (the comparisons), ``verdict_k.csv`` (the
-regrets), ``verdict.md`` (a table at a glance, one row per family, then the
+regrets), ``verdict_versus.csv`` (every ranker against both), ``verdict.md`` (a table at a glance, one row per family, then the
 sentences and both tables), a figure and the provenance.
 """
 
@@ -47,7 +50,7 @@ import pandas as pd
 from otfs_workflow.io import write_csv, write_json, write_text
 from otfs_workflow.stages.leaderboard import _task_naucs, _task_points, average_ranks
 
-__all__ = ["comparisons", "k_regrets", "metric_regrets", "min_wilcoxon_p", "run", "task_scores"]
+__all__ = ["comparisons", "every_ranker_versus", "k_regrets", "metric_regrets", "min_wilcoxon_p", "run", "task_scores"]
 
 POOLED = "all families"
 #: The metrics judged, where a family's results have them: the paper's 1-NN accuracy first.
@@ -122,6 +125,81 @@ def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: st
         out["holm_m"] = len(out)
         out["min_p_holm"] = min(1.0, len(out) * float(out["min_p"].min()))
     return out
+
+
+#: The columns of :func:`every_ranker_versus` (``verdict_versus.csv``).
+VERSUS_COLUMNS = ["reference", "adapter", "ranker", "tasks", "reference_rank", "ranker_rank", "reference_nauc",
+                  "ranker_nauc", "difference", "wins", "ties", "losses", "p", "p_holm"]
+
+
+def every_ranker_versus(scores: pd.DataFrame, references: Sequence[str],
+                        adapters: Sequence[str] = ()) -> pd.DataFrame:
+    """Every ranker against each of ``references`` (those present: OT, the source relevance) over the tasks of
+    ``scores`` (one row per (family, dataset, pair, ranker, adapter) with its ``nauc``), per adapter: one row
+    per (reference, adapter, ranker) with both rankers' average ranks among all the rankers (over the tasks
+    every ranker has), both mean nAUCs, the mean difference (the reference minus the ranker), wins, ties and
+    losses over the tasks, Wilcoxon's signed-rank p-value over the tasks and Holm's correction over the
+    rankers of that reference and adapter."""
+    from statsmodels.stats.multitest import multipletests
+
+    index = [c for c in ("family", "dataset", "pair") if c in scores.columns]
+    order = {a: i for i, a in enumerate(adapters)}
+    out = []
+    for adapter in sorted(set(scores["adapter"]), key=lambda a: (order.get(a, len(order)), a)):
+        wide = scores[scores["adapter"] == adapter].pivot_table(index=index, columns="ranker",
+                                                                values="nauc").dropna(axis=0)
+        if wide.empty:
+            continue
+        ranks = average_ranks(wide)
+        for reference in [r for r in references if r in wide.columns]:
+            rows = []
+            for other in ranks.index:
+                if other == reference:
+                    continue
+                diff = (wide[reference] - wide[other]).to_numpy()
+                rows.append({"reference": reference, "adapter": adapter, "ranker": other, "tasks": len(wide),
+                             "reference_rank": float(ranks[reference]), "ranker_rank": float(ranks[other]),
+                             "reference_nauc": float(wide[reference].mean()),
+                             "ranker_nauc": float(wide[other].mean()), "difference": float(diff.mean()),
+                             "wins": int((diff > 0).sum()), "ties": int((diff == 0).sum()),
+                             "losses": int((diff < 0).sum()), "p": _wilcoxon(diff)})
+            if rows:
+                part = pd.DataFrame(rows)
+                part["p_holm"] = multipletests(part["p"].to_numpy(), method="holm")[1]
+                out.append(part)
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=VERSUS_COLUMNS)
+
+
+def _versus_lines(versus: pd.DataFrame, alpha: float) -> list[str]:
+    """verdict.md's section on :func:`every_ranker_versus`: per reference, a table of rankers by adapter."""
+    if versus.empty:
+        return []
+    lines = ["## Every ranker against OT and against the source relevance, over every family's tasks", "",
+             f"1-NN nAUC over the {int(versus['tasks'].max())} tasks of the classification families together "
+             "(`verdict_versus.csv`). Each cell: the ranker's average rank among all the rankers (1 is best), "
+             "then the reference's nAUC minus the ranker's in points and Wilcoxon's p over the tasks, "
+             f"Holm-corrected over the rankers of that reference and adapter; **bold** where p_holm < {alpha} "
+             "and the ranker is ahead.", ""]
+    adapters = list(dict.fromkeys(versus["adapter"]))
+    for reference, part in versus.groupby("reference", sort=False):
+        ref_ranks = part.drop_duplicates("adapter").set_index("adapter")["reference_rank"]
+        lines += [f"Against `{reference}` (its average rank: "
+                  + ", ".join(f"{a} {ref_ranks[a]:.2f}" for a in adapters if a in ref_ranks.index) + "):", "",
+                  "| ranker | " + " | ".join(adapters) + " |", "|---|" + "---|" * len(adapters)]
+        first = part[part["adapter"] == adapters[0]].sort_values("ranker_rank")["ranker"].tolist()
+        for ranker in first + sorted(set(part["ranker"]) - set(first)):
+            cells = []
+            for adapter in adapters:
+                row = part[(part["adapter"] == adapter) & (part["ranker"] == ranker)]
+                if row.empty:
+                    cells.append("")
+                    continue
+                r = row.iloc[0]
+                cell = f"{r['ranker_rank']:.2f} ({_fmt_diff(r['difference'])}, p {_fmt_p(r['p_holm'])})"
+                cells.append(f"**{cell}**" if r["p_holm"] < alpha and r["difference"] < 0 else cell)
+            lines.append(f"| {ranker} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
 
 
 #: The other metrics in which the choices of k are also judged (:func:`metric_regrets`): the column of the
@@ -428,6 +506,11 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
         columns=["family", "rule", "runs", "regret", "regret_sd", "fraction", "gain", "unit"])
     write_csv(rows, outputs["csv"], float_format="%.4g")
     write_csv(k, outputs["k_csv"], float_format="%.4g")
+    relevance_names = [relevance] if isinstance(relevance, str) else list(relevance)
+    versus = (every_ranker_versus(pooled_accuracy, [reference, *relevance_names], adapters)
+              if pooled_accuracy is not None else pd.DataFrame(columns=VERSUS_COLUMNS))
+    if "versus_csv" in outputs:
+        write_csv(versus, outputs["versus_csv"], float_format="%.4g")
 
     lines = ["# Verdict: which feature ranker to trust, per data family", "",
              "Generated by `snakemake shift` from `results/shift/<family>/` (the per-family leaderboards and "
@@ -451,6 +534,7 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
         main = _main_metric(part, primary_metrics.get(family))
         lines += _family_summary(part, k[k["family"] == family], alpha, main)
         lines += [""]
+    lines += _versus_lines(versus, alpha)
     lines += ["## Every comparison of each family's metric", "",
               "One sentence per family, adapter and comparison (the other metrics: the table below and verdict.csv):",
               ""]
@@ -470,7 +554,7 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
     if "cd_png" in outputs:
         _pooled_cd(pooled_accuracy, adapters, alpha, outputs)
     write_json(outputs["provenance"], {**dict(provenance), "protocol": dict(protocol)})
-    return {"rows": rows, "k": k}
+    return {"rows": rows, "k": k, "versus": versus}
 
 
 def _pooled_cd(scores: pd.DataFrame | None, adapters: Sequence[str], alpha: float, outputs) -> None:
