@@ -57,9 +57,11 @@ class HSICLassoRanker(TwoDomainRanker):
     smaller: one order of all the features. The kernels are in float64
     (the package's are float32).
 
-    Which planted shifts it recovers (``shift_recovery``, ``output="domain"``):
-    those that make a feature alone tell the domains apart (mean, scale,
-    shape); not a changed correlation.
+    Which planted shifts it recovers (``shift_recovery``, ``output="domain"``,
+    10 seeds): mean and scale shifts (1.00); shape shifts only partly (0.35,
+    against 0.22 for a random order): a shape-stretched feature enters the
+    path late once the mean- and scale-shifted ones explain the domain. Not a
+    changed correlation (0.22), nor a class-conditional shift (0.38).
 
     Parameters
     ----------

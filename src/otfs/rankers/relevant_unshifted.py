@@ -37,8 +37,10 @@ class RelevantUnshiftedRanker(TwoDomainRanker):
     a lexicographic order (invariant first) rather than a weighted sum of
     the two scores, whose weight would need a rule of its own.
 
-    Which planted shifts it recovers (``shift_recovery``): those the KS
-    test rejects (mean, scale, shape), as ``ks`` does.
+    Which planted shifts it recovers (``shift_recovery``, 10 seeds): those
+    the corrected KS test rejects, mean and scale shifts (1.00). A shape
+    shift the test does not reject stays among the kept features, ordered
+    by relevance (0.32, where ``ks`` alone has 0.98).
 
     Parameters
     ----------
