@@ -174,9 +174,10 @@ def _versus_lines(versus: pd.DataFrame, alpha: float) -> list[str]:
     """verdict.md's section on :func:`every_ranker_versus`: per reference, a table of rankers by adapter."""
     if versus.empty:
         return []
+    tasks = versus.drop_duplicates("adapter").set_index("adapter")["tasks"]
     lines = ["## Every ranker against OT and against the source relevance, over every family's tasks", "",
-             f"1-NN nAUC over the {int(versus['tasks'].max())} tasks of the classification families together "
-             "(`verdict_versus.csv`). Each cell: the ranker's average rank among all the rankers (1 is best), "
+             "1-NN nAUC over the tasks of the classification families together, an adapter's tasks in brackets "
+             "beside it (`verdict_versus.csv`). Each cell: the ranker's average rank among all the rankers (1 is best), "
              "then the reference's nAUC minus the ranker's in points and Wilcoxon's p over the tasks, "
              f"Holm-corrected over the rankers of that reference and adapter; **bold** where p_holm < {alpha} "
              "and the ranker is ahead.", ""]
@@ -185,7 +186,8 @@ def _versus_lines(versus: pd.DataFrame, alpha: float) -> list[str]:
         ref_ranks = part.drop_duplicates("adapter").set_index("adapter")["reference_rank"]
         lines += [f"Against `{reference}` (its average rank: "
                   + ", ".join(f"{a} {ref_ranks[a]:.2f}" for a in adapters if a in ref_ranks.index) + "):", "",
-                  "| ranker | " + " | ".join(adapters) + " |", "|---|" + "---|" * len(adapters)]
+                  "| ranker | " + " | ".join(f"{a} ({int(tasks[a])})" for a in adapters) + " |",
+                  "|---|" + "---|" * len(adapters)]
         first = part[part["adapter"] == adapters[0]].sort_values("ranker_rank")["ranker"].tolist()
         for ranker in first + sorted(set(part["ranker"]) - set(first)):
             cells = []
