@@ -73,13 +73,12 @@ for _rule, (_adapters, _sets) in FAMILY_PAIR_RULES.items():
         conda:
             "../../envs/otfs.yaml"
         threads: 1
-        # Measured (7 rankers, 4 adapters, 5 iterations, idle cores): about 13 s (heart disease)
-        # to 199 s (Amazon reviews, 5,000 words), 800 MB. Not yet measured with 14 rankers:
-        # hsic-lasso's design is 480 MB at 5,000 features, twice that at its peak, and the
-        # curves double; the requests allow for both.
+        # Measured with 14 rankers (4 adapters, 5 iterations, two jobs on 2 cores; stop 46):
+        # 22 s (heart disease) to 565 s on average, 642 s at most (Amazon reviews, 5,000
+        # words), 1,283 MB; the requests are 3x and 1.5x (docs/cluster.md).
         resources:
             mem_mb=2304,
-            runtime=30,
+            runtime=33,
         params:
             **curves_job_params(_adapters, SHIFT_CONFIG["grid"], "curves_"),
             **model_selection_job_params(MODEL_SELECTION_CONFIG["grid"], "ms_"),
