@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from otfs_workflow.io import write_csv, write_json, write_text
-from otfs_workflow.stages.leaderboard import _task_naucs, _task_points, average_ranks
+from otfs_workflow.stages.leaderboard import _task_naucs, _task_points, average_ranks, versus_reference
 
 __all__ = ["comparisons", "every_ranker_versus", "k_regrets", "metric_regrets", "min_wilcoxon_p", "run", "task_scores"]
 
@@ -139,11 +139,11 @@ def every_ranker_versus(scores: pd.DataFrame, references: Sequence[str],
     per (reference, adapter, ranker) with both rankers' average ranks among all the rankers (over the tasks
     every ranker has), both mean nAUCs, the mean difference (the reference minus the ranker), wins, ties and
     losses over the tasks, Wilcoxon's signed-rank p-value over the tasks and Holm's correction over the
-    rankers of that reference and adapter."""
-    from statsmodels.stats.multitest import multipletests
-
+    rankers of that reference and adapter: the leaderboard's
+    :func:`~otfs_workflow.stages.leaderboard.versus_reference`, with the ranks."""
     index = [c for c in ("family", "dataset", "pair") if c in scores.columns]
     order = {a: i for i, a in enumerate(adapters)}
+    names = {"reference_mean": "reference_nauc", "ranker_mean": "ranker_nauc", "mean_difference": "difference"}
     out = []
     for adapter in sorted(set(scores["adapter"]), key=lambda a: (order.get(a, len(order)), a)):
         wide = scores[scores["adapter"] == adapter].pivot_table(index=index, columns="ranker",
@@ -152,21 +152,12 @@ def every_ranker_versus(scores: pd.DataFrame, references: Sequence[str],
             continue
         ranks = average_ranks(wide)
         for reference in [r for r in references if r in wide.columns]:
-            rows = []
-            for other in ranks.index:
-                if other == reference:
-                    continue
-                diff = (wide[reference] - wide[other]).to_numpy()
-                rows.append({"reference": reference, "adapter": adapter, "ranker": other, "tasks": len(wide),
-                             "reference_rank": float(ranks[reference]), "ranker_rank": float(ranks[other]),
-                             "reference_nauc": float(wide[reference].mean()),
-                             "ranker_nauc": float(wide[other].mean()), "difference": float(diff.mean()),
-                             "wins": int((diff > 0).sum()), "ties": int((diff == 0).sum()),
-                             "losses": int((diff < 0).sum()), "p": _wilcoxon(diff)})
-            if rows:
-                part = pd.DataFrame(rows)
-                part["p_holm"] = multipletests(part["p"].to_numpy(), method="holm")[1]
-                out.append(part)
+            part = versus_reference(wide, reference).rename(columns=names)
+            if part.empty:
+                continue
+            part = part.assign(reference=reference, adapter=adapter, reference_rank=float(ranks[reference]),
+                               ranker_rank=part["ranker"].map(ranks).astype(float))
+            out.append(part.sort_values("ranker_rank", kind="stable")[VERSUS_COLUMNS])
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=VERSUS_COLUMNS)
 
 
