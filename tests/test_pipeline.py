@@ -690,3 +690,22 @@ def test_the_documented_experiment_runs(tmp_path):
     a, b = (np.asarray(it["scores"]) for it in ranking["iterations"])  # the test configuration's 2 iterations
     row = table.set_index("pair").loc["amazon-dslr"]
     assert row["iterations"] == 2 and row["mean_spearman"] == pytest.approx(spearmanr(a, b).statistic, rel=1e-9)
+
+
+def test_the_leaderboards_zoo_is_ranked_on_the_iterations_its_grids_read(tmp_path):
+    # A ranker that no paper target reads and that the leaderboard lists is ranked on the first iterations of the
+    # leaderboard's grid (here 1 of the protocol's 2); the paper's ranker on all of them. The leaderboard's curves
+    # read the short ranking, and a grid of every iteration asked for by its path fails naming the file.
+    work = copy_workflow(tmp_path / "w")
+    (work / "one.yaml").write_text("grids:\n  leaderboard:\n    iterations: 1\n")
+    config = ["--configfile", "config/test.yaml", "one.yaml", "--cores", "2"]
+    zoo, paper = (f"results/runs/surf/ranking/{r}/dslr-webcam.json" for r in ("ks", "ot"))
+    curve = "results/runs/surf/classification/ks/NA/leaderboard/dslr-webcam.tsv"
+    snakemake(work, *config, zoo, paper, curve)
+    short, full = (json.loads((work / p).read_text()) for p in (zoo, paper))
+    assert [it["iteration"] for it in short["iterations"]] == [0] and short["protocol_iterations"] == 2
+    assert [it["iteration"] for it in full["iterations"]] == [0, 1] and "protocol_iterations" not in full
+    assert set(read_tsv(work / curve)["iteration"]) == {0}
+    proc = snakemake(work, *config, "results/runs/surf/classification/ks/NA/curves/dslr-webcam.tsv", check=False)
+    assert proc.returncode != 0
+    assert "ks/dslr-webcam.json: ranked on the first 1 of the protocol's 2 iterations" in proc.stdout + proc.stderr

@@ -380,7 +380,7 @@ def ranking_job_params(prefix=""):
     return {
         f"{prefix}ranker_params": lambda w: ranker_params(w.ranker),
         f"{prefix}per_class": lambda w: pair_source_per_class(w.pair, w.feature_set),
-        f"{prefix}iterations": lambda w: ranking_iterations(w.feature_set),
+        f"{prefix}iterations": lambda w: ranking_iterations(w.feature_set, w.ranker),
     }
 
 

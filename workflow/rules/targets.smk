@@ -58,23 +58,54 @@ def _listed_feature_sets():
     )
 
 
-def ranking_iterations(feature_set):
-    """What rank_features ranks (otfs_workflow.protocol.ranked_iterations): the protocol's iterations,
-    or, for a feature set of the shift data that no other section lists, the first n that its grids
-    read (`shift.grid`, `model_selection.grid`), with the protocol's count: a reader of more fails.
-    """
-    if (
-        feature_set not in shift_data_feature_sets()
-        or feature_set in _listed_feature_sets()
-    ):
-        return ITERATIONS
-    reads = [
-        grid_config(g).get("iterations")
-        for g in (SHIFT_CONFIG["grid"], MODEL_SELECTION_CONFIG["grid"])
-    ]
-    if None in reads or max(reads) >= len(ITERATIONS):
+@functools.cache
+def _all_iteration_rankers():
+    """The rankers that the paper's grids read on every iteration: `ranking.ranker` and the rankers a
+    target of `targets` names (Table 5's sample-selection strategies)."""
+    names = {config["ranking"]["ranker"]}
+    for section in TARGETS_CONFIG.values():
+        if isinstance(section, dict):
+            names.update(section.get("rankers") or [])
+    return frozenset(names)
+
+
+def _first_iterations(reads):
+    """ranked_iterations' form for grids that read the first ``reads`` iterations (None: every one)."""
+    if not reads or None in reads or max(reads) >= len(ITERATIONS):
         return ITERATIONS
     return {"ranked": ITERATIONS[: max(reads)], "protocol": len(ITERATIONS)}
+
+
+def ranking_iterations(feature_set, ranker=None):
+    """What rank_features ranks (otfs_workflow.protocol.ranked_iterations): the protocol's iterations, or
+    the first n that every grid reading the ranking reads, with the protocol's count (a reader of more
+    fails, naming the file):
+    - a feature set of the shift data that no other section lists: the grids `shift.grid` and
+      `model_selection.grid`;
+    - a ``ranker`` that no paper target reads (`_all_iteration_rankers`) and that `leaderboard` or
+      `model_selection` lists for this feature set: the grids of the sections that list it (the
+      leaderboard's zoo reads 5 of 19).
+    Anything else (a ranking asked for by its path included) is ranked on every iteration.
+    """
+    if (
+        feature_set in shift_data_feature_sets()
+        and feature_set not in _listed_feature_sets()
+    ):
+        return _first_iterations(
+            [
+                grid_config(g).get("iterations")
+                for g in (SHIFT_CONFIG["grid"], MODEL_SELECTION_CONFIG["grid"])
+            ]
+        )
+    if ranker is None or ranker in _all_iteration_rankers():
+        return ITERATIONS
+    return _first_iterations(
+        [
+            grid_config(section["grid"]).get("iterations")
+            for section in (LEADERBOARD_CONFIG, MODEL_SELECTION_CONFIG)
+            if feature_set in section["feature_sets"] and ranker in section["rankers"]
+        ]
+    )
 
 
 def per_fs_sets(target_set, target):

@@ -83,9 +83,10 @@ def read_iterations(rank: Mapping, path, iterations: int | None = None) -> list:
     want = protocol if iterations is None else int(iterations)
     if want > len(held):
         raise ValueError(
-            f"{path}: ranked on the first {len(held)} of the protocol's {protocol} iterations (the grids that read "
-            f"this feature set's rankings read no more), but {want} are read here: a grid of more iterations needs "
-            "the feature set among the ones that read all (docs/data-families.md)")
+            f"{path}: ranked on the first {len(held)} of the protocol's {protocol} iterations (the configuration's "
+            f"grids that read it read no more), but {want} are read here: raise the iterations of the grid of the "
+            "section that lists this feature set and ranker (leaderboard, model_selection, shift), or name it in a "
+            "section whose grid reads them all (docs/feature-shift.md, the leaderboard's cost)")
     return held[:want]
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 from otfs_workflow.aggregation import COLUMNS, mean_over_pairs, per_pair_summary
 from otfs_workflow.data.cache import read_cache
 from otfs_workflow.io import read_tsv, write_json, write_tsv
-from otfs_workflow.protocol import METRIC_COLUMNS, read_iterations
+from otfs_workflow.protocol import METRIC_COLUMNS
 from otfs_workflow.provenance import provenance_record
 
 
@@ -66,8 +66,9 @@ def feature_table(rankings: Sequence[str], output) -> pd.DataFrame:
 
     One row per feature: ``rank`` (1 = the first kept on average), ``feature`` (its name: a user's
     column, else its index), ``index`` (its column, from 0), ``mean_rank`` and ``mean_score`` over every
-    pair and iteration, then ``rank:<pair>``, its mean rank in each pair. A feature's rank in one
-    iteration is its position in the Descending order (1 = kept first).
+    pair and every iteration ranked (a ranker that only the leaderboard reads: its first 5), then
+    ``rank:<pair>``, its mean rank in each pair. A feature's rank in one iteration is its position in the
+    Descending order (1 = kept first).
     """
     import numpy as np
 
@@ -85,7 +86,7 @@ def feature_table(rankings: Sequence[str], output) -> pd.DataFrame:
         elif list(found) != names:
             raise ValueError(f"{path}: its features {found[:5]}... are not those of {rankings[0]} ({names[:5]}...)")
         pair_ranks = []
-        for it in read_iterations(rank, path):
+        for it in rank["iterations"]:  # every iteration ranked (the leaderboard's zoo: the first 5)
             r = np.empty(d)
             r[np.asarray(it["orders"]["Descending"], dtype=int)] = np.arange(1, d + 1)
             pair_ranks.append(r)
