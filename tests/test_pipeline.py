@@ -592,6 +592,21 @@ def test_the_leaderboard_on_the_test_configuration(test_run):
         assert (out / f"{name}.pdf").read_bytes().startswith(b"%PDF")
         assert (out / f"{name}.png").read_bytes().startswith(b"\x89PNG")
     assert "| ot | NA |" in (out / "table.md").read_text().replace("| surf ", "")
+    # its 6 aggregates came from one job (rule aggregate_leaderboard), each of its own (ranker, adapter)'s runs
+    assert (test_run / "logs" / "benchmarks" / "aggregate_leaderboard" / "surf" / "all" / "leaderboard.tsv").is_file()
+    assert not (test_run / "logs" / "benchmarks" / "aggregate" / "surf" / "all" / "ks").exists()
+    for ranker in ("ot", "ks", "random"):
+        for adapter in ("NA", "CORAL"):
+            folder = test_run / "results" / "aggregate" / "surf" / "all" / ranker / adapter / "leaderboard"
+            runs = pd.concat([read_tsv(test_run / "results" / "runs" / "surf" / "classification" / ranker / adapter
+                                       / "leaderboard" / f"{pair}.tsv") for pair in ("dslr-webcam", "webcam-dslr",
+                                                                                    "amazon-dslr")])
+            agg = read_tsv(folder / "long.tsv")
+            key = ["pair", "iteration", "n_features"]
+            pd.testing.assert_frame_equal(agg.sort_values(key).reset_index(drop=True),
+                                          runs[agg.columns].sort_values(key).reset_index(drop=True))
+            prov = json.loads((folder / "provenance.json").read_text())
+            assert (prov["params"]["ranker"], prov["params"]["adapter"]) == (ranker, adapter)
 
 
 #: One classification job with a skada estimator as adapter, named in its path.

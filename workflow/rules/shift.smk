@@ -116,7 +116,7 @@ if FAMILY_ADAPTERS:
                 f"data/cache/{w.feature_set}/{d}.h5"
                 for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
             ],
-            code=script_code("aggregation_family.py"),
+            code=script_code("aggregation_batch.py"),
         output:
             long=expand(
                 "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/long.tsv",
@@ -167,7 +167,7 @@ if FAMILY_ADAPTERS:
                 for a in FAMILY_ADAPTERS
             ],
         script:
-            "../scripts/aggregation_family.py"
+            "../scripts/aggregation_batch.py"
 
     ruleorder: aggregate_family > aggregate
 
