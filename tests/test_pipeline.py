@@ -58,6 +58,7 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     assert jobs["classify"] == 12 * (4 + 1 + 4 + 5 + 2) + 12 * 5
     # and the leaderboard's own grid: its rankers on 26 pairs, each job running the 5 adapters
     assert jobs["classify_leaderboard_adapters"] == n_leaderboard * 26
+    assert jobs["classify_leaderboard_all_features"] == 26  # the point of all features: once per pair
     assert jobs["make_leaderboard"] == jobs["shift_recovery_run"] == 1
     # the label-free choice of k: one job per (ranker, pair) of the leaderboard's grid, on its rankings
     assert jobs["score_model_selection"] == 7 * 26 and jobs["make_model_selection"] == 1

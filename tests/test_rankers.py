@@ -295,6 +295,46 @@ def test_a_family_pair_adapts_once_for_the_curves_and_the_choice_of_k(tmp_path, 
     assert len(calls) == (2 * 3) + (2 * 2) + 2 * (2 * 2 * 3)
 
 
+def test_the_leaderboards_point_of_all_features_is_computed_once_for_every_ranker(tmp_path):
+    # rule classify_leaderboard_all_features: each iteration's point of all d features under every adapter, on the
+    # ranking job's source subset and the data's order; the rankers' curves that read it equal, number for number,
+    # those that compute that point themselves on the data's order (the families' shared point)
+    from otfs_workflow.io import read_json
+    from otfs_workflow.stages import classification, ranking
+
+    caches, _ = toy_caches(tmp_path, seed=5)
+    adapters = {"NA": None, "CORAL": None, "SA": {"n_components": 4}}
+    ends = tmp_path / "ends.json"
+    classification.run_all_features(caches, "toy", "src-tgt", adapters, "g", [0, 1, 2], 10, ends)
+    held = read_json(ends)
+    assert held["d"] == 12 and [it["iteration"] for it in held["adapters"]["SA"]["iterations"]] == [0, 1, 2]
+    kw = dict(grid="g", orders=["Descending"], counts=[3, "d/2", "d"], iterations=3, as_frame=True)
+    for ranker in ("ks", "random", "ot"):
+        path = tmp_path / f"{ranker}.json"
+        ranking.run(caches, "toy", "src-tgt", ranker, iterations=[0, 1, 2], per_class=10, output=path)
+        subsets = [it["source_subset"] for it in read_json(path)["iterations"]]
+        assert [it["source_subset"] for it in held["adapters"]["NA"]["iterations"]] == subsets
+        outs = {a: tmp_path / f"{ranker}-{a}-{{}}.tsv" for a in adapters}
+        read = classification.run_adapters(caches, path, adapters, outputs={a: str(o).format("read") for a, o in
+                                                                             outs.items()}, ends=ends, **kw)
+        computed = classification.run_adapters(caches, path, adapters, outputs={a: str(o).format("computed") for a, o
+                                                                                 in outs.items()}, shared={}, **kw)
+        for a in adapters:
+            pd.testing.assert_frame_equal(read[a].drop(columns="seconds"), computed[a].drop(columns="seconds"))
+            at_d = read[a][read[a]["n_features"] == 12].set_index("iteration")[["accuracy", "seconds"]]
+            assert at_d.to_dict("index") == {it["iteration"]: {k: it["point"][k] for k in ("accuracy", "seconds")}
+                                             for it in held["adapters"][a]["iterations"]}  # its time: the file's
+    # a file of other parameters, or of another pair, is stale: an error naming it
+    with pytest.raises(ValueError, match=r"ends.json: adapter 'SA' with \{'n_components': 4\}.*stale"):
+        classification.run_adapters(caches, path, {"SA": {"n_components": 5}}, outputs={"SA": tmp_path / "x.tsv"},
+                                    ends=ends, **kw)
+    classification.run_all_features(caches, "toy", "tgt-src", {"NA": None}, "g", [0], 10, tmp_path / "other.json")
+    with pytest.raises(ValueError, match=r"other.json: the points of all features of \('toy', 'tgt-src', 'g'\)"):
+        classification.run_adapters(caches, path, {"NA": None}, outputs={"NA": tmp_path / "y.tsv"},
+                                    ends=tmp_path / "other.json", **kw)
+    assert not (tmp_path / "x.tsv").exists() and not (tmp_path / "y.tsv").exists()
+
+
 def test_a_ranking_of_the_first_iterations_serves_the_grids_that_read_no_more(tmp_path):
     # rank_features ranks the first n of the protocol's iterations when every grid reading the feature set reads
     # no more (the data families: 5 of 19): the same records as the first n of a full ranking, and a reader of more

@@ -41,6 +41,7 @@ from otfs_workflow.protocol import (
     check_pair,
     parse_pair,
     left_out,
+    resolve_feature_counts,
     source_per_class,
     usable_counts,
 )  # noqa: E402

@@ -9,14 +9,50 @@
 include: "leaderboard_common.smk"
 
 
+# The point of all d features of one (feature set, pair) under every adapter of
+# `leaderboard.adapters`, on each iteration's source subset: with all the features a
+# ranker's order only permutes the columns, so the point is computed once, on the
+# data's order, for every ranker (it was a third of the curves' adaptation time).
+rule classify_leaderboard_all_features:
+    input:
+        caches=pair_caches,
+        code=script_code(
+            "classification_all_features.py", adapters=LEADERBOARD_CONFIG["adapters"]
+        ),
+    output:
+        json="results/runs/{feature_set}/all_features/{grid}/{pair}.json",
+    log:
+        "logs/classification/{feature_set}/all_features/{grid}/{pair}.log",
+    benchmark:
+        "logs/benchmarks/classify_leaderboard_all_features/{feature_set}/{grid}/{pair}.tsv"
+    wildcard_constraints:
+        grid=re.escape(LEADERBOARD_CONFIG["grid"]),
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=30,
+    params:
+        adapters=LEADERBOARD_CONFIG["adapters"],
+        adapter_params=[adapter_params(a) for a in LEADERBOARD_CONFIG["adapters"]],
+        metrics=lambda w: grid_config(w.grid).get("metrics", {}),
+        iterations=lambda w: ITERATIONS[: grid_config(w.grid).get("iterations")],
+        per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
+    script:
+        "../scripts/classification_all_features.py"
+
+
 # The leaderboard's curves of one (feature set, ranker, pair): one job runs every
 # adapter of `leaderboard.adapters`, reading the caches and the ranking once, and
-# writes the same files as one `classify` job per adapter would. Traded: a request
-# for one of these files runs all the adapters of its pair.
+# writes the same files as one `classify` job per adapter would; the point of all
+# features is the pair's (rule classify_leaderboard_all_features). Traded: a
+# request for one of these files runs all the adapters of its pair.
 rule classify_leaderboard_adapters:
     input:
         caches=pair_caches,
         ranking="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
+        ends=leaderboard_ends,
         code=script_code(
             "classification_adapters.py", adapters=LEADERBOARD_CONFIG["adapters"]
         ),

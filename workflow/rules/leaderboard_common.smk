@@ -29,6 +29,14 @@ def leaderboard_rankings(w=None):
     ]
 
 
+def leaderboard_ends(w):
+    """The points of all features of the pair (rule classify_leaderboard_all_features), where the grid has d."""
+    d = fs_n_features(w.feature_set)
+    if d not in resolve_feature_counts(grid_config(w.grid)["feature_counts"], d):
+        return []
+    return [f"results/runs/{w.feature_set}/all_features/{w.grid}/{w.pair}.json"]
+
+
 def leaderboard_report(name, ext, caption):
     return report(
         f"{LEADERBOARD_OUT}/{name}.{ext}",

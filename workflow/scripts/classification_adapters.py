@@ -15,4 +15,5 @@ with job(sm.log[0], sm.threads, "classification", code=sm.input.code):
         metrics=sm.params.metrics,
         outputs=dict(zip(sm.params.adapters, sm.output.tsv, strict=True)),
         as_frame=False,
+        ends=sm.input.ends[0] if sm.input.ends else None,
     )

@@ -42,6 +42,7 @@ __all__ = [
     "draw_source_subset",
     "draw_stratified_subsample",
     "feature_counts",
+    "iteration_source_subset",
     "left_out",
     "make_pairs",
     "pair_name",
@@ -260,6 +261,17 @@ def draw_source_subset(y, per_class, random_state=None, classes: Iterable | None
         take = members.size if per_class == "all" else min(per_class, members.size)
         out.append(members[rng.permutation(members.size)[:take]])
     return np.concatenate(out)
+
+
+def iteration_source_subset(feature_set: str, pair: str, iteration: int, y, per_class, classes: Iterable | None = None,
+                            class_names=None) -> tuple[np.ndarray, int]:
+    """The source samples of one iteration of the protocol (:func:`draw_source_subset`) and their seed.
+
+    The seed derives from (feature set, pair, iteration) alone, so the ranking job and any other job of the
+    iteration (the leaderboard's point of all features) draw the same samples.
+    """
+    seed = derive_seed(feature_set, pair, iteration, "source_subset")
+    return draw_source_subset(y, per_class, random_state=seed, classes=classes, class_names=class_names), seed
 
 
 #: The fewest samples a domain may have: after the per-domain z-score, two samples leave every feature at

@@ -31,7 +31,7 @@ def run(caches: Mapping[str, str], ranking_path, adapter: str, grid: str,
 def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None], grid: str,
                  orders: Sequence[str], counts, outputs: Mapping[str, str],
                  iterations: int | None = None, *, metrics: Mapping | None = None, as_frame: bool = True,
-                 shared: dict | None = None, reuse: Collection[str] = ()) -> dict:
+                 shared: dict | None = None, reuse: Collection[str] = (), ends=None) -> dict:
     """:func:`run` for several adapters of one pair at once: the caches and the ranking are read once.
 
     ``adapters`` maps each adapter to its hyper-parameters, ``outputs`` each
@@ -47,6 +47,10 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
     docs/data-families.md measures what it moves.) Without it, each order's own permutation, as
     :func:`otfs.classification.accuracy_curve` computes it.
 
+    ``ends``: the file of :func:`run_all_features` for this pair (the leaderboard's jobs): its points of all
+    ``d`` features, computed once for every ranker, serve as ``shared``'s (the same numbers as computing them
+    here on the data's order). A point it lacks (another source subset) is computed here, on the data's order.
+
     ``reuse``: adapters (with ``shared``) whose adapted samples are kept in ``shared`` for
     :func:`otfs_workflow.stages.model_selection.run_pair`, which adapts the same samples on the same features
     (:class:`KeptAdaptations`): each is computed once for the curve and the choice of k.
@@ -60,6 +64,9 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
     src, tgt = cache.domain(rank["source"]), cache.domain(rank["target"])
     counts = resolve_feature_counts(counts, cache.n_features)
     metrics = dict(metrics or {})
+    if ends is not None:
+        shared = {} if shared is None else shared
+        _take_ends(ends, rank, grid, adapters, metrics, shared)
     columns = COLUMNS + [c for c in METRIC_COLUMNS if (c == "balanced_accuracy" and metrics.get("balanced_accuracy"))
                          or (c.startswith("second_") and metrics.get("second_classifier"))]
     results = {}
@@ -116,8 +123,7 @@ def _curve_with_shared_end(src, tgt, subset, r_it, orders, counts, adapter, para
                                   n_features=below, adapter=built, metrics=metrics):
             curves.setdefault(row["order"], {})[row["n_features"]] = row
     if d in counts:
-        key = ("all features", rank["feature_set"], rank["pair"], adapter, repr(params), repr(sorted(metrics.items())),
-               np.asarray(subset).tobytes())
+        key = _end_key(rank["feature_set"], rank["pair"], adapter, params, metrics, subset)
         if key not in shared:
             (end,) = accuracy_curve(Xs, ys, tgt.X, tgt.y, orders={"data": np.arange(d)}, n_features=[d],
                                     adapter=built, metrics=metrics)
@@ -125,6 +131,75 @@ def _curve_with_shared_end(src, tgt, subset, r_it, orders, counts, adapter, para
         for name in orders:
             curves.setdefault(name, {})[d] = {**shared[key], "order": name}
     return [curves[name][n] for name in orders for n in counts]
+
+
+def _end_key(feature_set: str, pair: str, adapter: str, params, metrics: Mapping, subset) -> tuple:
+    """The ``shared`` key of the point of all features of one (pair, adapter, parameters, metrics, source subset)."""
+    import numpy as np
+
+    return ("all features", feature_set, pair, adapter, repr(params), repr(sorted(metrics.items())),
+            np.asarray(subset, dtype=np.int64).tobytes())
+
+
+def run_all_features(caches: Mapping[str, str], feature_set: str, pair: str, adapters: Mapping[str, Mapping | None],
+                     grid: str, iterations: Sequence[int], per_class, output, *, metrics: Mapping | None = None) -> dict:
+    """The point of all ``d`` features of every adapter and iteration of one pair, for every ranker at once.
+
+    With all the features, a ranker's order only permutes the columns, so this point is computed once, on the
+    features in the data's order (as :func:`run_adapters` with ``shared`` computes it), on each iteration's
+    source subset (:func:`otfs_workflow.protocol.iteration_source_subset`, the ranking job's draw). The JSON
+    file holds, per adapter, its parameters, the grid's metrics and, per iteration, the subset and the point's
+    row; :func:`run_adapters` (``ends``) uses a point only where all of them are its own.
+    """
+    import numpy as np
+
+    from otfs.classification import accuracy_curve
+    from otfs_workflow.io import write_json
+    from otfs_workflow.protocol import iteration_source_subset, parse_pair
+    from otfs_workflow.stages import source_classes
+
+    source, target = parse_pair(pair)
+    cache = read_domains({dom: caches[dom] for dom in (source, target)})
+    src, tgt = cache.domain(source), cache.domain(target)
+    classes = source_classes(cache, pair, selection=False)
+    d, metrics = cache.n_features, dict(metrics or {})
+    out = {"feature_set": feature_set, "pair": pair, "grid": grid, "d": d,
+           "adapters": {a: {"params": p, "metrics": metrics, "iterations": []} for a, p in adapters.items()}}
+    for iteration in iterations:
+        subset, _ = iteration_source_subset(feature_set, pair, iteration, src.y, per_class, classes=classes,
+                                            class_names=cache.class_names)
+        Xs, ys = src.X[subset], src.y[subset]
+        for adapter, params in adapters.items():
+            try:
+                (point,) = accuracy_curve(Xs, ys, tgt.X, tgt.y, orders={"data": np.arange(d)}, n_features=[d],
+                                          adapter=_build_adapter(adapter, params), metrics=metrics)
+            except (ValueError, FloatingPointError) as exc:
+                raise type(exc)(f"{feature_set}/{pair}, iteration {iteration}, adapter {adapter}, all {d} features: "
+                                f"{_named_columns(str(exc), cache.feature_names)}") from exc
+            out["adapters"][adapter]["iterations"].append(
+                {"iteration": int(iteration), "source_subset": [int(i) for i in subset], "point": point})
+    write_json(output, out, compact=True)
+    return out
+
+
+def _take_ends(path, rank: Mapping, grid: str, adapters: Mapping, metrics: Mapping, shared: dict) -> None:
+    """Put the points of :func:`run_all_features`'s file ``path`` into ``shared``; an error naming the file where
+    it is of another pair, grid, or adapter's parameters or metrics."""
+    ends = read_json(path)
+    where = (ends["feature_set"], ends["pair"], ends["grid"])
+    if where != (rank["feature_set"], rank["pair"], grid):
+        raise ValueError(f"{path}: the points of all features of {where}, read for {rank['feature_set']}/"
+                         f"{rank['pair']} on the grid {grid!r}")
+    for adapter, params in adapters.items():
+        held = ends["adapters"].get(adapter)
+        if held is None:
+            raise ValueError(f"{path}: no point of all features for the adapter {adapter!r}")
+        if held["params"] != params or held["metrics"] != metrics:
+            raise ValueError(f"{path}: adapter {adapter!r} with {held['params']} and the metrics {held['metrics']}, "
+                             f"read with {params} and {metrics}: the file is stale")
+        for it in held["iterations"]:
+            key = _end_key(rank["feature_set"], rank["pair"], adapter, params, metrics, it["source_subset"])
+            shared[key] = it["point"]
 
 
 class KeptAdaptations:

@@ -60,9 +60,12 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
     iterations : only the first so many iterations of the ranking (all by default)
     shared : a dict kept across calls on the same pair (several rankers in one job, rule run_family_pair): the
         data rules' choices, which depend on the iteration's source subset and the target alone, are computed
-        once per subset, and so is the point of all ``d`` features, on the features in the data's order (as
-        :func:`otfs_workflow.stages.classification.run_adapters` with ``shared``); an adaptation the curves kept
-        there (their ``reuse``) is taken instead of computed again
+        once per subset, and so is the point of all ``d`` features; an adaptation the curves kept there (their
+        ``reuse``) is taken instead of computed again
+
+    The point of all ``d`` features is computed on the features in the data's order, as the curves' (the
+    leaderboard's :func:`otfs_workflow.stages.classification.run_all_features`, and
+    :func:`~otfs_workflow.stages.classification.run_adapters` with ``shared``): the same accuracies.
     """
     from otfs.adapters import get_adapter
     from otfs.classification import make_classifier, one_nn_accuracy
@@ -109,7 +112,9 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
                     if end in shared:
                         rows.append({**shared[end], "iteration": it})
                         continue
-                cols = order[:n] if end is None else np.arange(n)  # shared: the features in the data's order
+                # all d features in the data's order, as the leaderboard's point of all features
+                # (classification.run_all_features): a ranker's order would only permute the columns
+                cols = np.arange(n) if n == cache.n_features else order[:n]
                 kept = None if shared is None else KeptAdaptations(shared).take(
                     adapter, adapters[adapter], Xs[:, cols], ys, tgt.X[:, cols])
                 if kept is None:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from otfs_workflow.data.cache import read_domains
 from otfs_workflow.io import write_json
-from otfs_workflow.protocol import derive_seed, draw_source_subset, parse_pair, ranked_iterations
+from otfs_workflow.protocol import derive_seed, iteration_source_subset, parse_pair, ranked_iterations
 from otfs_workflow.stages import source_classes
 
 __all__ = ["build_ranker", "pairs_strategy", "run"]
@@ -79,9 +79,8 @@ def run(caches: Mapping[str, str], feature_set: str, pair: str, ranker: str, *, 
     records = []
     for iteration in iterations:
         record = {"iteration": int(iteration)}
-        subset_seed = derive_seed(feature_set, pair, iteration, "source_subset")
-        subset = draw_source_subset(src.y, per_class, random_state=subset_seed, classes=classes,
-                                    class_names=cache.class_names)
+        subset, subset_seed = iteration_source_subset(feature_set, pair, iteration, src.y, per_class, classes=classes,
+                                                      class_names=cache.class_names)
         record["seed_source_subset"] = subset_seed
         fitted = clone(estimator)
         if strategy is not None:  # Algorithm 1's strategy, seeded as the paper's protocol seeds it
