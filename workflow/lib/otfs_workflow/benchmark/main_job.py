@@ -37,6 +37,7 @@ STAGES = {
     "rank_features": "ranking",  # Algorithms 1 and 2: the OT rankers select their samples in fit
     "classify": "classification",
     "classify_leaderboard_adapters": "classification",
+    "classify_leaderboard_all_features": "classification",
     "run_family_pair": "families",
     "run_family_pair_with_ot3": "families",
     "clinical_rank": "clinical",
