@@ -197,6 +197,10 @@ def test_clinical_counts_are_checked_against_the_tables_width():
      r"wda.ablation.variants.bad.params: .*unexpected keyword argument 'n_component'"),
     (lambda c: c["leaderboard"].update(reference="fmmd"),
      r"leaderboard.reference: 'fmmd' is not one of leaderboard.rankers \['ot', 'wasserstein1d'"),
+    (lambda c: c["leaderboard"].update(reference=["ot", "fmmd"]),
+     r"leaderboard.reference: 'fmmd' is not one of leaderboard.rankers \['ot', 'wasserstein1d'"),
+    (lambda c: c["leaderboard"].update(reference=["ot", "no-such-ranker"]),
+     r"leaderboard.reference\[1\]: .*'no-such-ranker'"),
 ])
 def test_cross_references_are_named(config, mutate, message):
     mutate(config)

@@ -579,13 +579,20 @@ def test_the_leaderboard_on_the_test_configuration(test_run):
     assert ranks["friedman_p"].between(0, 1).all() and set(ranks["tasks"]) == {3} and set(ranks["dataset"]) == {"all"}
     post = pd.read_csv(out / "posthoc.csv", keep_default_na=False)
     assert len(post) == 2 * 2 * 9 and post["p"].between(0, 1).all() and set(post["adapter"]) == {"NA", "CORAL"}
-    # the paper's ranker against the two others, from the same per-pair means as the ranks
+    # each reference (the test configuration's two) against the two others, from the same per-pair means as the
+    # ranks, Holm's correction within each reference
+    from statsmodels.stats.multitest import multipletests
+
     versus = pd.read_csv(out / "versus.csv", keep_default_na=False)
-    assert len(versus) == 2 * 2 * 2 and set(versus["ranker"]) == {"ks", "random"} and set(versus["dataset"]) == {"all"}
+    assert len(versus) == 2 * 2 * 2 * 2 and set(versus["dataset"]) == {"all"}
+    assert {r: set(g["ranker"]) for r, g in versus.groupby("reference")} == {"ot": {"ks", "random"},
+                                                                             "ks": {"ot", "random"}}
+    for _, block in versus.groupby(["reference", "adapter", "criterion"]):
+        np.testing.assert_allclose(block["p_holm"], multipletests(block["p"], method="holm")[1], rtol=1e-3)
     assert ((versus["wins"] + versus["ties"] + versus["losses"]) == 3).all()
     assert ((versus["run_wins"] + versus["run_ties"] + versus["run_losses"]) == 3 * 2).all()
     at_fraction = long[long["n_features"] == 100].groupby(["adapter", "pair", "ranker"])["accuracy"].mean().unstack()
-    row = versus.set_index(["adapter", "criterion", "ranker"]).loc[("NA", "fraction", "ks")]
+    row = versus.set_index(["reference", "adapter", "criterion", "ranker"]).loc[("ot", "NA", "fraction", "ks")]
     # the CSV keeps 4 significant digits
     assert row["mean_difference"] == pytest.approx((at_fraction.loc["NA", "ot"] - at_fraction.loc["NA", "ks"]).mean(), rel=1e-3)
     assert 0 < row["p"] <= row["p_holm"] <= 1

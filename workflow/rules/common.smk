@@ -26,6 +26,7 @@ from otfs_workflow.config import (
     load_yaml,
     check_feature_counts,
     pairs_for,
+    references,
     experiment_schemas,
     fill_defaults,
     validate_config,

@@ -24,7 +24,7 @@ from otfs_workflow.protocol import make_pairs, parse_pair
 
 __all__ = ["ConfigError", "experiment_schemas", "fill_defaults",
            "MAX_CONFIG_VALUES", "check_config_size", "check_feature_counts", "load_yaml", "mirror_dirs",
-           "pairs_for", "validate_config"]
+           "pairs_for", "references", "validate_config"]
 
 
 class ConfigError(ValueError):
@@ -350,15 +350,21 @@ def _model_selection_problems(config: Mapping, source: str) -> list[str]:
     return problems
 
 
+def references(value) -> list[str]:
+    """`leaderboard.reference` as a list: one ranker's name, or several."""
+    return [value] if isinstance(value, str) else list(value)
+
+
 def _leaderboard_problems(config: Mapping, source: str) -> list[str]:
     """The leaderboard's grid exists, has the Descending order and at least two feature counts, among them
     the fixed fraction; its feature sets exist; its reference is one of its rankers."""
     cfg = config["leaderboard"]
     problems = [f"{source}: leaderboard.feature_sets: unknown feature set {fs!r} (known: "
                 f"{sorted(config['feature_sets'])})" for fs in cfg["feature_sets"] if fs not in config["feature_sets"]]
-    if cfg["reference"] not in cfg["rankers"]:
-        problems.append(f"{source}: leaderboard.reference: {cfg['reference']!r} is not one of leaderboard.rankers "
-                        f"{cfg['rankers']}")
+    for reference in references(cfg["reference"]):
+        if reference not in cfg["rankers"]:
+            problems.append(f"{source}: leaderboard.reference: {reference!r} is not one of leaderboard.rankers "
+                            f"{cfg['rankers']}")
     grid = config["grids"].get(cfg["grid"])
     if grid is None:
         return problems + [f"{source}: leaderboard.grid: unknown grid {cfg['grid']!r}; grids: {sorted(config['grids'])}"]
@@ -421,6 +427,8 @@ def _registered_names(value, schema: Mapping, root: Mapping, path: str):
         schema = root["$defs"][schema["$ref"].rsplit("/", 1)[-1]]
     if "registry" in schema and isinstance(value, str):
         yield path, value, schema["registry"]
+    for branch in schema.get("oneOf", []):  # a name or a list of names: the branch of the value's type yields
+        yield from _registered_names(value, branch, root, path)
     if isinstance(value, Mapping):
         props = schema.get("properties", {})
         extra = schema.get("additionalProperties")

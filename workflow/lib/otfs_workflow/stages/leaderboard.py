@@ -20,11 +20,12 @@ the Descending order at each number of features (the grid's fractions of
   comparisons by the studentised range distribution, and a
   critical-difference diagram (scikit-posthocs);
 - the same ranks and tests within each dataset that has at least two pairs;
-- the reference ranker (the paper's ``ot`` by default) against each other
-  ranker, per dataset and over all of them: the mean difference, its wins,
-  ties and losses over the tasks and over the (pair, iteration) runs, and
-  Wilcoxon's signed-rank test over the tasks (SciPy), Holm-corrected over
-  the other rankers (statsmodels);
+- each reference ranker (the paper's ``ot`` and the source-only
+  ``source-anova`` by default) against each other ranker, per dataset and
+  over all of them: the mean difference, its wins, ties and losses over the
+  tasks and over the (pair, iteration) runs, and Wilcoxon's signed-rank
+  test over the tasks (SciPy), Holm-corrected over the other rankers of
+  that reference (statsmodels);
 - a ranker x adapter heatmap of nAUC per dataset.
 """
 
@@ -170,7 +171,7 @@ def _config_hash(config: Mapping) -> str:
 
 def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_features: Mapping[str, int],
         fraction: int | Mapping[str, int], alpha: float, provenance: Mapping, outputs: Mapping[str, str],
-        caption: str, reference: str = "ot") -> dict:
+        caption: str, reference: str | Sequence[str] = "ot") -> dict:
     """Write every output of the leaderboard (module docstring).
 
     Parameters
@@ -184,8 +185,10 @@ def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_fe
     provenance : the record written beside the tables
     outputs : paths by key (see the rule)
     caption : the first line of every Markdown table
-    reference : the ranker compared with each other one (the ``versus`` table)
+    reference : the ranker, or rankers, each compared with every other one (the ``versus`` table, one block
+        per reference, Holm's correction within each block)
     """
+    refs = [reference] if isinstance(reference, str) else list(reference)
     from otfs_workflow.plotting import save_outputs  # noqa: F401  (matplotlib's non-interactive backend, before pyplot)
 
     long = collect(long_tables, rankings)
@@ -217,9 +220,10 @@ def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_fe
             for scope in [ALL, *(datasets if len(datasets) > 1 else [])]:  # one dataset: "all" is it
                 scores, scope_runs = (t if scope == ALL else t[t.index.get_level_values("dataset") == scope]
                                       for t in (all_scores, all_runs))
-                if reference in scores.columns and len(scores):
-                    versus.append(versus_reference(scores, reference, scope_runs)
-                                  .assign(dataset=scope, adapter=adapter, criterion=criterion))
+                for ref in refs:
+                    if ref in scores.columns and len(scores):
+                        versus.append(versus_reference(scores, ref, scope_runs)
+                                      .assign(dataset=scope, adapter=adapter, criterion=criterion, reference=ref))
                 if len(scores) < 2:
                     continue  # a dataset of one pair: no test
                 res = rank_tests(scores)
@@ -240,10 +244,12 @@ def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_fe
              .assign(dataset=ds, adapter=a, criterion=c) for (ds, a, c), res in tests.items()]
     post = pd.concat(posts, ignore_index=True)[post_columns] if posts else pd.DataFrame(columns=post_columns)
     write_csv(post, outputs["posthoc"], float_format="%.4g")
-    columns = ["dataset", "adapter", "criterion", "ranker", "tasks", "reference_mean", "ranker_mean",
+    columns = ["dataset", "adapter", "criterion", "reference", "ranker", "tasks", "reference_mean", "ranker_mean",
                "mean_difference", "wins", "ties", "losses", "run_wins", "run_ties", "run_losses", "p", "p_holm"]
     versus = pd.concat(versus, ignore_index=True)[columns] if versus else pd.DataFrame(columns=columns)
-    _write_table(versus, outputs, "versus", f"{caption} The reference ranker {reference!r} against each other.")
+    named = ", ".join(repr(r) for r in refs)
+    _write_table(versus, outputs, "versus", f"{caption} The reference ranker{'s' if len(refs) > 1 else ''} {named} "
+                                            "against each other one (Holm's correction within each reference).")
 
     _cd_figure(tests, alpha, outputs)
     _heatmap(table, outputs)
