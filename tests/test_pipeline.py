@@ -62,6 +62,7 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     assert jobs["make_leaderboard"] == jobs["shift_recovery_run"] == 1
     # the label-free choice of k: one job per (ranker, pair) of the leaderboard's grid, on its rankings
     assert jobs["score_model_selection"] == 7 * 26 and jobs["make_model_selection"] == 1
+    assert jobs["score_model_selection_all_features"] == 26  # its point of all features: once per pair
     # the related methods' experiments are part of `all`
     for rule in ("make_wda_table1", "make_wda_ablation", "plot_wda_figure2", "make_wda_office",
                  "make_invariance_table", "make_boosting_table", "make_semfs_table"):

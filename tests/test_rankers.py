@@ -335,6 +335,45 @@ def test_the_leaderboards_point_of_all_features_is_computed_once_for_every_ranke
     assert not (tmp_path / "x.tsv").exists() and not (tmp_path / "y.tsv").exists()
 
 
+def test_the_choice_of_ks_point_of_all_features_is_scored_once_for_every_ranker(tmp_path, monkeypatch):
+    # rule score_model_selection_all_features: each iteration's row of all d features (adaptation, accuracy, the
+    # scorers' scores, the data rules' choices) once per pair; score_model_selection's rows that read it equal,
+    # but for the measured times, those it computes itself, and no scorer runs at d in the rankers' jobs
+    import otfs.k_selection._base as kb
+    from otfs_workflow.io import read_tsv
+    from otfs_workflow.stages import model_selection, ranking
+
+    caches, _ = toy_caches(tmp_path, seed=7)
+    adapters, rules = {"NA": None, "CORAL": None}, {"entropy": None, "IW": None, "shift-test": {"q": 0.05}}
+    args = (adapters, rules, [2, 6, "d"], "knn", 1, 0.5)
+    ends = tmp_path / "ends.tsv"
+    model_selection.run_pair_all_features(caches, "toy", "src-tgt", *args, [0, 1], 10, ends)
+    scored = kb.score_adapted
+    calls = []
+    monkeypatch.setattr(kb, "score_adapted", lambda Zs, *a, **k: calls.append(Zs.shape[1]) or scored(Zs, *a, **k))
+    for ranker in ("ks", "random"):
+        path = tmp_path / f"{ranker}.json"
+        ranking.run(caches, "toy", "src-tgt", ranker, iterations=[0, 1], per_class=10, output=path)
+        calls.clear()
+        model_selection.run_pair(caches, path, *args, output=tmp_path / f"{ranker}-read.tsv", iterations=2, ends=ends)
+        assert 12 not in calls and len(calls) == 2 * 2 * 2  # 2 iterations x 2 adapters x the 2 counts below d
+        model_selection.run_pair(caches, path, *args, output=tmp_path / f"{ranker}-own.tsv", iterations=2)
+        read, own = (read_tsv(tmp_path / f"{ranker}-{k}.tsv") for k in ("read", "own"))
+        assert list(read.columns) == list(own.columns)
+        cols = [c for c in own.columns if "seconds" not in c]
+        pd.testing.assert_frame_equal(read[cols], own[cols])
+    # a file of other settings, or of another pair, is an error naming it
+    with pytest.raises(ValueError, match=r"ends.tsv: no all-features rows of the adapter 'NA' with this job's "
+                                         r"settings .*stale"):
+        model_selection.run_pair(caches, path, adapters, {"entropy": None}, [2, 6, "d"], "knn", 1, 0.5,
+                                 output=tmp_path / "x.tsv", iterations=2, ends=ends)
+    model_selection.run_pair_all_features(caches, "toy", "tgt-src", *args, [0], 10, tmp_path / "other.tsv")
+    with pytest.raises(ValueError, match=r"other.tsv: the all-features rows of \[\('toy', 'tgt-src'\)\]"):
+        model_selection.run_pair(caches, path, *args, output=tmp_path / "y.tsv", iterations=2,
+                                 ends=tmp_path / "other.tsv")
+    assert not (tmp_path / "x.tsv").exists() and not (tmp_path / "y.tsv").exists()
+
+
 def test_a_ranking_of_the_first_iterations_serves_the_grids_that_read_no_more(tmp_path):
     # rank_features ranks the first n of the protocol's iterations when every grid reading the feature set reads
     # no more (the data families: 5 of 19): the same records as the first n of a full ranking, and a reader of more

@@ -9,10 +9,42 @@
 include: "model_selection_common.smk"
 
 
+# The rows of all d features of one (feature set, pair), every adapter and iteration:
+# with all the features a ranker's order only permutes the columns, so the point
+# (adaptation, 1-NN accuracy, scores, the data rules' choices) is computed once, on
+# the data's order, for every ranker.
+rule score_model_selection_all_features:
+    input:
+        caches=pair_caches,
+        code=script_code(
+            "model_selection_all_features.py",
+            adapters=MODEL_SELECTION_CONFIG["adapters"],
+        ),
+    output:
+        tsv="results/runs/{feature_set}/all_features/{grid}/{pair}.model_selection.tsv",
+    log:
+        "logs/model_selection/{feature_set}/all_features/{grid}/{pair}.log",
+    benchmark:
+        "logs/benchmarks/score_model_selection_all_features/{feature_set}/{grid}/{pair}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=6,
+    params:
+        **model_selection_job_params(),
+        ranked=lambda w: ITERATIONS[: grid_config(w.grid).get("iterations")],
+        per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
+    script:
+        "../scripts/model_selection_all_features.py"
+
+
 rule score_model_selection:
     input:
         caches=pair_caches,
         ranking="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
+        ends="results/runs/{feature_set}/all_features/{grid}/{pair}.model_selection.tsv",
         code=script_code(
             "model_selection_pair.py", adapters=MODEL_SELECTION_CONFIG["adapters"]
         ),

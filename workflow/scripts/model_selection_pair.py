@@ -15,4 +15,5 @@ with job(sm.log[0], sm.threads, "model_selection", code=sm.input.code):
         test_size=sm.params.cv["test_size"],
         iterations=sm.params.iterations,
         output=sm.output.tsv,
+        ends=sm.input.ends,
     )

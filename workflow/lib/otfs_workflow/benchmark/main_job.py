@@ -49,6 +49,7 @@ STAGES = {
     "acquire": "acquisition",
     "acquire_images": "acquisition",
     "score_model_selection": "model selection",
+    "score_model_selection_all_features": "model selection",
 }
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 from otfs_workflow.io import atomic_path, read_json, read_tsv, write_csv, write_json, write_text, write_tsv
 from otfs_workflow.protocol import derive_seed, read_iterations, resolve_feature_counts
 
-__all__ = ["choices", "data_choices", "report", "run_pair", "summarise"]
+__all__ = ["choices", "data_choices", "report", "run_pair", "run_pair_all_features", "summarise"]
 
 #: The keys of one run: a (dataset, pair, ranker, adapter, iteration).
 RUN = ["feature_set", "pair", "ranker", "adapter", "iteration"]
@@ -44,7 +44,7 @@ def data_choices(data_rules: Mapping, Xs, Xt, counts) -> dict:
 
 def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None],
              rules: Mapping[str, Mapping | None], counts, classifier, n_splits: int, test_size: float,
-             output, iterations: int | None = None, shared: dict | None = None) -> pd.DataFrame:
+             output, iterations: int | None = None, shared: dict | None = None, ends=None) -> pd.DataFrame:
     """Score every (adapter, iteration, number of features) of one ranking; write one TSV.
 
     Parameters
@@ -62,33 +62,24 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
         data rules' choices, which depend on the iteration's source subset and the target alone, are computed
         once per subset, and so is the point of all ``d`` features; an adaptation the curves kept there (their
         ``reuse``) is taken instead of computed again
+    ends : the TSV of :func:`run_pair_all_features` for this pair (rule score_model_selection_all_features): its
+        rows of all ``d`` features, computed once for every ranker, are taken where their source subset is this
+        ranking's; a file of other settings is an error naming it
 
     The point of all ``d`` features is computed on the features in the data's order, as the curves' (the
     leaderboard's :func:`otfs_workflow.stages.classification.run_all_features`, and
     :func:`~otfs_workflow.stages.classification.run_adapters` with ``shared``): the same accuracies.
     """
-    from otfs.adapters import get_adapter
-    from otfs.classification import make_classifier, one_nn_accuracy
-    from otfs.k_selection._base import get_rule, score_adapted
-    from otfs_workflow.data.cache import read_domains
     from otfs_workflow.stages.classification import KeptAdaptations
 
     rank = read_json(ranking_path)
-    cache = read_domains({d: caches[d] for d in (rank["source"], rank["target"])})
-    src, tgt = cache.domain(rank["source"]), cache.domain(rank["target"])
-    counts = sorted(set(resolve_feature_counts(counts, cache.n_features)))
-    if counts[-1] != cache.n_features:
-        raise ValueError(f"the grid's numbers of features {counts} must include d = {cache.n_features}: the "
-                         "rules are compared with all features")
-    built = {name: get_rule(name, **(params or {})) for name, params in rules.items()}
-    scorers = {n: r for n, r in built.items() if r.kind == "scorer"}
-    data_rules = {n: r for n, r in built.items() if r.kind == "data"}
-    clf = make_classifier(classifier)
-    built_adapters = {name: get_adapter(name, **(params or {})) for name, params in adapters.items()}
-    for adapter, ad in built_adapters.items():
-        if getattr(ad, "predicts_labels", False):
-            raise ValueError(f"model_selection.adapters: {adapter!r} predicts labels without adapted samples;"
-                             " the label-free scorers need adapted samples (an adapter whose adapt returns them)")
+    scoring = _Scoring(caches, rank["source"], rank["target"], adapters, rules, counts, classifier, n_splits,
+                       test_size)
+    cache, src, tgt, counts = scoring.cache, scoring.src, scoring.tgt, scoring.counts
+    d = cache.n_features
+    if ends is not None:
+        shared = {} if shared is None else shared
+        _take_ends(ends, rank, scoring, shared)
     rows = []
     for r_it in read_iterations(rank, ranking_path, iterations):
         it = r_it["iteration"]
@@ -100,37 +91,23 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
                 np.asarray(subset).tobytes())
         data_choice = None if shared is None else shared.get(memo)
         if data_choice is None:
-            data_choice = data_choices(data_rules, Xs, tgt.X, counts)
+            data_choice = data_choices(scoring.data_rules, Xs, tgt.X, counts)
             if shared is not None:
                 shared[memo] = data_choice
-        for adapter, ad in built_adapters.items():
+        for adapter in adapters:
             for n in counts:
                 end = None
-                if shared is not None and n == cache.n_features:  # every ranker's all-features point: the same
-                    end = ("all features", rank["feature_set"], rank["pair"], adapter, repr(adapters[adapter]),
-                           repr(rules), repr(classifier), n_splits, test_size, seed, np.asarray(subset).tobytes())
+                if shared is not None and n == d:  # every ranker's all-features point: the same
+                    end = scoring.end_key(rank["feature_set"], rank["pair"], adapter, seed, subset)
                     if end in shared:
                         rows.append({**shared[end], "iteration": it})
                         continue
                 # all d features in the data's order, as the leaderboard's point of all features
                 # (classification.run_all_features): a ranker's order would only permute the columns
-                cols = np.arange(n) if n == cache.n_features else order[:n]
+                cols = np.arange(n) if n == d else order[:n]
                 kept = None if shared is None else KeptAdaptations(shared).take(
                     adapter, adapters[adapter], Xs[:, cols], ys, tgt.X[:, cols])
-                if kept is None:
-                    start = time.perf_counter()
-                    Zs, Zt = ad.adapt(Xs[:, cols], ys, tgt.X[:, cols])
-                    seconds = time.perf_counter() - start
-                else:  # the curves' adaptation of the same samples (rule run_family_pair)
-                    Zs, Zt, seconds = kept
-                row = {"iteration": it, "adapter": adapter, "n_features": n,
-                       "accuracy": one_nn_accuracy(Zs, ys, Zt, tgt.y), "seconds": seconds}
-                if scorers:
-                    start = time.perf_counter()
-                    scored = score_adapted(Zs, ys, Zt, scorers, clf, n_splits, test_size, seed)
-                    row["scoring_seconds"] = time.perf_counter() - start
-                    for name, rec in scored.items():
-                        row.update({f"{name}:{key}": v for key, v in rec.items()})
+                row = {"iteration": it, **scoring.point(adapter, Xs[:, cols], ys, tgt.X[:, cols], n, seed, kept)}
                 row.update(data_choice)
                 rows.append(row)
                 if end is not None:
@@ -141,6 +118,134 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
     df.insert(0, "d", cache.n_features)
     write_tsv(df, output)
     return df
+
+
+def run_pair_all_features(caches: Mapping[str, str], feature_set: str, pair: str,
+                          adapters: Mapping[str, Mapping | None], rules: Mapping[str, Mapping | None], counts,
+                          classifier, n_splits: int, test_size: float, iterations: Sequence[int], per_class,
+                          output) -> pd.DataFrame:
+    """:func:`run_pair`'s rows of all ``d`` features, once for every ranker of the pair; write one TSV.
+
+    With all the features a ranker's order only permutes the columns, and :func:`run_pair` computes this point
+    on the data's order: each iteration's row (adaptation, 1-NN accuracy, the scorers' scores, the data rules'
+    choices) is the same for every ranker. The source subsets are the ranking job's
+    (:func:`otfs_workflow.protocol.iteration_source_subset`); each row records its subset's digest and a
+    fingerprint of the settings, which :func:`run_pair` (``ends``) checks.
+    """
+    from otfs_workflow.protocol import iteration_source_subset, parse_pair
+    from otfs_workflow.stages import source_classes
+
+    source, target = parse_pair(pair)
+    scoring = _Scoring(caches, source, target, adapters, rules, counts, classifier, n_splits, test_size)
+    cache, src, tgt, counts = scoring.cache, scoring.src, scoring.tgt, scoring.counts
+    d = cache.n_features
+    classes = source_classes(cache, pair, selection=False)
+    rows = []
+    for it in iterations:
+        subset, _ = iteration_source_subset(feature_set, pair, it, src.y, per_class, classes=classes,
+                                            class_names=cache.class_names)
+        Xs, ys = src.X[subset], src.y[subset]
+        seed = derive_seed(feature_set, pair, it, "model_selection")
+        data_choice = data_choices(scoring.data_rules, Xs, tgt.X, counts)
+        for adapter in adapters:
+            row = {"iteration": int(it), **scoring.point(adapter, Xs, ys, tgt.X, d, seed, None), **data_choice,
+                   "subset_digest": _digest(subset), "settings": scoring.fingerprint(adapter)}
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    df.insert(0, "pair", pair)
+    df.insert(0, "feature_set", feature_set)
+    write_tsv(df, output)
+    return df
+
+
+def _digest(subset) -> str:
+    import hashlib
+
+    return hashlib.blake2b(np.asarray(subset, dtype=np.int64).tobytes(), digest_size=16).hexdigest()
+
+
+class _Scoring:
+    """What :func:`run_pair` and :func:`run_pair_all_features` compute one point with: the pair's domains, the
+    built rules, scorers, classifier and adapters, and the settings of the point."""
+
+    def __init__(self, caches, source, target, adapters, rules, counts, classifier, n_splits, test_size):
+        from otfs.adapters import get_adapter
+        from otfs.classification import make_classifier
+        from otfs.k_selection._base import get_rule
+        from otfs_workflow.data.cache import read_domains
+
+        self.cache = read_domains({d: caches[d] for d in (source, target)})
+        self.src, self.tgt = self.cache.domain(source), self.cache.domain(target)
+        self.counts = sorted(set(resolve_feature_counts(counts, self.cache.n_features)))
+        if self.counts[-1] != self.cache.n_features:
+            raise ValueError(f"the grid's numbers of features {self.counts} must include d = "
+                             f"{self.cache.n_features}: the rules are compared with all features")
+        built = {name: get_rule(name, **(params or {})) for name, params in rules.items()}
+        self.scorers = {n: r for n, r in built.items() if r.kind == "scorer"}
+        self.data_rules = {n: r for n, r in built.items() if r.kind == "data"}
+        self.clf = make_classifier(classifier)
+        self.adapters = {name: get_adapter(name, **(params or {})) for name, params in adapters.items()}
+        for adapter, ad in self.adapters.items():
+            if getattr(ad, "predicts_labels", False):
+                raise ValueError(f"model_selection.adapters: {adapter!r} predicts labels without adapted samples;"
+                                 " the label-free scorers need adapted samples (an adapter whose adapt returns them)")
+        self.settings = {"adapters": dict(adapters), "rules": rules, "classifier": classifier,
+                         "n_splits": n_splits, "test_size": test_size}
+
+    def point(self, adapter: str, Xs, ys, Xt, n: int, seed: int, kept) -> dict:
+        """One row's numbers: ``Xs``, ``Xt`` are the point's columns; ``kept``: the curves' adaptation of them."""
+        from otfs.classification import one_nn_accuracy
+        from otfs.k_selection._base import score_adapted
+
+        if kept is None:
+            start = time.perf_counter()
+            Zs, Zt = self.adapters[adapter].adapt(Xs, ys, Xt)
+            seconds = time.perf_counter() - start
+        else:  # the curves' adaptation of the same samples (rule run_family_pair)
+            Zs, Zt, seconds = kept
+        row = {"adapter": adapter, "n_features": n, "accuracy": one_nn_accuracy(Zs, ys, Zt, self.tgt.y),
+               "seconds": seconds}
+        if self.scorers:
+            start = time.perf_counter()
+            scored = score_adapted(Zs, ys, Zt, self.scorers, self.clf, self.settings["n_splits"],
+                                   self.settings["test_size"], seed)
+            row["scoring_seconds"] = time.perf_counter() - start
+            for name, rec in scored.items():
+                row.update({f"{name}:{key}": v for key, v in rec.items()})
+        return row
+
+    def fingerprint(self, adapter: str) -> str:
+        """A digest of everything an all-features row of ``adapter`` depends on besides the data and the seed."""
+        import hashlib
+
+        s = self.settings
+        text = repr((adapter, repr(s["adapters"][adapter]), repr(s["rules"]), repr(s["classifier"]), s["n_splits"],
+                     s["test_size"], tuple(self.counts)))
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+    def end_key(self, feature_set: str, pair: str, adapter: str, seed: int, subset) -> tuple:
+        """The ``shared`` key of the all-features row of one (pair, adapter, settings, seed, source subset)."""
+        return ("all features", feature_set, pair, adapter, self.fingerprint(adapter), seed, _digest(subset))
+
+
+def _take_ends(path, rank: Mapping, scoring: _Scoring, shared: dict) -> None:
+    """Put the rows of :func:`run_pair_all_features`'s file ``path`` into ``shared``; an error naming the file where
+    it is of another pair or of other settings."""
+    ends = read_tsv(path)
+    where = set(zip(ends["feature_set"], ends["pair"]))
+    if where != {(rank["feature_set"], rank["pair"])}:
+        raise ValueError(f"{path}: the all-features rows of {sorted(where)}, read for "
+                         f"{rank['feature_set']}/{rank['pair']}")
+    for adapter in scoring.adapters:
+        held = ends[ends["adapter"] == adapter]
+        if held.empty or set(held["settings"]) != {scoring.fingerprint(adapter)}:
+            raise ValueError(f"{path}: no all-features rows of the adapter {adapter!r} with this job's settings "
+                             "(adapters' parameters, rules, classifier, splits, numbers of features): the file is stale")
+        for rec in held.drop(columns=["feature_set", "pair", "settings"]).to_dict("records"):
+            digest = rec.pop("subset_digest")
+            seed = derive_seed(rank["feature_set"], rank["pair"], int(rec["iteration"]), "model_selection")
+            shared[("all features", rank["feature_set"], rank["pair"], adapter, scoring.fingerprint(adapter), seed,
+                    digest)] = rec
 
 
 def choices(long: pd.DataFrame, rules: Mapping[str, Mapping | None]) -> pd.DataFrame:
