@@ -297,6 +297,16 @@ def _pending(work: Path, *extra: str) -> tuple[list[dict], dict[str, int]]:
     return [j for j in _dry_run_jobs(proc.stdout + proc.stderr) if j["reason"]], planned_jobs(proc)
 
 
+_EVERY_JOB: dict[Path, list[dict]] = {}
+
+
+def _every_job(work: Path) -> list[dict]:
+    """Every job of ``available`` (a dry run with --forceall): the plan, the same for every module edited."""
+    if work not in _EVERY_JOB:
+        _EVERY_JOB[work] = _pending(work, "--forceall")[0]
+    return _EVERY_JOB[work]
+
+
 def _pending_after_edit(work: Path, path: Path) -> tuple[list[dict], dict[str, int]]:
     """:func:`_pending` with ``path`` edited (a comment appended), the file restored afterwards."""
     original = path.read_text()
@@ -318,8 +328,7 @@ def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(test_run, modul
     # newer source file with the checksum it recorded: a bare touch reruns
     # nothing, an edit does.)
     assert _pending(test_run)[0] == []  # the run is complete
-    everything = _pending(test_run, "--forceall")[0]
-    importers = sorted(_rules_importing(test_run / module, test_run, everything))
+    importers = sorted(_rules_importing(test_run / module, test_run, _every_job(test_run)))
     assert importers, module
     path = test_run / module
     jobs, counts = _pending_after_edit(test_run, path)
