@@ -293,7 +293,10 @@ def _cd_figure(tests, alpha, outputs) -> None:
                 va="center", fontsize=9)
         _save(fig, outputs, "cd", "Critical-difference diagrams of the feature rankers")
         return
-    fig, axes = plt.subplots(len(adapters), 1, figsize=(8, 1.6 * len(adapters) + 0.4), squeeze=False)
+    # each side of a diagram lists half the rankers, a line each: 15 rankers need about 2.4 in a panel
+    n_rankers = max(len(tests[(ALL, a, "nauc")]["average_ranks"]) for a in adapters)
+    panel = max(1.6, 0.8 + 0.2 * -(-n_rankers // 2))
+    fig, axes = plt.subplots(len(adapters), 1, figsize=(8, panel * len(adapters) + 0.4), squeeze=False)
     for ax, adapter in zip(axes[:, 0], adapters, strict=True):
         res = tests[(ALL, adapter, "nauc")]
         sp.critical_difference_diagram(res["average_ranks"], res["nemenyi"], ax=ax, alpha=alpha)
