@@ -9,10 +9,7 @@ rule aggregate:
             "results/runs/{{feature_set}}/classification/{{ranker}}/{{adapter}}/{{grid}}/{pair}.tsv",
             pair=scope_pairs(w.feature_set, w.scope),
         ),
-        caches=lambda w: [
-            f"data/cache/{w.feature_set}/{d}.h5"
-            for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
-        ],
+        caches=aggregate_caches,
         code=script_code("aggregation.py"),
     output:
         long="results/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}/long.tsv",
@@ -30,15 +27,7 @@ rule aggregate:
         mem_mb=1024,
         runtime=5,
     params:
-        run=lambda w: {
-            "feature_set": w.feature_set,
-            "scope": w.scope,
-            "ranker": w.ranker,
-            "adapter": w.adapter,
-            "grid": w.grid,
-            "pairs": len(scope_pairs(w.feature_set, w.scope)),
-            "iterations": len(ITERATIONS),
-        },
+        run=lambda w: aggregate_run(w, w.ranker, w.adapter),
     script:
         "../scripts/aggregation.py"
 

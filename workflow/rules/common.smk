@@ -637,6 +637,55 @@ def target_feature_sets(target_set, names):
     return [fs for fs in names if scope_pairs(fs, scope_for("available", fs))]
 
 
+def aggregate_caches(w):
+    """The caches of the domains of an aggregate's pairs (its scope)."""
+    return [
+        f"data/cache/{w.feature_set}/{d}.h5"
+        for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
+    ]
+
+
+def aggregate_run(w, ranker, adapter):
+    """The parameters of one aggregate: rule aggregate's `run`, an entry of a batch's `runs`."""
+    return {
+        "feature_set": w.feature_set,
+        "scope": w.scope,
+        "ranker": ranker,
+        "adapter": adapter,
+        "grid": w.grid,
+        "pairs": len(scope_pairs(w.feature_set, w.scope)),
+        "iterations": len(ITERATIONS),
+    }
+
+
+def batch_aggregate_tables(rankers, adapters):
+    """Input function: the run tables of a batch of aggregates, every (ranker, adapter) in the outputs' order
+    (rules aggregate_family, aggregate_leaderboard; script aggregation_batch.py)."""
+    return lambda w: expand(
+        "results/runs/{fs}/classification/{ranker}/{adapter}/{grid}/{pair}.tsv",
+        fs=w.feature_set,
+        ranker=rankers,
+        adapter=adapters,
+        grid=w.grid,
+        pair=scope_pairs(w.feature_set, w.scope),
+    )
+
+
+def batch_aggregate_params(rankers, adapters):
+    """Params function: the `runs` of a batch of aggregates, in the same order."""
+    return lambda w: [aggregate_run(w, r, a) for r in rankers for a in adapters]
+
+
+def batch_aggregate_outputs(name, rankers, adapters):
+    """One of rule aggregate's files (``name``) of every (ranker, adapter) of a batch."""
+    return expand(
+        "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/"
+        + name,
+        ranker=rankers,
+        adapter=adapters,
+    )
+
+
 def agg(target_set, feature_set, ranker=None, adapter="NA", grid="curves"):
     """Folder of one aggregate, for the scope of ``feature_set`` in ``target_set``."""
     scope = scope_for(target_set, feature_set)

@@ -90,39 +90,29 @@ ruleorder: classify_leaderboard_adapters > classify
 # leaderboard has 70 per feature set. Traded: a new ranker re-aggregates its feature set's.
 rule aggregate_leaderboard:
     input:
-        runs=lambda w: expand(
-            "results/runs/{fs}/classification/{ranker}/{adapter}/{grid}/{pair}.tsv",
-            fs=w.feature_set,
-            ranker=LEADERBOARD_CONFIG["rankers"],
-            adapter=LEADERBOARD_CONFIG["adapters"],
-            grid=w.grid,
-            pair=scope_pairs(w.feature_set, w.scope),
+        runs=batch_aggregate_tables(
+            LEADERBOARD_CONFIG["rankers"], LEADERBOARD_CONFIG["adapters"]
         ),
-        caches=lambda w: [
-            f"data/cache/{w.feature_set}/{d}.h5"
-            for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
-        ],
+        caches=aggregate_caches,
         code=script_code("aggregation_batch.py"),
     output:
-        long=expand(
-            "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/long.tsv",
-            ranker=LEADERBOARD_CONFIG["rankers"],
-            adapter=LEADERBOARD_CONFIG["adapters"],
+        long=batch_aggregate_outputs(
+            "long.tsv", LEADERBOARD_CONFIG["rankers"], LEADERBOARD_CONFIG["adapters"]
         ),
-        per_pair=expand(
-            "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/per_pair.tsv",
-            ranker=LEADERBOARD_CONFIG["rankers"],
-            adapter=LEADERBOARD_CONFIG["adapters"],
+        per_pair=batch_aggregate_outputs(
+            "per_pair.tsv",
+            LEADERBOARD_CONFIG["rankers"],
+            LEADERBOARD_CONFIG["adapters"],
         ),
-        summary=expand(
-            "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/summary.tsv",
-            ranker=LEADERBOARD_CONFIG["rankers"],
-            adapter=LEADERBOARD_CONFIG["adapters"],
+        summary=batch_aggregate_outputs(
+            "summary.tsv",
+            LEADERBOARD_CONFIG["rankers"],
+            LEADERBOARD_CONFIG["adapters"],
         ),
-        provenance=expand(
-            "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/provenance.json",
-            ranker=LEADERBOARD_CONFIG["rankers"],
-            adapter=LEADERBOARD_CONFIG["adapters"],
+        provenance=batch_aggregate_outputs(
+            "provenance.json",
+            LEADERBOARD_CONFIG["rankers"],
+            LEADERBOARD_CONFIG["adapters"],
         ),
     log:
         "logs/aggregation/{feature_set}/{scope}/leaderboard_{grid}.log",
@@ -138,19 +128,9 @@ rule aggregate_leaderboard:
         mem_mb=1024,
         runtime=5,
     params:
-        runs=lambda w: [
-            {
-                "feature_set": w.feature_set,
-                "scope": w.scope,
-                "ranker": r,
-                "adapter": a,
-                "grid": w.grid,
-                "pairs": len(scope_pairs(w.feature_set, w.scope)),
-                "iterations": len(ITERATIONS),
-            }
-            for r in LEADERBOARD_CONFIG["rankers"]
-            for a in LEADERBOARD_CONFIG["adapters"]
-        ],
+        runs=batch_aggregate_params(
+            LEADERBOARD_CONFIG["rankers"], LEADERBOARD_CONFIG["adapters"]
+        ),
     script:
         "../scripts/aggregation_batch.py"
 

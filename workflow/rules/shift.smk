@@ -104,39 +104,19 @@ if FAMILY_ADAPTERS:
 
     rule aggregate_family:
         input:
-            runs=lambda w: expand(
-                "results/runs/{fs}/classification/{ranker}/{adapter}/{grid}/{pair}.tsv",
-                fs=w.feature_set,
-                ranker=FAMILY_RANKERS,
-                adapter=FAMILY_ADAPTERS,
-                grid=w.grid,
-                pair=scope_pairs(w.feature_set, w.scope),
-            ),
-            caches=lambda w: [
-                f"data/cache/{w.feature_set}/{d}.h5"
-                for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
-            ],
+            runs=batch_aggregate_tables(FAMILY_RANKERS, FAMILY_ADAPTERS),
+            caches=aggregate_caches,
             code=script_code("aggregation_batch.py"),
         output:
-            long=expand(
-                "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/long.tsv",
-                ranker=FAMILY_RANKERS,
-                adapter=FAMILY_ADAPTERS,
+            long=batch_aggregate_outputs("long.tsv", FAMILY_RANKERS, FAMILY_ADAPTERS),
+            per_pair=batch_aggregate_outputs(
+                "per_pair.tsv", FAMILY_RANKERS, FAMILY_ADAPTERS
             ),
-            per_pair=expand(
-                "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/per_pair.tsv",
-                ranker=FAMILY_RANKERS,
-                adapter=FAMILY_ADAPTERS,
+            summary=batch_aggregate_outputs(
+                "summary.tsv", FAMILY_RANKERS, FAMILY_ADAPTERS
             ),
-            summary=expand(
-                "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/summary.tsv",
-                ranker=FAMILY_RANKERS,
-                adapter=FAMILY_ADAPTERS,
-            ),
-            provenance=expand(
-                "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/provenance.json",
-                ranker=FAMILY_RANKERS,
-                adapter=FAMILY_ADAPTERS,
+            provenance=batch_aggregate_outputs(
+                "provenance.json", FAMILY_RANKERS, FAMILY_ADAPTERS
             ),
         log:
             "logs/aggregation/{feature_set}/{scope}/family_{grid}.log",
@@ -153,19 +133,7 @@ if FAMILY_ADAPTERS:
             mem_mb=1024,
             runtime=5,
         params:
-            runs=lambda w: [
-                {
-                    "feature_set": w.feature_set,
-                    "scope": w.scope,
-                    "ranker": r,
-                    "adapter": a,
-                    "grid": w.grid,
-                    "pairs": len(scope_pairs(w.feature_set, w.scope)),
-                    "iterations": len(ITERATIONS),
-                }
-                for r in FAMILY_RANKERS
-                for a in FAMILY_ADAPTERS
-            ],
+            runs=batch_aggregate_params(FAMILY_RANKERS, FAMILY_ADAPTERS),
         script:
             "../scripts/aggregation_batch.py"
 

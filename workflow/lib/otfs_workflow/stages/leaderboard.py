@@ -188,8 +188,10 @@ def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_fe
     reference : the ranker, or rankers, each compared with every other one (the ``versus`` table, one block
         per reference, Holm's correction within each block)
     """
-    refs = [reference] if isinstance(reference, str) else list(reference)
+    from otfs_workflow.config import references
     from otfs_workflow.plotting import save_outputs  # noqa: F401  (matplotlib's non-interactive backend, before pyplot)
+
+    refs = references(reference)
 
     long = collect(long_tables, rankings)
     for col, value in (("versions", json.dumps(provenance["versions"], sort_keys=True)),

@@ -98,7 +98,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
             for n in counts:
                 end = None
                 if shared is not None and n == d:  # every ranker's all-features point: the same
-                    end = scoring.end_key(rank["feature_set"], rank["pair"], adapter, seed, subset)
+                    end = scoring.end_key(rank["feature_set"], rank["pair"], adapter, seed, _digest(subset))
                     if end in shared:
                         rows.append({**shared[end], "iteration": it})
                         continue
@@ -223,9 +223,10 @@ class _Scoring:
                      s["test_size"], tuple(self.counts)))
         return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
-    def end_key(self, feature_set: str, pair: str, adapter: str, seed: int, subset) -> tuple:
-        """The ``shared`` key of the all-features row of one (pair, adapter, settings, seed, source subset)."""
-        return ("all features", feature_set, pair, adapter, self.fingerprint(adapter), seed, _digest(subset))
+    def end_key(self, feature_set: str, pair: str, adapter: str, seed: int, digest: str) -> tuple:
+        """The ``shared`` key of the all-features row of one (pair, adapter, settings, seed, source subset's
+        :func:`_digest`)."""
+        return ("all features", feature_set, pair, adapter, self.fingerprint(adapter), seed, digest)
 
 
 def _take_ends(path, rank: Mapping, scoring: _Scoring, shared: dict) -> None:
@@ -244,8 +245,7 @@ def _take_ends(path, rank: Mapping, scoring: _Scoring, shared: dict) -> None:
         for rec in held.drop(columns=["feature_set", "pair", "settings"]).to_dict("records"):
             digest = rec.pop("subset_digest")
             seed = derive_seed(rank["feature_set"], rank["pair"], int(rec["iteration"]), "model_selection")
-            shared[("all features", rank["feature_set"], rank["pair"], adapter, scoring.fingerprint(adapter), seed,
-                    digest)] = rec
+            shared[scoring.end_key(rank["feature_set"], rank["pair"], adapter, seed, digest)] = rec
 
 
 def choices(long: pd.DataFrame, rules: Mapping[str, Mapping | None]) -> pd.DataFrame:
