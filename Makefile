@@ -30,8 +30,11 @@ all: $(STAMP)
 available: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) available
 
+# pytest-xdist: one worker per core (at most 4); tests/conftest.py keeps the tests that share a
+# pipeline run, or a module's fixture, in one worker.
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 
 # Benchmarks time this machine: run them alone, with its physical cores.
 BENCH_CORES ?= $(shell nproc)

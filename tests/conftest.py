@@ -17,9 +17,29 @@ from otfs_workflow.benchmark.end_to_end import copy_workflow as _copy_workflow
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _xdist_group(item) -> str | None:
+    """The group of tests that must run in one pytest-xdist worker (``make test`` runs
+    ``-n auto --dist loadgroup``): every test of the shared ``test_run`` (they edit its files
+    and run Snakemake in it, one after the other), and a module's tests that share a
+    module-scoped fixture (computed once per worker). Others go wherever a worker is free."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    if "test_run" in info.names_closure:
+        return "test_run"
+    for defs in info.name2fixturedefs.values():
+        if defs and defs[-1].scope == "module":
+            return item.nodeid.split("::")[0]
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``slurm`` start a SLURM cluster on this machine: they run when
     OTFS_TEST_SLURM=1 (CI sets it) and are deselected otherwise."""
+    for item in items:
+        group = _xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
     if os.environ.get("OTFS_TEST_SLURM") == "1":
         return
     deselected = [item for item in items if item.get_closest_marker("slurm")]
