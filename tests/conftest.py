@@ -33,6 +33,7 @@ def _xdist_group(item) -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``slurm`` start a SLURM cluster on this machine: they run when
     OTFS_TEST_SLURM=1 (CI sets it) and are deselected otherwise."""
@@ -46,6 +47,18 @@ def pytest_collection_modifyitems(config, items):
     if deselected:
         items[:] = [item for item in items if not item.get_closest_marker("slurm")]
         config.hook.pytest_deselected(items=deselected)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Under ``--dist loadgroup`` pytest-xdist sends a group's tests to one worker by adding ``@group`` to their
+    ids. pytest 9.2 ignores that (pytest-dev/pytest-xdist#1386), and every worker would build its own
+    ``test_run``: fail each grouped test, naming the cause, rather than run the suite at twice the cost."""
+    if getattr(item.config.option, "loadgroup", False) and item.get_closest_marker("xdist_group") \
+            and "@" not in item.nodeid:
+        pytest.fail(f"pytest-xdist --dist loadgroup did not group this test: pytest {pytest.__version__} with "
+                    "this pytest-xdist ignores the groups (pytest-dev/pytest-xdist#1386); install the pinned "
+                    "versions (make setup: envs/requirements.txt) or run without -n", pytrace=False)
 
 
 #: CI sets OTFS_REQUIRE_ALL_TESTS=1: a test that would skip for a missing extra or missing data fails instead.
