@@ -149,24 +149,35 @@ def test_ot3_matches_pot_sinkhorn_lpl1_transport(domains):
 
 
 @pytest.mark.filterwarnings("ignore:Sinkhorn did not converge")
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.filterwarnings("ignore:Warning. numerical errors")
+@pytest.mark.parametrize("seed", range(7))
 def test_ot3_solver_is_pots_coupling_bit_for_bit(seed):
-    """otfs._ot.solvers.sinkhorn_lpl1_mm (the class update per class, POT's layout) is ot.da.sinkhorn_lpl1_mm exactly,
-    with string labels, 2 to 10 classes, unequal sizes and inner solves that stop at their limit."""
+    """otfs._ot.solvers.sinkhorn_lpl1_mm (its own class update and inner Sinkhorn) is ot.da.sinkhorn_lpl1_mm exactly:
+    string labels, 2 to 10 classes, unequal sizes, inner solves that stop at their limit, a cost in C and in
+    Fortran order, arrays below and above NumPy's 256 KiB for adding into a temporary (which decides the layout
+    of POT's cost, and so the round-off), 1 to 10 outer iterations, a kernel that underflows."""
     from otfs._ot.solvers import sinkhorn_lpl1_mm
 
     rng = np.random.default_rng(seed)
-    ns, nt = rng.integers(40, 300, size=2)
-    n_classes = [2, 3, 10, 4][seed]
+    ns, nt = [*rng.integers(40, 300, size=2)] if seed < 4 else [(200, 600), (30, 20), (120, 90)][seed - 4]
+    n_classes = [2, 3, 10, 4, 10, 3, 5][seed]
     ys = np.array(["c%d" % c for c in rng.integers(0, n_classes, ns)]) if seed == 3 else rng.integers(0, n_classes, ns)
     M = ot.dist(rng.normal(size=(ns, 6)), rng.normal(size=(nt, 6)) + 0.5)
     M /= np.median(M)
+    if seed in (4, 5):
+        M = np.asfortranarray(M)
     a, b = ot.unif(ns), ot.unif(nt)
     inner = 5 if seed == 2 else 200
-    ref = ot.da.sinkhorn_lpl1_mm(a, ys, b, M, 2.0, eta=1.0, numItermax=10, numInnerItermax=inner, stopInnerThr=1e-8)
-    before = M.copy()
-    ours = sinkhorn_lpl1_mm(a, ys, b, M, 2.0, 1.0, 10, inner, 1e-8)
-    assert np.array_equal(ours, ref) and np.array_equal(M, before)
+    reg = 0.004 if seed == 6 else 2.0  # exp(-M / reg) underflows: POT's solves stop on numerical errors
+    before = M.copy(order="K")
+    for outer in (1, 2, 10):
+        ref = ot.da.sinkhorn_lpl1_mm(a, ys, b, M, reg, eta=1.0, numItermax=outer, numInnerItermax=inner,
+                                     stopInnerThr=1e-8)
+        with np.errstate(all="ignore"):
+            ours = sinkhorn_lpl1_mm(a, ys, b, M, reg, 1.0, outer, inner, 1e-8)
+        assert np.array_equal(ours, ref, equal_nan=True), (outer, np.nanmax(np.abs(ours - ref)))
+        assert ours.flags.f_contiguous == ref.flags.f_contiguous
+    assert np.array_equal(M, before) and M.flags.f_contiguous == before.flags.f_contiguous
 
 
 def test_ot3_keeps_classes_apart_more_than_ot2():

@@ -169,39 +169,84 @@ def sinkhorn_scalings(K: np.ndarray, a: np.ndarray, b: np.ndarray, max_iter: int
     return u, v, ii, failed
 
 
+def _pot_sinkhorn_knopp(a, b, Mreg, reg, max_iter, tol):
+    """POT's ``ot.sinkhorn(a, b, Mreg, reg, method="sinkhorn")`` (``sinkhorn_knopp``) on NumPy arrays, its
+    coupling bit for bit.
+
+    The operations are POT's, in its order: ``K = exp(Mreg / -reg)``, ``Kp = (1 / a) K``, ``v = b / K^T u``,
+    ``u = 1 / (Kp v)``, on a NaN, infinite or zero update the previous scalings kept, the right marginal's
+    error (``einsum("i,ij,j->j")``, ``numpy.linalg.norm``) every tenth iteration, and the coupling
+    ``(u K) v``. Each ``n_s x n_t`` array is created by the expression that creates it in POT, so NumPy
+    gives it POT's memory layout, on which the matrix-vector products' round-off depends; the exponential
+    and the last product are taken in place. POT's backend dispatch and two of its arrays are gone.
+    """
+    K = Mreg / (-reg)
+    np.exp(K, out=K)
+    Kp = (1 / a).reshape(-1, 1) * K
+    u = np.ones(a.shape[0], dtype=K.dtype) / a.shape[0]
+    v = np.ones(b.shape[0], dtype=K.dtype) / b.shape[0]
+    KT = K.T
+    for ii in range(max_iter):
+        uprev, vprev = u, v
+        KtransposeU = np.dot(KT, u)
+        v = b / KtransposeU
+        u = 1.0 / np.dot(Kp, v)
+        if (KtransposeU == 0).any() or not (np.isfinite(u).all() and np.isfinite(v).all()):
+            u, v = uprev, vprev  # machine precision reached: POT keeps the previous scalings
+            break
+        if ii % 10 == 0 and np.linalg.norm(np.einsum("i,ij,j->j", u, K, v) - b) < tol:
+            break
+    G = u.reshape((-1, 1)) * K
+    G *= v.reshape((1, -1))
+    return G
+
+
 def sinkhorn_lpl1_mm(a, labels_a, b, M, reg, eta, max_iter: int, max_inner_iter: int, tol: float) -> np.ndarray:
-    """``ot.da.sinkhorn_lpl1_mm`` (the paper's OT3 solver), its coupling bit for bit, in a third of the work.
+    """``ot.da.sinkhorn_lpl1_mm`` (the paper's OT3 solver), its coupling bit for bit, in a fraction of the work.
 
     POT's majoration-minimisation solves ``max_iter`` entropic problems with
-    the cost ``M + eta W``, with POT's own ``ot.sinkhorn`` (called here as
-    POT calls it). Between them it updates ``W[s, t] = p (m_c(s)(t) + 1e-3)^(p
-    - 1)``, ``p = 1/2``, where ``m_c(t)`` is the mass class ``c`` sends to the
-    target sample ``t``. POT builds it through two ``n_t x n_s x C`` arrays,
-    a sum over their middle axis, a product with the one-hot labels and an
-    ``n_s x n_t`` power; here ``m_c`` is the same sequential sum over the
-    class's rows, in the same order (adding the other classes' exact zeros
-    changes nothing), and the power is taken on the ``C x n_t`` class masses
-    before they are spread to the rows, in the memory layout of POT's ``W``
-    (Fortran order), which decides the round-off of the next Sinkhorn. The
-    operations on every value are POT's, so is the coupling
+    the cost ``M + eta W`` by POT's ``ot.sinkhorn`` (``"sinkhorn"``). Between
+    them it updates ``W[s, t] = p (m_c(s)(t) + 1e-3)^(p - 1)``, ``p = 1/2``,
+    where ``m_c(t)`` is the mass class ``c`` sends to the target sample ``t``.
+    POT builds it through two ``n_t x n_s x C`` arrays, a sum over their
+    middle axis, a product with the one-hot labels and an ``n_s x n_t`` power.
+    Here:
+
+    - ``m_c`` is the same sequential sum over the class's rows, in the same
+      order (adding the other classes' exact zeros changes nothing), and the
+      power is taken on the ``C x n_t`` class masses;
+    - ``W`` is the class's row spread into a buffer reused across
+      iterations, in the memory layout of POT's ``W``, so that
+      ``M + eta * W`` has POT's values and layout (which decides the next
+      solve's round-off);
+    - the inner Sinkhorn is POT's (:func:`_pot_sinkhorn_knopp`) without its
+      backend dispatch, with two ``n_s x n_t`` arrays fewer;
+    - the class update after the last solve, which POT computes and
+      discards, is skipped.
+
+    The operations on every value are POT's, so is the coupling
     (``tests/test_adaptation.py`` compares them with ``np.array_equal``).
+    POT warns when an inner solve stops at its limit or on a numerical
+    error; this function does not (the OT3 adapter silences both, and
+    checks the coupling).
 
     References
     ----------
     .. [1] N. Courty, R. Flamary, D. Tuia. Domain Adaptation with Regularized
        Optimal Transport. ECML PKDD 2014.
     """
-    from ot import sinkhorn  # imported on use (see otfs._ot.emd)
-
     p, epsilon = 0.5, 1e-3
     M = np.asarray(M, dtype=np.float64)
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     classes, labels = np.unique(np.asarray(labels_a), return_inverse=True)
     members = [np.flatnonzero(labels == c) for c in range(classes.shape[0])]
-    W = np.zeros(M.shape, dtype=M.dtype)
+    Mreg = M + eta * np.zeros(M.shape, dtype=M.dtype)  # POT's first cost: W = 0
+    W = np.empty(M.shape, dtype=M.dtype, order="F")
     transp = None
-    for _ in range(max_iter):
-        Mreg = M + eta * W
-        transp = sinkhorn(a, b, Mreg, reg, numItermax=max_inner_iter, stopThr=tol)
+    for it in range(max_iter):
+        transp = _pot_sinkhorn_knopp(a, b, Mreg, reg, max_inner_iter, tol)
+        if it == max_iter - 1:
+            break
         # the mass of each class on each target sample: a sequential sum over the class's rows, as
         # POT's sum over the middle axis of its n_t x n_s x C array (whose other rows add exact zeros)
         mass = np.empty((len(members), M.shape[1]), dtype=M.dtype)
@@ -210,7 +255,10 @@ def sinkhorn_lpl1_mm(a, labels_a, b, M, reg, eta, max_iter: int, max_inner_iter:
             for s in rows:
                 acc += transp[s]
             mass[c] = acc
-        # W[s, t] = P[class(s), t], in POT's memory layout (Fortran order: its W is a transpose), on which
-        # the next Sinkhorn's round-off depends
-        W = np.asfortranarray((p * ((mass + epsilon) ** (p - 1)))[labels])
+        # W[s, t] = P[class(s), t] spread into a buffer in the memory layout of POT's W (Fortran order: its W
+        # is a transpose), then POT's expression for the next cost: NumPy takes the layout of M + eta W from
+        # its operands (adding into the temporary eta W where it can), and the next solve's round-off
+        # depends on that layout
+        np.take(np.ascontiguousarray((p * ((mass + epsilon) ** (p - 1))).T), labels, axis=1, out=W.T, mode="clip")
+        Mreg = M + eta * W
     return transp

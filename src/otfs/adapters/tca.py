@@ -161,11 +161,12 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         vector in ``O(n)`` by cumulative sums.
         """
         n = X.shape[0]
-        if K is None:  # B v = X Xc^T Xc X^T v, O(n d)
+        if K is None:  # B v = X Xc^T Xc X^T v = P (X^T v) with P = X (Xc^T Xc): two passes over n x d, O(n d)
             Xc = X - X.mean(axis=0)
+            P = X @ (Xc.T @ Xc)
 
             def B(v):
-                return X @ (Xc.T @ (Xc @ (X.T @ v)))
+                return P @ (X.T @ v)
 
             k = X @ (X.T @ e)
         else:  # B v = Kc^T Kc v, O(n^2)
