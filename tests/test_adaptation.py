@@ -101,6 +101,25 @@ def test_tca_matches_the_papers_dense_code_and_skada(domains):
     np.testing.assert_allclose(_sign_aligned(Z, ours), Z, rtol=1e-5, atol=1e-6 * np.abs(Z).max())
 
 
+@pytest.mark.parametrize("n_features, arpack", [(270, True), (290, False)])
+def test_tcas_auto_solver_takes_lanczos_below_0_4_n_features(monkeypatch, n_features, arpack):
+    """eigen_solver="auto": ARPACK below 0.4 n features (n = 700 samples here), LAPACK above, where it was
+    measured faster (docs/performance.md); both give the same embedding."""
+    import scipy.sparse.linalg
+
+    from otfs.adapters.tca import LinearTransferComponentAnalysis
+
+    calls = []
+    eigsh = scipy.sparse.linalg.eigsh
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", lambda *a, **k: calls.append(1) or eigsh(*a, **k))
+    Xs, ys, Xt, _, _ = shifted_domains(n_s=200, n_t=500, d=n_features, k=5, seed=3)
+    auto, _ = LinearTransferComponentAnalysis(eigen_solver="auto").adapt(Xs, ys, Xt)
+    assert bool(calls) == arpack
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", eigsh)
+    dense, _ = LinearTransferComponentAnalysis(eigen_solver="dense").adapt(Xs, ys, Xt)
+    np.testing.assert_allclose(auto, dense, rtol=1e-9, atol=1e-9 * np.abs(dense).max())
+
+
 def test_tca_generalized_solver_solves_the_eigenproblem(domains):
     Xs, ys, Xt = domains
     d = 3

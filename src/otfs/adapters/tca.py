@@ -57,10 +57,10 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         on a matrix-vector product that never forms the matrix, ``O(n d)``
         through the features or ``O(n^2)`` through the kernel. ``"auto"``
         takes ``"arpack"`` when the embedding has at most ``n / 8``
-        dimensions and the features are fewer than ``n / 2`` (the product
+        dimensions and the features are fewer than ``0.4 n`` (the product
         goes through them), where it was measured faster on the data
-        families (docs/performance.md). The ``"generalized"`` solver is
-        always dense.
+        families and the images (docs/performance.md). The
+        ``"generalized"`` solver is always dense.
 
     Attributes
     ----------
@@ -105,7 +105,8 @@ class LinearTransferComponentAnalysis(BaseAdapter):
             return False
         if self.eigen_solver == "arpack":
             return m < n  # ARPACK finds fewer eigenpairs than the matrix's order
-        return 8 * m <= n and 2 * n_feat < n
+        # measured crossovers (docs/performance.md): 0.30 n to 0.45 n features, by the data's Lanczos iterations
+        return 8 * m <= n and 5 * n_feat < 2 * n
 
     def _fit_adapt(self, Xs, ys, Xt):
         ns, nt = Xs.shape[0], Xt.shape[0]
