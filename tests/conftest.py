@@ -35,8 +35,8 @@ def _xdist_group(item) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``slurm`` start a SLURM cluster on this machine: they run when
-    OTFS_TEST_SLURM=1 (CI sets it) and are deselected otherwise."""
+    """Each test gets its pytest-xdist group (:func:`_xdist_group`). Tests marked ``slurm`` start a SLURM
+    cluster on this machine: they run when OTFS_TEST_SLURM=1 (CI sets it) and are deselected otherwise."""
     for item in items:
         group = _xdist_group(item)
         if group is not None:
