@@ -161,6 +161,38 @@ def test_the_ranking_job_runs_the_estimator_without_pot_and_the_na_curves_withou
     assert [r["accuracy"] for r in with_adapter] == list(df["accuracy"][:3])
 
 
+@pytest.mark.parametrize("adapter, heavy", [("NA", "[]"), ("CORAL", "['pandas', 'scipy', 'sklearn']")])
+def test_a_job_imports_the_plug_ins_its_manifest_names_only_when_it_looks_one_up(tmp_path, adapter, heavy):
+    """job() with the rule's code manifest, as the pipeline runs it: the NA curves look no adapter up, so the
+    NA plug-in named in the manifest (and the adapters' base module: scikit-learn, SciPy) is never imported;
+    a CORAL job imports its plug-in file and no other adapter's. Both pass the job's code-input check."""
+    from otfs_workflow.codedeps import scoped_manifest
+
+    from .conftest import REPO
+
+    caches, _ = toy_caches(tmp_path, seed=3)
+    from otfs_workflow.stages import ranking
+
+    ranking.run(caches, "toy", "src-tgt", "ot", iterations=[0], per_class=10, output=tmp_path / "r.json")
+    module = f"otfs.adapters.{adapter.lower()}"
+    manifest = scoped_manifest(REPO / "workflow" / "scripts" / "classification.py",
+                               [REPO / "src" / "otfs", REPO / "workflow" / "lib" / "otfs_workflow"],
+                               {"otfs.adapters": [module]}, folder=tmp_path / "code")
+    out = _run(f"""
+        import sys
+        from otfs_workflow.stages import classification, job
+        with job({str(tmp_path / "job.log")!r}, 1, "classification", code={str(manifest)!r}):
+            classification.run({caches!r}, {str(tmp_path / "r.json")!r}, {adapter!r}, "g", ["Descending"], [2, "d"],
+                               {str(tmp_path / "c.tsv")!r}, as_frame=False)
+        print(sorted({{k.split(".")[0] for k in sys.modules}} & {set(HEAVY)!r}))
+        print({module!r} in sys.modules, sorted(m for m in sys.modules if m.startswith("otfs.adapters.")
+                                              and m.rsplit(".", 1)[-1][0] != "_"))
+    """).splitlines()
+    assert out[0] == heavy, f"the {adapter} job imported {out[0]}"
+    assert out[1] == (f"True ['{module}']" if adapter != "NA" else "False []")
+    assert "code inputs: the" in (tmp_path / "job.log").read_text()
+
+
 def test_a_lookup_imports_only_the_plug_in_file_named_like_it():
     out = _run("""
         import sys

@@ -32,7 +32,7 @@ import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-__all__ = ["REGISTRIES", "REGISTRY_MODULES", "Registry", "UnknownNameError", "get_registry"]
+__all__ = ["REGISTRIES", "REGISTRY_MODULES", "Registry", "UnknownNameError", "defer_modules", "get_registry"]
 
 #: Every registry created so far, by its entry-point group (``otfs.adapters``, ...).
 REGISTRIES: dict[str, Registry] = {}
@@ -50,6 +50,26 @@ REGISTRY_MODULES = {
     "otfs.classifiers": "otfs.classification",
     "otfs.k_selection": "otfs.k_selection._base",
 }
+
+
+#: Plug-in modules to import when a registry not yet created is first read (:func:`defer_modules`).
+_DEFERRED: dict[str, list[str]] = {}
+
+
+def defer_modules(group: str, modules) -> None:
+    """Have the registry of ``group`` import ``modules`` (:meth:`Registry.load_modules`) when it is first
+    read, without importing anything now.
+
+    A pipeline job names the plug-in files its methods live in before it looks one up. A job that then
+    looks none up (the NA curves: no adapter) imports neither the registry's module nor the plug-ins
+    (scikit-learn, SciPy: seconds per job). Where the registry already exists, the modules load now.
+    """
+    if group not in REGISTRY_MODULES:
+        raise UnknownNameError(f"unknown registry {group!r}; registries: {sorted(REGISTRY_MODULES)}")
+    if group in REGISTRIES:
+        REGISTRIES[group].load_modules(modules)
+    else:
+        _DEFERRED.setdefault(group, []).extend(modules)
 
 
 def get_registry(group: str) -> Registry:
@@ -100,6 +120,12 @@ class Registry(Mapping):
         if self.group in REGISTRIES:
             raise ValueError(f"a registry for {plural} already exists")
         REGISTRIES[self.group] = self
+        self._deferred = _DEFERRED.pop(self.group, [])  # imported at the first read (defer_modules)
+
+    def _load_deferred(self) -> None:
+        if self._deferred:
+            modules, self._deferred = self._deferred, []
+            self.load_modules(modules)
 
     # -- registration ------------------------------------------------------------
     def register(self, name: str, obj: Any = None, *, replace: bool = False) -> Callable:
@@ -170,6 +196,7 @@ class Registry(Mapping):
     # -- discovery -----------------------------------------------------------------
     def load(self) -> None:
         """Import the registry's folder and its entry points, once."""
+        self._load_deferred()
         if self._loaded:
             return
         self._loaded = True
@@ -217,6 +244,7 @@ class Registry(Mapping):
         folder reruns none of its jobs. A name looked up afterwards that none
         of them registered loads the whole registry, as any lookup does.
         """
+        self._load_deferred()
         if self._loaded:
             return
         modules = list(modules)
@@ -282,6 +310,7 @@ class Registry(Mapping):
             self._loading_file = False
 
     def __getitem__(self, name: str) -> Any:
+        self._load_deferred()
         if name not in self._table:
             self._load_file_of(name)
         if name not in self._table and not self._namespaced(name):
@@ -301,6 +330,7 @@ class Registry(Mapping):
                 raise UnknownNameError(f"{where}: {self.unknown_message(name)}" if where else self.unknown_message(name))
 
     def __contains__(self, name: object) -> bool:
+        self._load_deferred()
         self.load()
         if name in self._table:
             return True
@@ -310,10 +340,12 @@ class Registry(Mapping):
             return False
 
     def __iter__(self) -> Iterator[str]:
+        self._load_deferred()
         self.load()
         return iter(list(self._table))
 
     def __len__(self) -> int:
+        self._load_deferred()
         self.load()
         return len(self._table)
 

@@ -92,17 +92,19 @@ def _manifest_of(code):
 
 
 def load_plugins(code) -> None:
-    """Import the plug-in modules the rule's code manifest names (``plugins``: the method files of its job),
-    and only them, before the job looks a method up: a lookup then imports no other file of the folder,
-    and the job runs only what its code inputs list (:func:`otfs_workflow.codedeps.scoped_manifest`)."""
+    """Have each registry import the plug-in modules the rule's code manifest names (``plugins``: the method
+    files of its job), and only them, when the job first looks a method up: that lookup then imports no
+    other file of the folder, and the job runs only what its code inputs list
+    (:func:`otfs_workflow.codedeps.scoped_manifest`). A job that looks no method up (the NA curves) imports
+    none of them (:func:`otfs.registry.defer_modules`)."""
     manifest = _manifest_of(code)
     if manifest is None:
         return
-    from otfs.registry import get_registry
+    from otfs.registry import defer_modules
     from otfs_workflow.codedeps import manifest_plugins
 
     for group, modules in manifest_plugins(manifest).items():
-        get_registry(group).load_modules(modules)
+        defer_modules(group, modules)
 
 
 def check_code_inputs(code, logger=None) -> None:
