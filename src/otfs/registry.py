@@ -64,19 +64,23 @@ def defer_modules(group: str, modules) -> None:
     looks none up (the NA curves: no adapter) imports neither the registry's module nor the plug-ins
     (scikit-learn, SciPy: seconds per job). Where the registry already exists, the modules load now.
     """
-    if group not in REGISTRY_MODULES:
-        raise UnknownNameError(f"unknown registry {group!r}; registries: {sorted(REGISTRY_MODULES)}")
+    _registry_module(group)  # an unknown group is an error now, not at the first read
     if group in REGISTRIES:
         REGISTRIES[group].load_modules(modules)
     else:
         _DEFERRED.setdefault(group, []).extend(modules)
 
 
-def get_registry(group: str) -> Registry:
-    """The registry of an entry-point group, importing the module that defines it."""
+def _registry_module(group: str) -> str:
+    """The module that defines the registry of ``group``; an unknown group is an error listing them."""
     if group not in REGISTRY_MODULES:
         raise UnknownNameError(f"unknown registry {group!r}; registries: {sorted(REGISTRY_MODULES)}")
-    importlib.import_module(REGISTRY_MODULES[group])
+    return REGISTRY_MODULES[group]
+
+
+def get_registry(group: str) -> Registry:
+    """The registry of an entry-point group, importing the module that defines it."""
+    importlib.import_module(_registry_module(group))
     return REGISTRIES[group]
 
 
@@ -330,8 +334,7 @@ class Registry(Mapping):
                 raise UnknownNameError(f"{where}: {self.unknown_message(name)}" if where else self.unknown_message(name))
 
     def __contains__(self, name: object) -> bool:
-        self._load_deferred()
-        self.load()
+        self.load()  # the deferred plug-ins first (load)
         if name in self._table:
             return True
         try:
@@ -340,13 +343,11 @@ class Registry(Mapping):
             return False
 
     def __iter__(self) -> Iterator[str]:
-        self._load_deferred()
-        self.load()
+        self.load()  # the deferred plug-ins first (load)
         return iter(list(self._table))
 
     def __len__(self) -> int:
-        self._load_deferred()
-        self.load()
+        self.load()  # the deferred plug-ins first (load)
         return len(self._table)
 
     def __repr__(self) -> str:
