@@ -1,5 +1,7 @@
 """The fast implementations equal the straightforward ones; the suite runs and writes its table."""
 
+import os
+
 import numpy as np
 import ot
 import pandas as pd
@@ -324,3 +326,74 @@ def test_main_job_reads_the_cpu_time_of_the_snakemake_process_itself_not_its_job
     proc = subprocess.Popen([sys.executable, "-c", code])
     own = _own_cpu_until_exit(proc, every_s=0.1)
     assert proc.returncode == 0 and 0.5 <= own < 1.4
+
+
+def test_a_job_writes_its_times_where_the_environment_says_and_counts_the_imports_inside_it(tmp_path):
+    """A job's line splits its process's time: before its code, the imports its code made (a module whose import
+    sleeps 0.4 s), its code (a 0.3 s sleep besides); without the variable nothing is written or wrapped."""
+    import subprocess
+    import sys
+
+    from otfs_workflow.stages import JOB_TIMES_COLUMNS, JOB_TIMES_ENV
+
+    (tmp_path / "slow_module.py").write_text("import time\ntime.sleep(0.4)\n")
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import builtins, sys, time\n"
+        "from otfs_workflow.stages import job\n"
+        "original = builtins.__import__\n"
+        f"with job({str(tmp_path / 'job.log')!r}, 1, 'sleepy') as logger:\n"
+        "    import slow_module\n"
+        "    import slow_module  # loaded: counted again, but costs nothing\n"
+        "    time.sleep(0.3)\n"
+        "assert builtins.__import__ is original\n"
+    )
+    times = tmp_path / "times.tsv"
+    env = {k: v for k, v in os.environ.items() if k != JOB_TIMES_ENV}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *sys.path])
+    subprocess.run([sys.executable, str(script)], env=env, check=True, cwd=tmp_path)
+    assert not times.exists()
+    for _ in range(2):  # two jobs, two lines
+        subprocess.run([sys.executable, str(script)], env={**env, JOB_TIMES_ENV: str(times)}, check=True,
+                       cwd=tmp_path)
+    t = pd.read_csv(times, sep="\t", names=list(JOB_TIMES_COLUMNS), header=None)
+    assert list(t["name"]) == ["sleepy", "sleepy"]
+    assert (t["imports_s"].between(0.4, 0.6)).all() and (t["body_s"].between(0.7, 1.0)).all()
+    assert (t["before_s"] > 0.01).all() and (t["before_s"] < 30).all() and (t["after_s"] >= 0).all()
+
+
+def test_main_job_overhead_is_the_job_time_that_is_not_the_jobs_code(tmp_path):
+    from otfs_workflow.benchmark.main_job import overhead_figures, target_name
+
+    times = tmp_path / "times.tsv"
+    times.write_text("a\t0.5\t1.0\t0.1\t10.0\nb\t0.4\t0.0\t0.0\t2.0\n")
+    f = overhead_figures(times, job_s=14.0)
+    # the code: (10 - 1) + (2 - 0) = 11 s of 14
+    assert f["jobs_timed"] == 2 and f["overhead_s"] == pytest.approx(3.0)
+    assert f["before_s"] == pytest.approx(0.9) and f["imports_s"] == pytest.approx(1.0)
+    assert np.isnan(overhead_figures(tmp_path / "none.tsv", job_s=5.0)["overhead_s"])
+    assert target_name(["leaderboard", "model_selection"]) == "leaderboard+model_selection"
+    assert target_name("available") == "available"
+
+
+def test_goals_of_the_main_job_state_each_target_the_overhead_and_the_families_budget(tmp_path):
+    from otfs_workflow.benchmark.goals import _main_job_rows
+
+    runs = pd.DataFrame({
+        "target": ["available", "leaderboard+model_selection"], "order": [0, 1], "cache": ["cold", "warm"],
+        "cores": 2, "wall_s": [800.0, 1000.0], "jobs": [600, 80], "job_s": [2300.0, 1900.0],
+        "max_rss_mb": [900.0, 1200.0], "snakemake_cpu_s": [40.0, 10.0], "jobs_timed": [598, 80],
+        "before_s": [150.0, 10.0], "imports_s": [60.0, 5.0], "after_s": [5.0, 1.0], "body_s": [2000.0, 1850.0],
+        "overhead_s": [360.0, 55.0]})
+    runs.to_csv(tmp_path / "main_job.csv", index=False)
+    pd.DataFrame({"target": ["available", "available"], "stage": ["families", "ranking"], "jobs": [70, 30],
+                  "job_s": [4200.0, 90.0]}).to_csv(tmp_path / "stages.csv", index=False)
+    rows = {r["goal"].split(" within")[0].split(" <=")[0]: r
+            for r in _main_job_rows(tmp_path / "main_job.csv", tmp_path / "stages.csv")}
+    assert rows["`available`"]["met"] and not rows["`leaderboard` and `model_selection`"]["met"]
+    assert rows["`related`"]["measured"] == "not run" and not rows["`related`"]["met"]
+    over = rows["per-job overhead"]
+    assert not over["met"] and over["measured"].startswith("15.7 %")  # 360 of 2,300 s
+    assert "598 of 600 jobs timed" in over["note"] and "outside the jobs' processes 145 s" in over["note"]
+    fam = rows["the data families' grid"]
+    assert fam["measured"].startswith("35.0 min") and not fam["met"]  # 4,200 s over 2 cores

@@ -430,3 +430,22 @@ def test_a_ranker_says_it_needs_class_labels_exactly_when_it_cannot_fit_without_
         fits = False
         assert "y" in str(err) or "label" in str(err), err
     assert ranker.needs_class_labels() == (not fits)
+
+
+def test_kept_adaptations_hash_a_points_arrays_only_where_that_adapter_kept_something(monkeypatch):
+    """The choice of k asks for every point; where nothing is kept for the adapter with these parameters the
+    answer is None without hashing the arrays, and what is kept is found only on the very same inputs."""
+    from otfs_workflow.stages.classification import KeptAdaptations
+
+    rng = np.random.RandomState(0)
+    Xs, ys, Xt = rng.randn(20, 4), np.arange(20) % 2, rng.randn(30, 4)
+    shared = {}
+    kept = KeptAdaptations(shared)
+    kept._kept[KeptAdaptations.key("OT3", {"reg": 1.0}, Xs, ys, Xt)] = ("Zs", "Zt", 0.1)
+    hashed = []
+    original = KeptAdaptations.key
+    monkeypatch.setattr(KeptAdaptations, "key", staticmethod(lambda *a: hashed.append(a[0]) or original(*a)))
+    assert kept.take("NA", None, Xs, ys, Xt) is None and kept.take("OT3", {"reg": 2.0}, Xs, ys, Xt) is None
+    assert hashed == []
+    assert kept.take("OT3", {"reg": 1.0}, Xs, ys, Xt + 1e-12) is None and hashed == ["OT3"]
+    assert kept.take("OT3", {"reg": 1.0}, Xs, ys, Xt) == ("Zs", "Zt", 0.1) and not shared[KeptAdaptations.SLOT]

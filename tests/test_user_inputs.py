@@ -575,3 +575,31 @@ def test_a_configfile_with_a_yaml_error_is_named_by_file_and_line(workflow_copy,
     proc = snakemake(workflow_copy, "--dry-run", "--cores", "1", "--configfile", "mine.yaml", check=False)
     assert proc.returncode != 0 and __import__("re").search(message, proc.stdout + proc.stderr), \
         proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("where", ["first", "middle", "last", "with -big"])
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_as_float_matrix_finds_every_non_finite_cell_from_the_columns_extremes(value, where, layout):
+    """The check reads each column's maximum and minimum only: a NaN anywhere in a column, +inf or -inf, next to
+    other values of either sign, is found, and reported at the same (first) cell as numpy.isfinite finds."""
+    from otfs._checks import as_float_matrix, check_square_scale
+
+    rng = np.random.RandomState(3)
+    X = np.asarray(rng.randn(7, 5), order=layout)
+    row = {"first": 0, "middle": 3, "last": 6, "with -big": 2}[where]
+    if where == "with -big":
+        X[5, 1] = -1e100
+    X[row, 1] = value
+    X[4, 3] = value
+    expected = np.argwhere(~np.isfinite(X))[0]
+    with pytest.raises(ValueError, match=rf"X contains NaN or infinite values \(first at row {expected[0]}, "
+                                         rf"column {expected[1]}\)"):
+        as_float_matrix(X, "X")
+    X[row, 1] = X[4, 3] = -3e200  # the magnitude of a negative value counts as its absolute value
+    with pytest.raises(ValueError, match=r"X has values up to 3e\+200 \(column 1\)"):
+        as_float_matrix(X, "X")
+    with pytest.raises(ValueError, match=r"X has values up to 3e\+200 \(column 1\)"):
+        check_square_scale(X, "X")
+    X[row, 1] = X[4, 3] = 0.5
+    assert as_float_matrix(X, "X") is not None

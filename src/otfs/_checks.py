@@ -92,13 +92,16 @@ def as_float_matrix(X, name: str, columns=None) -> np.ndarray:
         raise ValueError(f"{name} must be a 2-D array (samples x features), got shape {arr.shape}")
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
-    if not np.isfinite(arr).all():
+    # each column's largest and smallest value: a NaN propagates into both and an infinity is one of them, so
+    # they tell whether the matrix is finite and give its magnitudes, in two passes and no temporary matrix
+    hi, lo = arr.max(axis=0), arr.min(axis=0)
+    if not (np.isfinite(hi).all() and np.isfinite(lo).all()):
         bad = np.argwhere(~np.isfinite(arr))[0]
         col = repr(str(columns[bad[1]])) if columns is not None else bad[1]
         raise ValueError(
             f"{name} contains NaN or infinite values (first at row {bad[0]}, column {col})"
         )
-    check_square_scale(arr, name, columns)
+    _check_magnitudes(np.maximum(hi, -lo), name, columns)
     return arr
 
 
@@ -127,15 +130,19 @@ def check_square_scale(X: np.ndarray, name: str, columns=None) -> None:
     """
     if X.size == 0:
         return
-    big = np.abs(X).max(axis=0)
+    _check_magnitudes(np.maximum(X.max(axis=0), -X.min(axis=0)), name, columns)
+
+
+def _check_magnitudes(big: np.ndarray, name: str, columns=None) -> None:
+    """:func:`check_square_scale` from each column's largest magnitude ``big`` (``|X|.max(axis=0)``)."""
     top = float(big.max())
-    limit = largest_scale(X.shape[1])
+    limit = largest_scale(big.shape[0])
     if top > limit:
         col = int(np.argmax(big))
         label = repr(columns[col]) if columns is not None else col
         raise ValueError(
             f"{name} has values up to {top:.3g} (column {label}), whose squared distances overflow float64 "
-            f"(values must stay below {limit:.3g} for {X.shape[1]} features): rescale the features first, "
+            f"(values must stay below {limit:.3g} for {big.shape[0]} features): rescale the features first, "
             "e.g. divide that column by a power of ten or standardise it"
         )
     if 0.0 < top < SMALLEST_SCALE:

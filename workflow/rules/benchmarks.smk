@@ -181,6 +181,7 @@ rule benchmark_goals:
         table3=rules.table3_4096.output.csv,
         scaling=rules.scaling_study.output.csv,
         main_job=rules.main_job_timing.output.csv,
+        main_job_stages=rules.main_job_timing.output.stages,
         code=script_code("bench_goals.py"),
     output:
         csv="results/benchmarks/goals.csv",

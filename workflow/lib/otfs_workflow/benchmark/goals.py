@@ -12,28 +12,39 @@ import pandas as pd
 
 __all__ = ["goals_table", "goals_markdown"]
 
-END_TO_END_GOAL = 5.0
+#: Figure 7 (SURF) end to end from a cold cache, against the authors' released protocol (issue 34) and against
+#: the plain script with the pipeline's seeds (issue 20).
+END_TO_END_GOAL = 8.0
+PLAIN_SCRIPT_GOAL = 5.0
 TABLE3_GOAL_S = 15 * 60
 MEMORY_GOAL_MB = 4096
 #: Median wall time of a selection, ranking or NA-classification job at SURF size (issue 20).
 JOB_GOAL_S = 0.5
-#: The figures measured before the work on job overhead (issue 20, the same 2-core machine type), the
-#: references of the rows that have no reference run of their own.
-BEFORE = {"median_job_s": "1.8-2.0 s", "figure7_ratio": "2.0x", "available_min": 38.7}
+#: The figures measured before the work on job overhead (issue 20) and on performance at the paper's
+#: tolerance (issue 34), the references of the rows that have no reference run of their own.
+BEFORE = {"median_job_s": "1.8-2.0 s", "figure7_ratio": "5.0x", "available": "34.5 min",
+          "leaderboard+model_selection": "37.9 min", "related": "73 min"}
 
 
-#: Wall-time goals of the main job's targets (``main_job.csv``), in minutes on 2 cores.
-MAIN_JOB_GOALS_MIN = {"available": 15, "leaderboard": 15}
+#: Wall-time goals of the main job's targets (``main_job.csv``; a ``+`` joins targets run by one Snakemake call),
+#: in minutes on 2 cores (issue 34).
+MAIN_JOB_GOALS_MIN = {"available": 15, "leaderboard+model_selection": 15, "related": 30}
 #: Peak memory of any job of the main job before (issue 20): the goal is this or lower.
 MAIN_JOB_PEAK_MB = 1536
+#: The jobs' overhead (interpreter, imports, Snakemake's preamble and job start) as a share of the job time of
+#: the main job's first target (issue 34).
+OVERHEAD_GOAL = 0.10
+#: The data families' grid (the ``families`` stage of the first target's jobs), minutes of 2 cores: its budget
+#: (docs/data-families.md).
+FAMILIES_BUDGET_MIN = 30
 
 
-def _main_job_rows(main_job) -> list[dict]:
+def _main_job_rows(main_job, stages=None) -> list[dict]:
     m = pd.read_csv(main_job) if main_job is not None else pd.DataFrame(columns=["target"])
     rows = []
     for target, minutes in MAIN_JOB_GOALS_MIN.items():
-        before = f" (before: {BEFORE['available_min']} min)" if target == "available" else ""
-        goal = f"`{target}` within {minutes} min on 2 cores{before}"
+        before = f" (before: {BEFORE[target]})" if target in BEFORE else ""
+        goal = f"`{target.replace('+', '` and `')}` within {minutes} min on 2 cores{before}"
         r = m[m["target"] == target]
         if r.empty:
             rows.append({"goal": goal, "measured": "not run", "met": False,
@@ -50,10 +61,40 @@ def _main_job_rows(main_job) -> list[dict]:
         peak = float(m["max_rss_mb"].max())
         rows.append({"goal": f"peak memory of any job of the main job <= {MAIN_JOB_PEAK_MB} MB",
                      "measured": f"{peak:.0f} MB", "met": bool(peak <= MAIN_JOB_PEAK_MB), "note": ""})
+        rows.append(_overhead_row(m.iloc[0]))
+        rows.append(_families_row(m.iloc[0], stages))
     return rows
 
 
-def goals_table(bench, end_to_end, table3, scaling, main_job=None) -> pd.DataFrame:
+def _overhead_row(r) -> dict:
+    goal = f"per-job overhead <= {100 * OVERHEAD_GOAL:.0f} % of the job time of `{r.target}`"
+    if "overhead_s" not in r.index or not np.isfinite(r.overhead_s) or not r.job_s:
+        return {"goal": goal, "measured": "not measured", "met": False,
+                "note": "no job wrote its times (otfs_workflow.stages.JOB_TIMES_ENV)"}
+    share = r.overhead_s / r.job_s
+    outside = r.job_s - (r.before_s + r.body_s + r.after_s)
+    return {"goal": goal, "met": bool(share <= OVERHEAD_GOAL),
+            "measured": f"{100 * share:.1f} % ({r.overhead_s:.0f} of {r.job_s:.0f} s)",
+            "note": (f"before the jobs' code {r.before_s:.0f} s (interpreter, Snakemake's preamble, imports), "
+                     f"imports inside it {r.imports_s:.0f} s, code checks {r.after_s:.0f} s, outside the jobs' "
+                     f"processes {max(outside, 0):.0f} s; {int(r.jobs_timed)} of {int(r.jobs)} jobs timed")}
+
+
+def _families_row(r, stages) -> dict:
+    goal = f"the data families' grid within {FAMILIES_BUDGET_MIN} min of 2 cores (its budget)"
+    st = pd.read_csv(stages) if stages is not None else pd.DataFrame(columns=["target", "stage"])
+    f = st[(st["target"] == r.target) & (st["stage"] == "families")]
+    if f.empty:
+        return {"goal": goal, "measured": "not run", "met": False,
+                "note": f"`{r.target}` ran no pair job of a data family (no family's files present?)"}
+    job_s = float(f["job_s"].iloc[0])
+    minutes = job_s / 2 / 60
+    return {"goal": goal, "met": bool(minutes <= FAMILIES_BUDGET_MIN),
+            "measured": f"{minutes:.1f} min ({job_s:.0f} s of job time in {int(f['jobs'].iloc[0])} pair jobs)",
+            "note": "the pair jobs' summed time over 2 cores; the families' aggregates and verdict are other stages"}
+
+
+def goals_table(bench, end_to_end, table3, scaling, main_job=None, main_job_stages=None) -> pd.DataFrame:
     """One row per goal: ``goal``, ``measured``, ``met``, ``note``."""
     b, e, t, s = (pd.read_csv(p) for p in (bench, end_to_end, table3, scaling))
     rows = []
@@ -72,11 +113,11 @@ def goals_table(bench, end_to_end, table3, scaling, main_job=None) -> pd.DataFra
     else:
         rows.append({"goal": goal, "measured": "not run", "met": False,
                      "note": "benchmarks.end_to_end.authors is false in the configuration"})
-    rows.append({"goal": f"end to end, Figure 7 (SURF) from a cold cache: >= {END_TO_END_GOAL:g}x the plain script",
+    rows.append({"goal": f"end to end, Figure 7 (SURF) from a cold cache: >= {PLAIN_SCRIPT_GOAL:g}x the plain script",
                  "measured": f"{e.ratio:.1f}x ({e.pipeline_s:.0f} s against {e.plain_script_s:.0f} s, "
                              f"{int(e.iterations)} iterations, accuracies differ by {e.max_accuracy_difference:.1g})",
-                 "met": bool(e.ratio >= END_TO_END_GOAL),
-                 "note": "" if e.ratio >= END_TO_END_GOAL else
+                 "met": bool(e.ratio >= PLAIN_SCRIPT_GOAL),
+                 "note": "" if e.ratio >= PLAIN_SCRIPT_GOAL else
                  "the plain script runs on one BLAS thread, and the pipeline's floor is its jobs' computation "
                  "(see docs/performance.md)"})
     for rule, what in (("rank_features", "ranking"), ("classify", "NA classification")):  # ranking: Algorithms 1+2
@@ -100,7 +141,7 @@ def goals_table(bench, end_to_end, table3, scaling, main_job=None) -> pd.DataFra
     peak = max(float(b["otfs_peak_mb"].max()), float(s.loc[s["x"] <= 4096, "peak_mb"].max()))
     rows.append({"goal": f"no job above {MEMORY_GOAL_MB} MB at the paper's sizes (traced arrays)",
                  "measured": f"largest otfs peak {peak:.0f} MB", "met": bool(peak <= MEMORY_GOAL_MB), "note": ""})
-    rows += _main_job_rows(main_job)
+    rows += _main_job_rows(main_job, main_job_stages)
     return pd.DataFrame(rows)
 
 

@@ -30,7 +30,7 @@ import pandas as pd
 from otfs_workflow.benchmark.end_to_end import copy_workflow, job_times, prepare_workdir
 from otfs_workflow.io import write_csv
 
-__all__ = ["STAGES", "plot_stages", "run", "stage_of", "stage_table"]
+__all__ = ["STAGES", "overhead_figures", "plot_stages", "run", "stage_of", "stage_table", "target_name"]
 
 #: Rules (the first folder of ``logs/benchmarks``) -> the stage they are counted in; any other rule is "other".
 STAGES = {
@@ -53,7 +53,31 @@ STAGES = {
 }
 
 
-RUN_COLUMNS = ["target", "order", "cache", "wall_s", "jobs", "job_s", "max_rss_mb", "snakemake_cpu_s"]
+RUN_COLUMNS = ["target", "order", "cache", "cores", "wall_s", "jobs", "job_s", "max_rss_mb", "snakemake_cpu_s",
+               "jobs_timed", "before_s", "imports_s", "after_s", "body_s", "overhead_s"]
+
+
+def target_name(target) -> str:
+    """A target of ``targets`` as one name: a group of targets run by one Snakemake call is joined by ``+``."""
+    return "+".join(target) if isinstance(target, (list, tuple)) else str(target)
+
+
+def overhead_figures(times_file, job_s: float) -> dict:
+    """Sum the jobs' lines of ``times_file`` (:data:`otfs_workflow.stages.JOB_TIMES_COLUMNS`) over a run whose
+    benchmark records sum to ``job_s`` seconds.
+
+    ``overhead_s`` is what is not the jobs' own code: the time before it (interpreter, Snakemake's preamble,
+    imports), the imports it made, the check after it, and the part of the records outside the jobs'
+    processes' measured time (Snakemake starting and ending each job; a job without a line counts whole).
+    """
+    from otfs_workflow.stages import JOB_TIMES_COLUMNS
+
+    path = Path(times_file)
+    t = (pd.read_csv(path, sep="\t", names=list(JOB_TIMES_COLUMNS), header=None) if path.is_file()
+         else pd.DataFrame(columns=list(JOB_TIMES_COLUMNS)))
+    sums = {c: float(t[c].sum()) for c in ("before_s", "imports_s", "after_s", "body_s")}
+    code_s = sums["body_s"] - sums["imports_s"]
+    return {"jobs_timed": len(t), **sums, "overhead_s": max(0.0, job_s - code_s) if len(t) else np.nan}
 
 
 def stage_of(rule: str) -> str:
@@ -104,20 +128,29 @@ def run(repo, workdir, targets, cores: int = 2, env=None, log=print) -> tuple[pd
     ``runs`` has one row per target: ``target``, ``order`` (its place: the first
     is from a cold cache, the others warm), ``wall_s``, ``jobs``, ``job_s``,
     ``max_rss_mb``, ``snakemake_cpu_s`` (the CPU time of the Snakemake process itself, sampled every
-    second: the scheduler's cost); ``stages`` one row per (target, stage) (:func:`stage_table`).
+    second: the scheduler's cost), and the jobs' overhead (:func:`overhead_figures`: every job appends its
+    times to a file named by :data:`otfs_workflow.stages.JOB_TIMES_ENV`); ``stages`` one row per (target,
+    stage) (:func:`stage_table`). A target that is a list of targets is run by one Snakemake call.
     """
+    from otfs_workflow.stages import JOB_TIMES_ENV
+
     workdir = prepare_workdir(workdir)
     copy_workflow(repo, workdir)
     env = {**os.environ, **(env or {})}
     env.pop("PYTHONPATH", None)
     runs, stages = [], []
     seen: set[str] = set()
-    for i, target in enumerate(targets):
+    for i, group in enumerate(targets):
+        target = target_name(group)
+        names = list(group) if isinstance(group, (list, tuple)) else [str(group)]
+        times_file = workdir / f"job-times-{target}.tsv"
+        times_file.unlink(missing_ok=True)
         start = time.perf_counter()
         with open(workdir / f"snakemake-{target}.log", "w") as out:
             proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile",
-                                     str(workdir / "Snakefile"), "--cores", str(cores), target],
-                                    env=env, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
+                                     str(workdir / "Snakefile"), "--cores", str(cores), *names],
+                                    env={**env, JOB_TIMES_ENV: str(times_file)}, cwd=workdir,
+                                    stdout=out, stderr=subprocess.STDOUT)
             own_cpu = _own_cpu_until_exit(proc)
         wall = time.perf_counter() - start
         if proc.returncode:
@@ -125,12 +158,15 @@ def run(repo, workdir, targets, cores: int = 2, env=None, log=print) -> tuple[pd
         jobs = _jobs(workdir / "logs" / "benchmarks")
         jobs = jobs[~jobs["file"].isin(seen)]  # the jobs this target ran (earlier targets' files stay)
         seen |= set(jobs["file"])
-        runs.append({"target": target, "order": i, "cache": "cold" if i == 0 else "warm", "wall_s": wall,
-                     "jobs": len(jobs), "job_s": float(jobs["seconds"].sum()),
+        job_s = float(jobs["seconds"].sum())
+        runs.append({"target": target, "order": i, "cache": "cold" if i == 0 else "warm", "cores": cores,
+                     "wall_s": wall, "jobs": len(jobs), "job_s": job_s,
                      "max_rss_mb": float(jobs["max_rss_mb"].max()) if len(jobs) else np.nan,
-                     "snakemake_cpu_s": own_cpu})
-        log(f"{target} ({runs[-1]['cache']} cache, --cores {cores}): {wall:.0f} s, {len(jobs)} jobs, "
-            f"{runs[-1]['job_s']:.0f} s of job time, Snakemake's own CPU {own_cpu:.0f} s")
+                     "snakemake_cpu_s": own_cpu, **overhead_figures(times_file, job_s)})
+        r = runs[-1]
+        log(f"{target} ({r['cache']} cache, --cores {cores}): {wall:.0f} s, {len(jobs)} jobs, "
+            f"{job_s:.0f} s of job time ({r['overhead_s']:.0f} s not the jobs' code, {r['jobs_timed']} jobs "
+            f"timed), Snakemake's own CPU {own_cpu:.0f} s")
         if len(jobs):
             stages.append(stage_table(jobs).assign(target=target))
     stage_df = pd.concat(stages, ignore_index=True) if stages else pd.DataFrame(
@@ -176,15 +212,18 @@ def main(argv=None) -> int:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--out", default="results/benchmarks")
     parser.add_argument("--before", default=None, help="a reference stage table (main_job_stages.csv)")
-    parser.add_argument("targets", nargs="*", default=["available", "leaderboard"])
+    parser.add_argument("targets", nargs="*", default=["available", "leaderboard+model_selection", "related"],
+                        help="targets run in order; a+b: one Snakemake call for both")
     args = parser.parse_args(argv)
     repo = Path(__file__).resolve().parents[4]
-    runs, stages = run(repo, args.workdir, args.targets, cores=args.cores)
+    targets = [t.split("+") if "+" in t else t for t in args.targets]
+    runs, stages = run(repo, args.workdir, targets, cores=args.cores)
     out = Path(args.out)
     write_csv(runs, out / "main_job.csv", float_format="%.4g")
     write_csv(stages, out / "main_job_stages.csv", float_format="%.4g")
     before = pd.read_csv(args.before) if args.before else None
-    plot_stages(stages, before, out / "main_job_stages.pdf", target=args.targets[0] if args.targets else "available")
+    plot_stages(stages, before, out / "main_job_stages.pdf",
+                target=target_name(targets[0]) if targets else "available")
     print(runs.to_string(index=False))
     return 0
 

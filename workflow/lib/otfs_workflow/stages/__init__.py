@@ -6,17 +6,29 @@ the library, and writes its outputs atomically. The Snakemake scripts in
 so every stage can also be run and tested without Snakemake.
 """
 
+import builtins
 import contextlib
 import logging
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job", "load_plugins", "snakemake_object",
-           "source_classes"]
+__all__ = ["JOB_TIMES_COLUMNS", "JOB_TIMES_ENV", "POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job",
+           "load_plugins", "snakemake_object", "source_classes"]
+
+#: The environment variable that names a file to which every job appends one line of :data:`JOB_TIMES_COLUMNS`
+#: (``otfs_workflow.benchmark.main_job`` sets it to measure the jobs' overhead); unset, nothing is written.
+JOB_TIMES_ENV = "OTFS_JOB_TIMES"
+#: A job's line in that file (seconds, tab-separated):
+#: ``name``; ``before_s``, from the process's start to the job's code (the interpreter, Snakemake's script
+#: preamble, the script's imports, the job's logging and plug-in set-up); ``imports_s``, the imports made while
+#: the job's code ran (the outermost ``import`` statements, each with the modules it loads); ``after_s``, the
+#: check of the code inputs; ``body_s``, the job's code, its imports included.
+JOB_TIMES_COLUMNS = ("name", "before_s", "imports_s", "after_s", "body_s")
 
 #: POT's switches for its optional array backends. The stages pass POT NumPy
 #: arrays only, yet ``import ot`` imports torch when it is installed (it is,
@@ -71,18 +83,81 @@ def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
     )
     logging.captureWarnings(True)  # a library warning (say, a numerical fallback) lands in the job's log
     logger = logging.getLogger(name)
+    times_path = os.environ.get(JOB_TIMES_ENV)
+    age = _process_age_s() if times_path else None
+    entered = time.perf_counter()
     if code is not None:
         load_plugins(code)
+    clock = _ImportClock() if times_path else contextlib.nullcontext()
     start = time.perf_counter()
     try:
-        with threadpool_limits(limits=max(1, int(threads))):
+        with threadpool_limits(limits=max(1, int(threads))), clock:
             yield logger
     except BaseException:
         logger.exception("job failed")
         raise
+    body = time.perf_counter() - start
     if code is not None:
         check_code_inputs(code, logger)
-    logger.info("done in %.2f s", time.perf_counter() - start)
+    logger.info("done in %.2f s", body)
+    if times_path:
+        before = (age if age is not None else float("nan")) + start - entered
+        _append_job_times(times_path, name, before, clock.seconds, time.perf_counter() - start - body, body)
+
+
+def _process_age_s() -> float | None:
+    """Seconds since this process started (Linux: ``/proc/self/stat``; None elsewhere), to clock ticks."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        with open("/proc/uptime", "rb") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))  # field 22: starttime
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class _ImportClock:
+    """Wall time spent in the outermost ``import`` statements executed while it is entered (in any thread), each
+    with the modules that statement loads; ``builtins.__import__`` is wrapped meanwhile and restored at exit.
+    ``importlib.import_module`` itself is not counted, the imports its module makes are."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._local = threading.local()
+
+    def __enter__(self):
+        self._original = original = builtins.__import__
+        local, clock = self._local, self
+
+        def timed_import(name, globals=None, locals=None, fromlist=(), level=0):
+            if getattr(local, "inside", False):
+                return original(name, globals, locals, fromlist, level)
+            local.inside = True
+            t = time.perf_counter()
+            try:
+                return original(name, globals, locals, fromlist, level)
+            finally:
+                clock.seconds += time.perf_counter() - t
+                local.inside = False
+
+        builtins.__import__ = timed_import
+        return self
+
+    def __exit__(self, *exc):
+        builtins.__import__ = self._original
+        return False
+
+
+def _append_job_times(path, name, before, imports, after, body) -> None:
+    """One line in the job-times file: a single ``write`` of an ``O_APPEND`` file, so concurrent jobs' lines
+    do not interleave."""
+    line = "\t".join([name.replace("\t", " ")] + [f"{x:.4f}" for x in (before, imports, after, body)]) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
 
 
 def _manifest_of(code):

@@ -105,9 +105,10 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
                 # all d features in the data's order, as the leaderboard's point of all features
                 # (classification.run_all_features): a ranker's order would only permute the columns
                 cols = np.arange(n) if n == d else order[:n]
-                kept = None if shared is None else KeptAdaptations(shared).take(
-                    adapter, adapters[adapter], Xs[:, cols], ys, tgt.X[:, cols])
-                row = {"iteration": it, **scoring.point(adapter, Xs[:, cols], ys, tgt.X[:, cols], n, seed, kept)}
+                Xs_n, Xt_n = Xs[:, cols], tgt.X[:, cols]
+                kept = None if shared is None else KeptAdaptations(shared).take(adapter, adapters[adapter], Xs_n,
+                                                                                 ys, Xt_n)
+                row = {"iteration": it, **scoring.point(adapter, Xs_n, ys, Xt_n, n, seed, kept)}
                 row.update(data_choice)
                 rows.append(row)
                 if end is not None:
