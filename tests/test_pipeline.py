@@ -470,6 +470,8 @@ def test_bench_targets_on_the_test_configuration(test_run):
     # the end-to-end run (a nested pipeline from a cold cache, 1 iteration) gives the plain script's accuracies
     e2e = pd.read_csv(out / "end_to_end.csv").iloc[0]
     assert e2e["accuracies"] == 12 * 3 * 17 and e2e["max_accuracy_difference"] <= 1e-6
+    # every job of the nested pipeline wrote its times (OTFS_JOB_TIMES reaches the jobs through Snakemake)
+    assert e2e["jobs_timed"] == e2e["jobs"] > 0 and 0 < e2e["overhead_s"] < e2e["job_s"]
     t3 = pd.read_csv(out / "table3_4096.csv")
     assert (t3["job"] == "classify").sum() == 60 and (t3["job"] == "rank").sum() == 12
     goals = pd.read_csv(out / "goals.csv")

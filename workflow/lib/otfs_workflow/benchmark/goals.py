@@ -94,6 +94,14 @@ def _families_row(r, stages) -> dict:
             "note": "the pair jobs' summed time over 2 cores; the families' aggregates and verdict are other stages"}
 
 
+def _e2e_overhead(e) -> str:
+    """The pipeline's jobs' overhead in the end-to-end run, where it was measured."""
+    if "overhead_s" not in e.index or not np.isfinite(e.overhead_s) or not e.job_s:
+        return ""
+    return (f"of the pipeline's {e.job_s:.0f} s of job time, {e.overhead_s:.0f} s ({100 * e.overhead_s / e.job_s:.0f} "
+            f"%) is not the jobs' code (interpreter, Snakemake, imports)")
+
+
 def goals_table(bench, end_to_end, table3, scaling, main_job=None, main_job_stages=None) -> pd.DataFrame:
     """One row per goal: ``goal``, ``measured``, ``met``, ``note``."""
     b, e, t, s = (pd.read_csv(p) for p in (bench, end_to_end, table3, scaling))
@@ -106,7 +114,7 @@ def goals_table(bench, end_to_end, table3, scaling, main_job=None, main_job_stag
     goal = (f"end to end, Figure 7 (SURF) from a cold cache: >= {END_TO_END_GOAL:g}x the authors' protocol "
             f"(before: {BEFORE['figure7_ratio']})")
     if "ratio_authors" in e.index and e.ratio_authors == e.ratio_authors:
-        rows.append({"goal": goal, "met": bool(e.ratio_authors >= END_TO_END_GOAL), "note": "",
+        rows.append({"goal": goal, "met": bool(e.ratio_authors >= END_TO_END_GOAL), "note": _e2e_overhead(e),
                      "measured": f"{e.ratio_authors:.1f}x ({e.pipeline_s:.0f} s against {e.authors_script_s:.0f} s, "
                                  f"{int(e.iterations)} iterations, POT {e.authors_pot}, their Sinkhorn: "
                                  f"{e.authors_sinkhorn_method})"})
