@@ -292,8 +292,9 @@ def test_main_job_stage_table_and_figure(tmp_path):
     """Benchmark records grouped by stage (rules outside STAGES are "other"), drawn beside a reference."""
     from otfs_workflow.benchmark.main_job import _jobs, plot_stages, stage_table
 
-    records = {"rank_features/surf/ot/a-b.tsv": (0.4, 60), "rank_features/surf/ot/b-a.tsv": (0.6, 70),
-               "classify/surf/ot/NA/paper/a-b.tsv": (1.0, 90),
+    # rank_pairs_<feature set>: rules named from the configuration, counted by their names' start
+    records = {"rank_features/surf/ot/a-b.tsv": (0.4, 60), "rank_pairs_surf/surf/ks.tsv": (0.6, 70),
+               "rank_pairsX/surf/ks.tsv": (0.5, 10), "classify/surf/ot/NA/paper/a-b.tsv": (1.0, 90),
                "clinical_classify/3.tsv": (30.0, 900), "plot_figure7/surf.tsv": (4.0, 200)}
     for rel, (seconds, rss) in records.items():
         path = tmp_path / "logs" / rel
@@ -302,7 +303,7 @@ def test_main_job_stage_table_and_figure(tmp_path):
     table = stage_table(_jobs(tmp_path / "logs")).set_index("stage")
     assert table.loc["ranking", "jobs"] == 2 and table.loc["ranking", "job_s"] == pytest.approx(1.0)
     assert table.loc["ranking", "median_s"] == pytest.approx(0.5)
-    assert table.loc["clinical", "max_rss_mb"] == 900 and table.loc["other", "job_s"] == pytest.approx(4.0)
+    assert table.loc["clinical", "max_rss_mb"] == 900 and table.loc["other", "job_s"] == pytest.approx(4.5)
     assert list(table.index[:1]) == ["clinical"]  # sorted by summed time
     before = pd.DataFrame({"target": "available", "stage": ["ranking", "clinical", "other"], "jobs": [2, 1, 9],
                            "job_s": [5.0, 60.0, 9.0]})

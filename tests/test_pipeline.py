@@ -47,10 +47,13 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     assert jobs["build_cache"] == 16 + 2
     # ranking (an OT ranker selects its samples, Algorithm 1, inside its fit: no job of its own): one job per
     # pair and OT ranker (ot for 4 feature sets and USPSMNIST's 2 pairs, plus ot-random and ot-1nn for Table 5's
-    # CaffeNet), plus the leaderboard's other rankers on SURF, EfficientNet-Lite0 and USPSMNIST
+    # CaffeNet); the leaderboard's other rankers on SURF, EfficientNet-Lite0 and USPSMNIST one job per feature
+    # set and ranker, for all its pairs
     assert "select_samples" not in jobs
     n_leaderboard = len(yaml.safe_load((REPO / "config.yaml").read_text())["leaderboard"]["rankers"])  # ot among them
-    assert jobs["rank_features"] == 12 * 4 + 2 + 12 * 2 + (n_leaderboard - 1) * (12 + 12 + 2)
+    assert jobs["rank_features"] == 12 * 4 + 2 + 12 * 2
+    for fs in ("surf", "EfficientNetLite0", "USPSMNIST"):
+        assert jobs[f"rank_pairs_{fs}"] == n_leaderboard - 1, fs
     # classification: NA curves (4 feature sets), OT3 curves (GoogleNet),
     # Table 1's NA and OT3 (CaffeNet, EfficientNet), Table 3's 5 adapters
     # (CaffeNet), Table 5's two other strategies; and, since `all` includes the
@@ -735,3 +738,22 @@ def test_the_leaderboards_zoo_is_ranked_on_the_iterations_its_grids_read(tmp_pat
     proc = snakemake(work, *config, "results/runs/surf/classification/ks/NA/curves/dslr-webcam.tsv", check=False)
     assert proc.returncode != 0
     assert "ks/dslr-webcam.json: ranked on the first 1 of the protocol's 2 iterations" in proc.stdout + proc.stderr
+    # the zoo's rankings of a feature set's pairs are one job per ranker (rule rank_pairs_surf), which writes
+    # what rank_features writes for each pair: the same scores, orders, subsets and seeds
+    pairs = ("dslr-webcam", "webcam-dslr", "amazon-dslr")
+    assert sorted(p.name for p in (work / "results/runs/surf/ranking/ks").glob("*.json")) == sorted(
+        f"{p}.json" for p in pairs)
+    log = (work / "logs/ranking/surf/ks/pairs.log").read_text()
+    assert log.count("ranking: done in") == 1
+    assert len(list((work / "logs/benchmarks/rank_pairs_surf/surf").glob("*.tsv"))) == 1
+
+    def ranked(path):
+        doc = json.loads((work / path).read_text())
+        return [{k: v for k, v in it.items() if not k.endswith("time_s")} for it in doc["iterations"]], doc["params"]
+
+    batched = {p: ranked(f"results/runs/surf/ranking/ks/{p}.json") for p in pairs}
+    (work / zoo).unlink()
+    alone = snakemake(work, *config, "--allowed-rules", "rank_features", "--", zoo)
+    assert "rule rank_features:" in alone.stdout + alone.stderr and "rank_pairs" not in alone.stdout + alone.stderr
+    assert ranked(zoo) == batched["dslr-webcam"]
+    assert batched["dslr-webcam"][0][0]["scores"] != batched["amazon-dslr"][0][0]["scores"]

@@ -1,6 +1,7 @@
 # Shared set-up: the library on the path, config validation, helpers.
 import functools
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -257,6 +258,12 @@ def features_file(feature_set, domain):
     """The extraction output behind one domain of an extracted feature set."""
     fs = fs_config(feature_set)
     return f"data/features/{fs['dataset']}/{fs['extractor']}/{domain}.h5"
+
+
+def rule_name_part(name):
+    """``name`` (a feature set's) as part of a rule's name: a character other than a letter, digit or ``_``
+    becomes ``_``."""
+    return re.sub(r"\W", "_", name)
 
 
 def pair_caches(w):

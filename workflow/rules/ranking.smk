@@ -27,3 +27,60 @@ rule rank_features:
         **ranking_job_params(),
     script:
         "../scripts/ranking.py"
+
+
+# One ranker's rankings of every pair of a feature set in one job, for the rankers of
+# pair_batched_rankings (the leaderboard's and model selection's, which no paper target
+# reads), on the pairs that have data (the `available` scope, as their readers): the
+# same file per pair as rank_features, by the same code with the same parameters. Why:
+# such a ranking took 2.5 s of code a pair on 5 iterations, and its job 5.6 s (stop
+# 49: the 364 ranking jobs of `leaderboard` and `model_selection` spent 927 s in their
+# code of 2,041 s; 802 s were the import of scikit-learn). Traded: a pair that gains
+# its data later reruns its feature set's rankings of these rankers, and a pair asked
+# for outside that scope is rank_features'.
+BATCHED_PAIRS = {
+    fs: scope_pairs(fs, scope_for("available", fs)) for fs in pair_batched_rankings()
+}
+for _fs, _rankers in pair_batched_rankings().items():
+    _pairs = BATCHED_PAIRS[_fs]
+    if not _pairs:
+        continue
+    _rule = f"rank_pairs_{rule_name_part(_fs)}"
+
+    rule:
+        name:
+            _rule
+        input:
+            caches=[f"data/cache/{_fs}/{d}.h5" for d in pairs_domains(_pairs)],
+            code=script_code("ranking.py", rankers="ranker"),
+        output:
+            json=expand(
+                "results/runs/{{feature_set}}/ranking/{{ranker}}/{pair}.json",
+                pair=_pairs,
+            ),
+        log:
+            "logs/ranking/{feature_set}/{ranker}/pairs.log",
+        benchmark:
+            f"logs/benchmarks/{_rule}/{{feature_set}}/{{ranker}}.tsv"
+        wildcard_constraints:
+            feature_set=re.escape(_fs),
+            ranker="|".join(re.escape(r) for r in _rankers),
+        conda:
+            "../../envs/otfs.yaml"
+        threads: 1
+        resources:
+            mem_mb=lambda w: 512 + 2 * fs_n_features(w.feature_set) ** 2 * 8 // 2**20,
+            runtime=30,
+        params:
+            pairs=_pairs,
+            ranker_params=lambda w: ranker_params(w.ranker),
+            per_class=lambda w: {
+                p: pair_source_per_class(p, w.feature_set)
+                for p in BATCHED_PAIRS[w.feature_set]
+            },
+            iterations=lambda w: ranking_iterations(w.feature_set, w.ranker),
+        script:
+            "../scripts/ranking.py"
+
+    # `ruleorder:` takes literal names; these rules' names come from the configuration
+    workflow.ruleorder(_rule, "rank_features")

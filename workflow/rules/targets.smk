@@ -108,6 +108,25 @@ def ranking_iterations(feature_set, ranker=None):
     )
 
 
+def pair_batched_rankings():
+    """``{feature_set: rankers}`` ranked one job per (feature set, ranker) for all its pairs (rules
+    rank_pairs_<feature set>): the rankers that `ranking_iterations` ranks on the first iterations of the
+    leaderboard's and model selection's grids, on each feature set those sections list, but the shift data's
+    (whose data families rank in their pair jobs). Each ranking of a pair takes seconds; one job per pair
+    paid as much again for its interpreter and imports.
+    """
+    shift = shift_data_feature_sets()
+    batched = {}
+    for section in (config["leaderboard"], config["model_selection"]):
+        for fs in section["feature_sets"]:
+            if fs in shift:
+                continue
+            for r in section["rankers"]:
+                if r not in _all_iteration_rankers():
+                    batched.setdefault(fs, set()).add(r)
+    return {fs: sorted(rankers) for fs, rankers in batched.items()}
+
+
 def per_fs_sets(target_set, target):
     """Feature sets of a per-feature-set target: as configured for the paper;
     every feature set with data for the available set, except Figure 2 which

@@ -30,7 +30,7 @@ import pandas as pd
 from otfs_workflow.benchmark.end_to_end import copy_workflow, job_times, prepare_workdir
 from otfs_workflow.io import write_csv
 
-__all__ = ["STAGES", "overhead_figures", "plot_stages", "run", "stage_of", "stage_table", "target_name"]
+__all__ = ["STAGES", "STAGE_PREFIXES", "overhead_figures", "plot_stages", "run", "stage_of", "stage_table", "target_name"]
 
 #: Rules (the first folder of ``logs/benchmarks``) -> the stage they are counted in; any other rule is "other".
 STAGES = {
@@ -80,8 +80,15 @@ def overhead_figures(times_file, job_s: float) -> dict:
     return {"jobs_timed": len(t), **sums, "overhead_s": max(0.0, job_s - code_s) if len(t) else np.nan}
 
 
+#: Rule names made from the configuration (one rule per feature set) -> their stage, by the name's start.
+STAGE_PREFIXES = {"rank_pairs_": "ranking"}
+
+
 def stage_of(rule: str) -> str:
-    return STAGES.get(rule, "other")
+    """The stage of ``rule`` (:data:`STAGES`, :data:`STAGE_PREFIXES`); any other rule is "other"."""
+    if rule in STAGES:
+        return STAGES[rule]
+    return next((stage for prefix, stage in STAGE_PREFIXES.items() if rule.startswith(prefix)), "other")
 
 
 def stage_table(jobs: pd.DataFrame) -> pd.DataFrame:
