@@ -295,6 +295,8 @@ def test_main_job_stage_table_and_figure(tmp_path):
     # rank_pairs_<feature set>: rules named from the configuration, counted by their names' start
     records = {"rank_features/surf/ot/a-b.tsv": (0.4, 60), "rank_pairs_surf/surf/ks.tsv": (0.6, 70),
                "rank_pairsX/surf/ks.tsv": (0.5, 10), "classify/surf/ot/NA/paper/a-b.tsv": (1.0, 90),
+               "classify_pairs_USPSMNIST/USPSMNIST/ks/leaderboard.tsv": (2.0, 95),
+               "score_pairs_surf/surf/ks/leaderboard.tsv": (3.0, 80),
                "clinical_classify/3.tsv": (30.0, 900), "plot_figure7/surf.tsv": (4.0, 200)}
     for rel, (seconds, rss) in records.items():
         path = tmp_path / "logs" / rel
@@ -304,6 +306,8 @@ def test_main_job_stage_table_and_figure(tmp_path):
     assert table.loc["ranking", "jobs"] == 2 and table.loc["ranking", "job_s"] == pytest.approx(1.0)
     assert table.loc["ranking", "median_s"] == pytest.approx(0.5)
     assert table.loc["clinical", "max_rss_mb"] == 900 and table.loc["other", "job_s"] == pytest.approx(4.5)
+    assert table.loc["classification", "jobs"] == 2 and table.loc["classification", "max_rss_mb"] == 95
+    assert table.loc["model selection", "jobs"] == 1 and table.loc["model selection", "job_s"] == pytest.approx(3.0)
     assert list(table.index[:1]) == ["clinical"]  # sorted by summed time
     before = pd.DataFrame({"target": "available", "stage": ["ranking", "clinical", "other"], "jobs": [2, 1, 9],
                            "job_s": [5.0, 60.0, 9.0]})

@@ -59,12 +59,17 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
     # (CaffeNet), Table 5's two other strategies; and, since `all` includes the
     # related methods, WDA's Office-Caltech table (5 adapters on SURF, grid `wda`)
     assert jobs["classify"] == 12 * (4 + 1 + 4 + 5 + 2) + 12 * 5
-    # and the leaderboard's own grid: its rankers on 26 pairs, each job running the 5 adapters
-    assert jobs["classify_leaderboard_adapters"] == n_leaderboard * 26
+    # and the leaderboard's own grid: its rankers on 26 pairs, each job running the 5 adapters on every pair of
+    # its feature set
+    assert "classify_leaderboard_adapters" not in jobs
+    for fs in ("surf", "EfficientNetLite0", "USPSMNIST"):
+        assert jobs[f"classify_pairs_{fs}"] == n_leaderboard, fs
     assert jobs["classify_leaderboard_all_features"] == 26  # the point of all features: once per pair
     assert jobs["make_leaderboard"] == jobs["shift_recovery_run"] == 1
-    # the label-free choice of k: one job per (ranker, pair) of the leaderboard's grid, on its rankings
-    assert jobs["score_model_selection"] == 7 * 26 and jobs["make_model_selection"] == 1
+    # the label-free choice of k: one job per (feature set, ranker) of the leaderboard's grid, for all its pairs
+    assert "score_model_selection" not in jobs and jobs["make_model_selection"] == 1
+    for fs in ("surf", "EfficientNetLite0", "USPSMNIST"):
+        assert jobs[f"score_pairs_{fs}"] == 7, fs
     assert jobs["score_model_selection_all_features"] == 26  # its point of all features: once per pair
     # the related methods' experiments are part of `all`
     for rule in ("make_wda_table1", "make_wda_ablation", "plot_wda_figure2", "make_wda_office",
@@ -757,3 +762,20 @@ def test_the_leaderboards_zoo_is_ranked_on_the_iterations_its_grids_read(tmp_pat
     assert "rule rank_features:" in alone.stdout + alone.stderr and "rank_pairs" not in alone.stdout + alone.stderr
     assert ranked(zoo) == batched["dslr-webcam"]
     assert batched["dslr-webcam"][0][0]["scores"] != batched["amazon-dslr"][0][0]["scores"]
+    # the curves and the choice of k's scores likewise: one job per (feature set, ranker) for all the pairs
+    # (classify_pairs_surf, score_pairs_surf), the same rows as the one-pair rules' (times aside)
+    ms = "results/runs/surf/model_selection/ot/leaderboard/dslr-webcam.tsv"
+    first = snakemake(work, *config, ms)
+    assert "score_pairs_surf" in first.stdout + first.stderr
+    files = [*(f"results/runs/surf/classification/ks/{a}/leaderboard/dslr-webcam.tsv" for a in ("NA", "CORAL")), ms]
+    before = {f: read_tsv(work / f) for f in files}
+    for f in files:
+        (work / f).unlink()
+    alone = snakemake(work, *config, "--allowed-rules", "classify_leaderboard_adapters", "score_model_selection",
+                      "--", *files)
+    assert "_pairs_surf" not in alone.stdout + alone.stderr
+    for f, rows in before.items():
+        after = read_tsv(work / f)
+        kept = [c for c in rows.columns if not c.endswith("seconds")]
+        assert len(rows) > 0 and list(after.columns) == list(rows.columns), f
+        pd.testing.assert_frame_equal(after[kept], rows[kept], check_exact=True, obj=f)

@@ -84,6 +84,61 @@ rule classify_leaderboard_adapters:
 ruleorder: classify_leaderboard_adapters > classify
 
 
+# The leaderboard's curves of one ranker on every pair of a feature set with data
+# (batched_pairs), one job per (feature set, ranker): what classify_leaderboard_adapters
+# writes for each pair, by the same code with the same parameters, from each pair's
+# ranking. Why: such a job took 10 s for one pair (median, stop 49), 2.6 s of it the
+# imports, and the default leaderboard had 364. Traded: a pair that gains its data later
+# reruns its feature set's curves of every ranker; a pair asked for outside those is
+# classify_leaderboard_adapters'.
+for _fs in batched_feature_sets("leaderboard"):
+    _pairs = batched_pairs(_fs)
+    _rule = f"classify_pairs_{rule_name_part(_fs)}"
+
+    rule:
+        name:
+            _rule
+        input:
+            caches=[f"data/cache/{_fs}/{d}.h5" for d in pairs_domains(_pairs)],
+            ranking=expand(
+                "results/runs/{{feature_set}}/ranking/{{ranker}}/{pair}.json",
+                pair=_pairs,
+            ),
+            ends=leaderboard_pairs_ends,
+            code=script_code(
+                "classification_adapters.py", adapters=LEADERBOARD_CONFIG["adapters"]
+            ),
+        output:
+            tsv=expand(
+                "results/runs/{{feature_set}}/classification/{{ranker}}/{adapter}/{{grid}}/{pair}.tsv",
+                pair=_pairs,
+                adapter=LEADERBOARD_CONFIG["adapters"],
+            ),
+        log:
+            "logs/classification/{feature_set}/{ranker}/leaderboard-adapters/{grid}/pairs.log",
+        benchmark:
+            f"logs/benchmarks/{_rule}/{{feature_set}}/{{ranker}}/{{grid}}.tsv"
+        wildcard_constraints:
+            feature_set=re.escape(_fs),
+            ranker="|".join(re.escape(r) for r in LEADERBOARD_CONFIG["rankers"]),
+            grid=re.escape(LEADERBOARD_CONFIG["grid"]),
+        conda:
+            "../../envs/otfs.yaml"
+        threads: 1
+        # Measured for one pair (classify_leaderboard_adapters): 3.5-46 s.
+        resources:
+            mem_mb=1024,
+            runtime=30,
+        params:
+            **curves_job_params(LEADERBOARD_CONFIG["adapters"]),
+            pairs=_pairs,
+        script:
+            "../scripts/classification_adapters.py"
+
+    # `ruleorder:` takes literal names; these rules' names come from the configuration
+    workflow.ruleorder(_rule, "classify_leaderboard_adapters", "classify")
+
+
 # A feature set's leaderboard aggregates, every (ranker, adapter) of `leaderboard` in one
 # local job: each the files rule aggregate writes. Why: an aggregate took 3.6 s (median of
 # 110, stop 45), nearly all of it the interpreter, imports and provenance, and the default

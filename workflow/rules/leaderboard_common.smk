@@ -29,12 +29,29 @@ def leaderboard_rankings(w=None):
     ]
 
 
+def grid_reads_d(feature_set, grid):
+    """Whether ``grid``'s numbers of features include all d of ``feature_set``."""
+    d = fs_n_features(feature_set)
+    return d in resolve_feature_counts(grid_config(grid)["feature_counts"], d)
+
+
 def leaderboard_ends(w):
     """The points of all features of the pair (rule classify_leaderboard_all_features), where the grid has d."""
-    d = fs_n_features(w.feature_set)
-    if d not in resolve_feature_counts(grid_config(w.grid)["feature_counts"], d):
+    if not grid_reads_d(w.feature_set, w.grid):
         return []
     return [f"results/runs/{w.feature_set}/all_features/{w.grid}/{w.pair}.json"]
+
+
+def leaderboard_pairs_ends(w):
+    """The points of all features of every pair of the feature set's batch (rule
+    classify_leaderboard_all_features), in batched_pairs' order, where the grid has d.
+    """
+    if not grid_reads_d(w.feature_set, w.grid):
+        return []
+    return [
+        f"results/runs/{w.feature_set}/all_features/{w.grid}/{p}.json"
+        for p in batched_pairs(w.feature_set)
+    ]
 
 
 def leaderboard_report(name, ext, caption):

@@ -69,6 +69,62 @@ rule score_model_selection:
         "../scripts/model_selection_pair.py"
 
 
+# The label-free scores of one ranker on every pair of a feature set with data
+# (batched_pairs), one job per (feature set, ranker): what score_model_selection writes
+# for each pair, by the same code with the same parameters. Why: such a job took 12.3 s
+# for one pair (median, stop 49), 2.3 s of it the imports, and the default choice of k had
+# 182. Traded: a pair that gains its data later reruns its feature set's scores of every
+# ranker; a pair asked for outside those is score_model_selection's.
+for _fs in batched_feature_sets("model_selection"):
+    _pairs = batched_pairs(_fs)
+    _rule = f"score_pairs_{rule_name_part(_fs)}"
+
+    rule:
+        name:
+            _rule
+        input:
+            caches=[f"data/cache/{_fs}/{d}.h5" for d in pairs_domains(_pairs)],
+            ranking=expand(
+                "results/runs/{{feature_set}}/ranking/{{ranker}}/{pair}.json",
+                pair=_pairs,
+            ),
+            ends=expand(
+                "results/runs/{{feature_set}}/all_features/{{grid}}/{pair}.model_selection.tsv",
+                pair=_pairs,
+            ),
+            code=script_code(
+                "model_selection_pair.py", adapters=MODEL_SELECTION_CONFIG["adapters"]
+            ),
+        output:
+            tsv=expand(
+                "results/runs/{{feature_set}}/model_selection/{{ranker}}/{{grid}}/{pair}.tsv",
+                pair=_pairs,
+            ),
+        log:
+            "logs/model_selection/{feature_set}/{ranker}/{grid}/pairs.log",
+        benchmark:
+            f"logs/benchmarks/{_rule}/{{feature_set}}/{{ranker}}/{{grid}}.tsv"
+        wildcard_constraints:
+            feature_set=re.escape(_fs),
+            ranker="|".join(re.escape(r) for r in MODEL_SELECTION_CONFIG["rankers"]),
+            grid=re.escape(MODEL_SELECTION_CONFIG["grid"]),
+        conda:
+            "../../envs/otfs.yaml"
+        threads: 1
+        # Measured for one pair (score_model_selection): at most 105 s and 384 MB.
+        resources:
+            mem_mb=1024,
+            runtime=30,
+        params:
+            **model_selection_job_params(),
+            pairs=_pairs,
+        script:
+            "../scripts/model_selection_pair.py"
+
+    # `ruleorder:` takes literal names; these rules' names come from the configuration
+    workflow.ruleorder(_rule, "score_model_selection")
+
+
 rule make_model_selection:
     input:
         tables=model_selection_pair_tables,

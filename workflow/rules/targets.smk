@@ -108,20 +108,33 @@ def ranking_iterations(feature_set, ranker=None):
     )
 
 
-def pair_batched_rankings():
-    """``{feature_set: rankers}`` ranked one job per (feature set, ranker) for all its pairs (rules
-    rank_pairs_<feature set>): the rankers that `ranking_iterations` ranks on the first iterations of the
-    leaderboard's and model selection's grids, on each feature set those sections list, but the shift data's
-    (whose data families rank in their pair jobs). Each ranking of a pair takes seconds; one job per pair
-    paid as much again for its interpreter and imports.
+@functools.cache
+def batched_pairs(feature_set):
+    """The pairs of ``feature_set`` that the rules made per feature set (rank_pairs_, classify_pairs_,
+    score_pairs_ <feature set>) run in one job: those with data, the `available` scope that the
+    leaderboard and model selection read; none for the shift data's feature sets (whose data families
+    run each pair in one job, rule run_family_pair).
     """
-    shift = shift_data_feature_sets()
+    if feature_set in shift_data_feature_sets():
+        return []
+    return scope_pairs(feature_set, scope_for("available", feature_set))
+
+
+def batched_feature_sets(section):
+    """The feature sets of config ``section`` (`leaderboard`, `model_selection`) that have pairs to batch."""
+    return [fs for fs in config[section]["feature_sets"] if batched_pairs(fs)]
+
+
+def pair_batched_rankings():
+    """``{feature_set: rankers}`` ranked one job per (feature set, ranker) for all its `batched_pairs`
+    (rules rank_pairs_<feature set>): the rankers of the leaderboard and model selection that no paper
+    target reads (`ranking_iterations` ranks them on the iterations those grids read). Each such ranking
+    of a pair takes seconds; one job per pair paid as much again for its interpreter and imports.
+    """
     batched = {}
-    for section in (config["leaderboard"], config["model_selection"]):
-        for fs in section["feature_sets"]:
-            if fs in shift:
-                continue
-            for r in section["rankers"]:
+    for section in ("leaderboard", "model_selection"):
+        for fs in batched_feature_sets(section):
+            for r in config[section]["rankers"]:
                 if r not in _all_iteration_rankers():
                     batched.setdefault(fs, set()).add(r)
     return {fs: sorted(rankers) for fs, rankers in batched.items()}

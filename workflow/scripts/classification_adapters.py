@@ -1,19 +1,29 @@
-"""Snakemake wrapper of otfs_workflow.stages.classification.run_adapters (rule classify_leaderboard_adapters)."""
+"""Snakemake wrapper of otfs_workflow.stages.classification.run_adapters: rule classify_leaderboard_adapters
+(one pair) and the rules classify_pairs_<feature set> (every pair of ``params.pairs``, in their order)."""
 
 from otfs_workflow.stages import classification, domain_caches, job, snakemake_object
 
 sm = snakemake_object()
 with job(sm.log[0], sm.threads, "classification", code=sm.input.code):
-    classification.run_adapters(
-        caches=domain_caches(sm.input.caches),
-        ranking_path=sm.input.ranking,
-        adapters=dict(zip(sm.params.adapters, sm.params.adapter_params, strict=True)),
-        grid=sm.wildcards.grid,
-        orders=sm.params.orders,
-        counts=sm.params.feature_counts,
-        iterations=sm.params.iterations,
-        metrics=sm.params.metrics,
-        outputs=dict(zip(sm.params.adapters, sm.output.tsv, strict=True)),
-        as_frame=False,
-        ends=sm.input.ends[0] if sm.input.ends else None,
-    )
+    batch = hasattr(sm.params, "pairs")
+    pairs = sm.params.pairs if batch else [sm.wildcards.pair]
+    rankings = list(sm.input.ranking) if batch else [sm.input.ranking]
+    ends = list(sm.input.ends)
+    tsv = list(sm.output.tsv)
+    grid = sm.wildcards.grid
+    caches = domain_caches(sm.input.caches)
+    for i, (pair, ranking) in enumerate(zip(pairs, rankings, strict=True)):
+        outputs = {a: next(f for f in tsv if f.endswith(f"/{a}/{grid}/{pair}.tsv")) for a in sm.params.adapters}
+        classification.run_adapters(
+            caches=caches,
+            ranking_path=ranking,
+            adapters=dict(zip(sm.params.adapters, sm.params.adapter_params, strict=True)),
+            grid=grid,
+            orders=sm.params.orders,
+            counts=sm.params.feature_counts,
+            iterations=sm.params.iterations,
+            metrics=sm.params.metrics,
+            outputs=outputs,
+            as_frame=False,
+            ends=ends[i] if ends else None,
+        )

@@ -81,7 +81,7 @@ def overhead_figures(times_file, job_s: float) -> dict:
 
 
 #: Rule names made from the configuration (one rule per feature set) -> their stage, by the name's start.
-STAGE_PREFIXES = {"rank_pairs_": "ranking"}
+STAGE_PREFIXES = {"rank_pairs_": "ranking", "classify_pairs_": "classification", "score_pairs_": "model selection"}
 
 
 def stage_of(rule: str) -> str:
