@@ -368,7 +368,8 @@ def test_a_job_writes_its_times_where_the_environment_says_and_counts_the_import
 
 
 def test_main_job_overhead_is_the_job_time_that_is_not_the_jobs_code(tmp_path):
-    from otfs_workflow.benchmark.main_job import overhead_figures, target_name
+    from otfs_workflow.benchmark.end_to_end import overhead_figures
+    from otfs_workflow.benchmark.main_job import target_name
 
     times = tmp_path / "times.tsv"
     times.write_text("a\t0.5\t1.0\t0.1\t10.0\nb\t0.4\t0.0\t0.0\t2.0\n")

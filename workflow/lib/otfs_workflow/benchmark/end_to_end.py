@@ -43,7 +43,8 @@ from otfs_workflow.benchmark import reference
 from otfs_workflow.io import write_csv
 from otfs_workflow.protocol import derive_seed, draw_source_subset, feature_counts, make_pairs
 
-__all__ = ["MARKER", "check_mirror", "plain_figure7", "prepare_workdir", "run_pipeline"]
+__all__ = ["MARKER", "check_mirror", "job_times", "overhead_figures", "plain_figure7", "prepare_workdir",
+           "run_pipeline"]
 
 DOMAINS = ("amazon", "caltech10", "dslr", "webcam")
 #: What a fresh copy of the workflow needs (everything but data and results).
@@ -199,8 +200,6 @@ def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print, autho
         row[f"median_{rule}_s"] = float(times.median()) if len(times) else float("nan")
     row["jobs"] = len(jobs)
     log("median job wall time: " + ", ".join(f"{r} {row[f'median_{r}_s']:.2f} s" for r in JOB_RULES))
-    from otfs_workflow.benchmark.main_job import overhead_figures
-
     job_s = float(jobs["seconds"].sum())
     over = overhead_figures(Path(workdir) / JOB_TIMES_FILE, job_s)
     row.update({"job_s": job_s, "overhead_s": over["overhead_s"], "jobs_timed": over["jobs_timed"]})
@@ -225,6 +224,24 @@ def job_times(root) -> pd.DataFrame:
     df = collect_benchmarks(root)
     df.insert(0, "rule", [Path(f).parts[0] for f in df["file"]])
     return df.drop(columns="group")
+
+
+def overhead_figures(times_file, job_s: float) -> dict:
+    """Sum the jobs' lines of ``times_file`` (:data:`otfs_workflow.stages.JOB_TIMES_COLUMNS`) over a run whose
+    benchmark records sum to ``job_s`` seconds.
+
+    ``overhead_s`` is what is not the jobs' own code: the time before it (interpreter, Snakemake's preamble,
+    imports), the imports it made, the check after it, and the part of the records outside the jobs'
+    processes' measured time (Snakemake starting and ending each job; a job without a line counts whole).
+    """
+    from otfs_workflow.stages import JOB_TIMES_COLUMNS
+
+    path = Path(times_file)
+    t = (pd.read_csv(path, sep="\t", names=list(JOB_TIMES_COLUMNS), header=None) if path.is_file()
+         else pd.DataFrame(columns=list(JOB_TIMES_COLUMNS)))
+    sums = {c: float(t[c].sum()) for c in ("before_s", "imports_s", "after_s", "body_s")}
+    code_s = sums["body_s"] - sums["imports_s"]
+    return {"jobs_timed": len(t), **sums, "overhead_s": max(0.0, job_s - code_s) if len(t) else np.nan}
 
 
 def _authors_env() -> dict:

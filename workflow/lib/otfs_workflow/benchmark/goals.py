@@ -66,12 +66,19 @@ def _main_job_rows(main_job, stages=None) -> list[dict]:
     return rows
 
 
+def _overhead_share(r) -> float | None:
+    """A run's overhead as a share of its job time (``overhead_s / job_s``), or None where it was not measured."""
+    if "overhead_s" not in r.index or not np.isfinite(r.overhead_s) or not r.job_s:
+        return None
+    return r.overhead_s / r.job_s
+
+
 def _overhead_row(r) -> dict:
     goal = f"per-job overhead <= {100 * OVERHEAD_GOAL:.0f} % of the job time of `{r.target}`"
-    if "overhead_s" not in r.index or not np.isfinite(r.overhead_s) or not r.job_s:
+    share = _overhead_share(r)
+    if share is None:
         return {"goal": goal, "measured": "not measured", "met": False,
                 "note": "no job wrote its times (otfs_workflow.stages.JOB_TIMES_ENV)"}
-    share = r.overhead_s / r.job_s
     outside = r.job_s - (r.before_s + r.body_s + r.after_s)
     return {"goal": goal, "met": bool(share <= OVERHEAD_GOAL),
             "measured": f"{100 * share:.1f} % ({r.overhead_s:.0f} of {r.job_s:.0f} s)",
@@ -96,10 +103,11 @@ def _families_row(r, stages) -> dict:
 
 def _e2e_overhead(e) -> str:
     """The pipeline's jobs' overhead in the end-to-end run, where it was measured."""
-    if "overhead_s" not in e.index or not np.isfinite(e.overhead_s) or not e.job_s:
+    share = _overhead_share(e)
+    if share is None:
         return ""
-    return (f"of the pipeline's {e.job_s:.0f} s of job time, {e.overhead_s:.0f} s ({100 * e.overhead_s / e.job_s:.0f} "
-            f"%) is not the jobs' code (interpreter, Snakemake, imports)")
+    return (f"of the pipeline's {e.job_s:.0f} s of job time, {e.overhead_s:.0f} s ({100 * share:.0f} %) is not the "
+            f"jobs' code (interpreter, Snakemake, imports)")
 
 
 def goals_table(bench, end_to_end, table3, scaling, main_job=None, main_job_stages=None) -> pd.DataFrame:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from otfs_workflow.benchmark.end_to_end import copy_workflow, job_times, prepare_workdir
+from otfs_workflow.benchmark.end_to_end import copy_workflow, job_times, overhead_figures, prepare_workdir
 from otfs_workflow.io import write_csv
 
 __all__ = ["STAGES", "STAGE_PREFIXES", "overhead_figures", "plot_stages", "run", "stage_of", "stage_table", "target_name"]
@@ -60,24 +60,6 @@ RUN_COLUMNS = ["target", "order", "cache", "cores", "wall_s", "jobs", "job_s", "
 def target_name(target) -> str:
     """A target of ``targets`` as one name: a group of targets run by one Snakemake call is joined by ``+``."""
     return "+".join(target) if isinstance(target, (list, tuple)) else str(target)
-
-
-def overhead_figures(times_file, job_s: float) -> dict:
-    """Sum the jobs' lines of ``times_file`` (:data:`otfs_workflow.stages.JOB_TIMES_COLUMNS`) over a run whose
-    benchmark records sum to ``job_s`` seconds.
-
-    ``overhead_s`` is what is not the jobs' own code: the time before it (interpreter, Snakemake's preamble,
-    imports), the imports it made, the check after it, and the part of the records outside the jobs'
-    processes' measured time (Snakemake starting and ending each job; a job without a line counts whole).
-    """
-    from otfs_workflow.stages import JOB_TIMES_COLUMNS
-
-    path = Path(times_file)
-    t = (pd.read_csv(path, sep="\t", names=list(JOB_TIMES_COLUMNS), header=None) if path.is_file()
-         else pd.DataFrame(columns=list(JOB_TIMES_COLUMNS)))
-    sums = {c: float(t[c].sum()) for c in ("before_s", "imports_s", "after_s", "body_s")}
-    code_s = sums["body_s"] - sums["imports_s"]
-    return {"jobs_timed": len(t), **sums, "overhead_s": max(0.0, job_s - code_s) if len(t) else np.nan}
 
 
 #: Rule names made from the configuration (one rule per feature set) -> their stage, by the name's start.
