@@ -3,14 +3,8 @@
 SHIFT_CONFIG = config["shift"]
 SHIFT_OUT = "results/shift"
 
-# A family's feature sets must be configured ones: checked before any job.
-for _family, _names in SHIFT_CONFIG["families"].items():
-    for _i, _name in enumerate(_names):
-        if _name not in config["feature_sets"]:
-            raise WorkflowError(
-                f"shift.families.{_family}[{_i}]: unknown feature set {_name!r}; "
-                f"configured: {sorted(config['feature_sets'])}"
-            )
+# A family's feature sets are configured ones: otfs_workflow.config.validate_config checks it
+# when the workflow is parsed, before any rule is made.
 
 
 # The families' feature sets, the leaderboard's rankers, and its adapters that apply to

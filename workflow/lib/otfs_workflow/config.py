@@ -246,6 +246,10 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
         for adapter in fs.get("inapplicable_adapters") or {}:
             if adapter not in ADAPTERS:
                 problems.append(f"{source}: feature_sets.{name}.inapplicable_adapters: {ADAPTERS.unknown_message(adapter)}")
+    for family, names in (config.get("shift") or {}).get("families", {}).items():
+        problems += [f"{source}: shift.families.{family}[{i}]: unknown feature set {name!r}; configured: "
+                     f"{sorted(config['feature_sets'])}" for i, name in enumerate(names)
+                     if name not in config["feature_sets"]]
     if "shift" in config and config["shift"].get("grid", "families") not in config["grids"]:
         problems.append(f"{source}: shift.grid: unknown grid {config['shift'].get('grid', 'families')!r}; grids: "
                         f"{sorted(config['grids'])}")
