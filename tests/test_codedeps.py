@@ -219,25 +219,24 @@ def test_a_job_that_ran_an_undeclared_module_fails():
 
 
 # --- the workflow's rules ------------------------------------------------------------
-def _rule_scripts() -> dict[str, str]:
+def _scripts_of(block: str) -> dict[str, str]:
+    """Name -> script of the rule blocks of workflow/rules that ``block`` (a regex: the name, then the body) finds."""
     out = {}
     for smk in (REPO / "workflow" / "rules").glob("*.smk"):
-        for m in re.finditer(r"^rule (\w+):(.*?)(?=^rule |\Z)", smk.read_text(), flags=re.S | re.M):
+        for m in re.finditer(block, smk.read_text(), flags=re.S | re.M):
             s = re.search(r'script:\s*\n\s*"\.\./scripts/([\w.]+)"', m.group(2))
             if s:
                 out[m.group(1)] = s.group(1)
     return out
+
+
+def _rule_scripts() -> dict[str, str]:
+    return _scripts_of(r"^rule (\w+):(.*?)(?=^rule |\Z)")
 
 
 def _made_rule_scripts() -> dict[str, str]:
     """The rules made in a loop, one per feature set (``_rule = f"<prefix>{...}"``): name prefix -> script."""
-    out = {}
-    for smk in (REPO / "workflow" / "rules").glob("*.smk"):
-        for m in re.finditer(r'^    _rule = f"(\w+)\{.*?$(.*?)(?=^\S|\Z)', smk.read_text(), flags=re.S | re.M):
-            s = re.search(r'script:\s*\n\s*"\.\./scripts/([\w.]+)"', m.group(2))
-            if s:
-                out[m.group(1)] = s.group(1)
-    return out
+    return _scripts_of(r'^    _rule = f"(\w+)\{.*?$(.*?)(?=^\S|\Z)')
 
 
 def _dry_run_jobs(text: str) -> list[dict]:
