@@ -104,6 +104,25 @@ def test_the_workflow_scripts_are_plain_python_without_noqa():
         assert "noqa" not in text and "snakemake_object()" in text, script.name
 
 
+def test_job_pairs_reads_a_one_pair_job_and_a_batch_alike():
+    # the scripts of a one-pair rule and of its rule made per feature set (rank_pairs_<fs>, ...) read their pairs,
+    # files and per-pair parameters through JobPairs; a batch's file lists must have one file per pair
+    from types import SimpleNamespace
+
+    from otfs_workflow.stages import JobPairs
+
+    one = JobPairs(SimpleNamespace(params=SimpleNamespace(per_class=20), wildcards=SimpleNamespace(pair="a-b")))
+    assert (one.batch, one.pairs, one.each("r/a-b.json"), one.of(20, "a-b")) == (False, ["a-b"], ["r/a-b.json"], 20)
+    batch = JobPairs(SimpleNamespace(params=SimpleNamespace(pairs=["a-b", "b-a"]), wildcards=SimpleNamespace()))
+    assert batch.pairs == ["a-b", "b-a"] and batch.each(("r/a-b.json", "r/b-a.json")) == ["r/a-b.json", "r/b-a.json"]
+    assert batch.of({"a-b": 20, "b-a": 8}, "b-a") == 8
+    with pytest.raises(ValueError, match=r"1 files for the 2 pairs"):
+        batch.each(["r/a-b.json"])
+    for name in ("ranking.py", "classification_adapters.py", "model_selection_pair.py"):
+        text = (REPO / "workflow" / "scripts" / name).read_text(encoding="utf-8")
+        assert "JobPairs(" in text and '"pairs")' not in text, name
+
+
 def test_each_related_experiment_is_declared_in_its_own_file():
     # the Snakefile lists the experiments once; each is workflow/rules/<name>.smk with a target rule of its name,
     # which `related` and `all` build (no list of targets appended to from many files)

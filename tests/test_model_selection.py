@@ -163,6 +163,33 @@ def test_direct_scores_equal_skadas_scorers(case):
         score_adapted(Xs, ys, Xt, rules, clf, 2, 0.5, 3, engine="fast")
 
 
+@pytest.mark.parametrize("case", ["counts", "gaussian"])
+def test_a_validation_splits_kept_predictions_are_the_classifiers_own(case):
+    """ValidationSplit answers predict, the source's weighted score and DEV's rows of source probabilities from
+    the k-NN's kept probabilities: each equal (==) to the fitted classifier's own call on those samples, with
+    distance ties (duplicated count rows) and without; another classifier keeps its own calls."""
+    from otfs.k_selection._base import ValidationSplit
+
+    if case == "counts":
+        Xs, ys, Xt = _count_domains(5)
+    else:
+        Xs, ys, Xt, _, _ = shifted_domains(n_s=120, n_t=150, d=10, k=2)
+    ys = np.unique(ys, return_inverse=True)[1]
+    X = np.concatenate([Xs, Xt])
+    y = np.concatenate([ys, np.full(len(Xt), -1)])
+    domain = np.concatenate([np.ones(len(Xs), int), -np.ones(len(Xt), int)])
+    train = np.random.RandomState(0).rand(len(X)) < 0.5
+    for clf in (make_classifier({"name": "knn", "n_neighbors": 5}), make_classifier("logistic-regression")):
+        split = ValidationSplit(clf, X[train], y[train], domain[train], X[~train], y[~train], domain[~train])
+        fitted = split.fitted
+        rows = np.random.RandomState(1).permutation(len(split.Xs))[: len(split.Xs) // 3]
+        weights = np.random.RandomState(2).rand(len(split.Xs))
+        for which, Z in (("source", split.Xs), ("target", split.Xt)):
+            assert np.array_equal(split.predict(which), fitted.predict(Z)), which
+        assert np.array_equal(split.source_proba_rows(rows), fitted.predict_proba(split.Xs[rows]))
+        assert split.score_source(weights) == fitted.score(split.Xs, split.ys, sample_weight=weights)
+
+
 def _mixval_as_the_authors_loop(predict, Xt, lam, batch_size, intra):
     """ICE as val_mixval_inter.py / val_mixval_intra.py compute it, batch by batch (numpy instead of torch)."""
     pl = predict(Xt)

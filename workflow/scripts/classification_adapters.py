@@ -1,18 +1,16 @@
 """Snakemake wrapper of otfs_workflow.stages.classification.run_adapters: rule classify_leaderboard_adapters
 (one pair) and the rules classify_pairs_<feature set> (every pair of ``params.pairs``, in their order)."""
 
-from otfs_workflow.stages import classification, domain_caches, job, snakemake_object
+from otfs_workflow.stages import JobPairs, classification, domain_caches, job, snakemake_object
 
 sm = snakemake_object()
 with job(sm.log[0], sm.threads, "classification", code=sm.input.code):
-    batch = hasattr(sm.params, "pairs")
-    pairs = sm.params.pairs if batch else [sm.wildcards.pair]
-    rankings = list(sm.input.ranking) if batch else [sm.input.ranking]
-    ends = list(sm.input.ends)
+    pairs = JobPairs(sm)
+    ends = list(sm.input.ends)  # the points of all features, where the grid has d: none, or one per pair
     tsv = list(sm.output.tsv)
     grid = sm.wildcards.grid
     caches = domain_caches(sm.input.caches)
-    for i, (pair, ranking) in enumerate(zip(pairs, rankings, strict=True)):
+    for i, (pair, ranking) in enumerate(zip(pairs.pairs, pairs.each(sm.input.ranking), strict=True)):
         outputs = {a: next(f for f in tsv if f.endswith(f"/{a}/{grid}/{pair}.tsv")) for a in sm.params.adapters}
         classification.run_adapters(
             caches=caches,

@@ -1,19 +1,14 @@
 """Snakemake wrapper of otfs_workflow.stages.model_selection.run_pair: rule score_model_selection (one pair)
 and the rules score_pairs_<feature set> (every pair of ``params.pairs``, in their order)."""
 
-from otfs_workflow.stages import domain_caches, job, model_selection, snakemake_object
+from otfs_workflow.stages import JobPairs, domain_caches, job, model_selection, snakemake_object
 
 sm = snakemake_object()
 with job(sm.log[0], sm.threads, "model_selection", code=sm.input.code):
-    batch = hasattr(sm.params, "pairs")
-    pairs = sm.params.pairs if batch else [sm.wildcards.pair]
-
-    def each(files):
-        return list(files) if batch else [files]
-
+    pairs = JobPairs(sm)
     caches = domain_caches(sm.input.caches)
-    for pair, ranking, ends, output in zip(pairs, each(sm.input.ranking), each(sm.input.ends), each(sm.output.tsv),
-                                           strict=True):
+    for ranking, ends, output in zip(pairs.each(sm.input.ranking), pairs.each(sm.input.ends),
+                                     pairs.each(sm.output.tsv), strict=True):
         model_selection.run_pair(
             caches=caches,
             ranking_path=ranking,

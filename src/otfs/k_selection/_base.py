@@ -286,8 +286,38 @@ class ValidationSplit:
         return self._cache[key]
 
     def predict(self, which: str):
-        """The fitted classifier's predictions on the validation ``"source"`` or ``"target"`` samples."""
+        """The fitted classifier's predictions on the validation ``"source"`` or ``"target"`` samples.
+
+        A uniform k-NN predicts the class of its largest probability (scikit-learn's own ``predict`` takes
+        that argmax of ``predict_proba``): the predictions are then taken from the probabilities kept for the
+        other rules, without a second neighbour search.
+        """
+        key = ("predict", which)
+        if key not in self._cache and _predicts_by_largest_probability(self.fitted, self.Xs):
+            self._cache[key] = self.fitted.classes_[np.argmax(self.predict_proba(which), axis=1)]
         return self._call("predict", which)
+
+    def source_proba_rows(self, rows):
+        """The fitted classifier's probabilities on the validation source samples ``Xs[rows]``.
+
+        A k-NN's probabilities of a sample depend on that sample alone: they are the rows of the kept
+        ``predict_proba("source")``. Another classifier's are computed on ``Xs[rows]``.
+        """
+        from sklearn.neighbors import KNeighborsClassifier
+
+        if isinstance(self.fitted, KNeighborsClassifier):
+            return self.predict_proba("source")[rows]
+        return self.fitted.predict_proba(self.Xs[rows])
+
+    def score_source(self, sample_weight):
+        """The fitted classifier's ``score`` on the validation source samples, weighted: scikit-learn's
+        ``ClassifierMixin.score`` (the weighted accuracy of ``predict``) from the kept predictions."""
+        from sklearn.base import ClassifierMixin
+        from sklearn.metrics import accuracy_score
+
+        if getattr(type(self.fitted), "score", None) is ClassifierMixin.score:
+            return accuracy_score(self.ys, self.predict("source"), sample_weight=sample_weight)
+        return self.fitted.score(self.Xs, self.ys, sample_weight=sample_weight)
 
     def predict_proba(self, which: str):
         """The fitted classifier's probabilities on the validation ``"source"`` or ``"target"`` samples."""
@@ -296,6 +326,21 @@ class ValidationSplit:
     def predict_log_proba(self, which: str):
         """The fitted classifier's log-probabilities (where it has them) on the ``"source"`` or ``"target"`` samples."""
         return self._call("predict_log_proba", which)
+
+
+def _predicts_by_largest_probability(classifier, X) -> bool:
+    """Whether ``classifier.predict`` is the class of the largest ``predict_proba``, as scikit-learn computes it:
+    a fitted ``KNeighborsClassifier`` with uniform weights, one output, on its brute-force path."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    if not (isinstance(classifier, KNeighborsClassifier) and classifier.weights == "uniform"
+            and not classifier.outputs_2d_ and getattr(classifier, "_fit_method", None) == "brute"):
+        return False
+    try:  # the condition of scikit-learn's predict for taking the argmax of predict_proba
+        from sklearn.metrics._pairwise_distances_reduction import ArgKminClassMode
+    except ImportError:  # another scikit-learn: its own predict
+        return False
+    return bool(ArgKminClassMode.is_usable_for(X, classifier._fit_X, classifier.metric))
 
 
 def _score_parameters(estimator) -> set[str]:

@@ -40,14 +40,17 @@ class DeepEmbeddedValidation(ScorerRule):
         from sklearn.utils import check_random_state
 
         rng = check_random_state(random_state)
-        X_train, X_val, _, y_val = train_test_split(split.Xs, split.ys, test_size=0.33, random_state=rng)
+        # skada splits the samples: the same permutation splits their positions, whose rows are the samples'
+        train, val, _, y_val = train_test_split(np.arange(len(split.ys)), split.ys, test_size=0.33,
+                                                random_state=rng)
+        X_train, X_val = split.Xs[train], split.Xs[val]
         features_target = split.Xt
         domain_classifier = LogisticRegression().fit(
             np.concatenate((X_train, features_target)),
             np.concatenate((len(X_train) * [1], len(features_target) * [0])))
         domain_pred = domain_classifier.predict_proba(X_val)
         weights = (len(X_train) / len(features_target)) * domain_pred[:, :1] / domain_pred[:, 1:]
-        y_pred = split.fitted.predict_proba(X_val)
+        y_pred = split.source_proba_rows(val)
         one_hot = np.eye(y_pred.shape[1])[y_val]
         error = -np.sum(one_hot * np.log(np.clip(y_pred, 1e-15, 1 - 1e-15)), axis=1)
         weighted_error = weights * error

@@ -74,7 +74,7 @@ class ImportanceWeighted(ScorerRule):
         else:
             warnings.warn("All weights are zero. Using uniform weights.", stacklevel=2)
             weights = np.ones_like(weights) / len(weights)
-        score = split.fitted.score(Xs, split.ys, sample_weight=weights)
+        score = split.score_source(weights)
         return 1 * score, {"ess": _effective_sample_size(log_w)}
 
     def diagnostics(self, scorer, X_val, sample_domain_val):

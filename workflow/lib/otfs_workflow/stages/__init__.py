@@ -17,8 +17,8 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["JOB_TIMES_COLUMNS", "JOB_TIMES_ENV", "POT_OPTIONAL_BACKENDS", "check_code_inputs", "domain_caches", "job",
-           "load_plugins", "snakemake_object", "source_classes"]
+__all__ = ["JOB_TIMES_COLUMNS", "JOB_TIMES_ENV", "POT_OPTIONAL_BACKENDS", "JobPairs", "check_code_inputs", "domain_caches",
+           "job", "load_plugins", "snakemake_object", "source_classes"]
 
 #: The environment variable that names a file to which every job appends one line of :data:`JOB_TIMES_COLUMNS`
 #: (``otfs_workflow.benchmark.main_job`` sets it to measure the jobs' overhead); unset, nothing is written.
@@ -205,6 +205,30 @@ def check_code_inputs(code, logger=None) -> None:
     if logger is not None:
         logger.info("code inputs: the %d otfs modules this job ran are among its %d code inputs",
                     len(loaded), len(declared))
+
+
+class JobPairs:
+    """The pairs a job runs: its ``{pair}`` wildcard (a one-pair rule such as ``rank_features``), or
+    ``params.pairs`` (a rule made per feature set, ``rank_pairs_<feature set>`` and its kin), in their order.
+
+    :meth:`each` gives a named input or output as one file per pair, in that order; :meth:`of` a parameter
+    that a batch holds as ``{pair: value}``.
+    """
+
+    def __init__(self, sm):
+        self.batch = hasattr(sm.params, "pairs")
+        self.pairs = list(sm.params.pairs) if self.batch else [sm.wildcards.pair]
+
+    def each(self, files) -> list:
+        """``files``, one per pair: a batch's list, or a one-pair job's one file."""
+        files = list(files) if self.batch else [files]
+        if len(files) != len(self.pairs):
+            raise ValueError(f"{len(files)} files for the {len(self.pairs)} pairs {self.pairs}")
+        return files
+
+    def of(self, value, pair: str):
+        """A parameter's value for ``pair``: a batch's ``value[pair]``, or a one-pair job's ``value``."""
+        return value[pair] if self.batch else value
 
 
 def domain_caches(paths) -> dict[str, str]:
