@@ -21,8 +21,7 @@ def _xdist_group(item) -> str | None:
     """The group of tests that must run in one pytest-xdist worker (``make test`` runs
     ``-n auto --dist loadgroup``): every test of the shared ``test_run`` (they edit its files
     and run Snakemake in it, one after the other), and a module's tests that share a
-    module-scoped fixture (computed once per worker). Others go wherever a worker is free, those that
-    compare their own run with the test run's results included (:func:`test_run_reference`)."""
+    module-scoped fixture (computed once per worker). Others go wherever a worker is free."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
         return None
@@ -243,62 +242,11 @@ def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
     return counts
 
 
-#: What :func:`test_run_reference` keeps of the test run: copied once the run is built, before any test of the
-#: ``test_run`` group reruns, deletes or adds a file in it.
-REFERENCE_FOLDERS = ("results", "data/features")
-
-
-def _shared_tmp(tmp_path_factory) -> Path:
-    """The temporary folder of this pytest session that every pytest-xdist worker shares (a worker's own is a
-    folder of it)."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
-def _built_test_run(tmp_path_factory) -> tuple[Path, Path]:
-    """The test run and its reference copy (:data:`REFERENCE_FOLDERS`), built once per session: the first
-    worker to ask builds them under a file lock, a worker that asks meanwhile waits, and one that asks after
-    a failed build fails at once, naming it."""
-    import fcntl
-    import shutil
-
-    root = _shared_tmp(tmp_path_factory)
-    work, reference, failed = root / "run_cores2", root / "run_cores2.reference", root / "run_cores2.failed"
-    with open(root / "run_cores2.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
-        if failed.exists():
-            pytest.fail(f"the shared test run failed in another pytest worker:\n{failed.read_text()[-4000:]}",
-                        pytrace=False)
-        if not (reference / ".complete").exists():
-            try:
-                copy_workflow(work)
-                snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
-            except BaseException as exc:
-                failed.write_text(f"{type(exc).__name__}: {exc}")
-                raise
-            for folder in REFERENCE_FOLDERS:
-                shutil.copytree(work / folder, reference / folder, symlinks=True)
-            (reference / ".complete").touch()
-    return work, reference
-
-
 @pytest.fixture(scope="session")
 def test_run(tmp_path_factory):
     """Every target of the test configuration, built once with 2 cores (shared by the pipeline
-    and cluster tests; its tests run in one pytest-xdist worker, as some rerun or add to it)."""
+    and cluster tests)."""
     require_module("torch", "extraction")  # the test configuration extracts EfficientNet-Lite0 features
-    return _built_test_run(tmp_path_factory)[0]
-
-
-@pytest.fixture(scope="session")
-def test_run_reference(tmp_path_factory):
-    """A function that returns the test run's results and features as they were built (:data:`REFERENCE_FOLDERS`),
-    building the run first where no worker has (or waiting for the one that is building it).
-
-    For tests that run the workflow in their own copy and compare their results with the test run's at the end:
-    they need no place in the ``test_run`` group, so pytest-xdist runs them in another worker while that
-    group's worker builds the run (its tests took 8 minutes longer than the other worker's in CI). They call
-    it after their own run.
-    """
-    require_module("torch", "extraction")
-    return lambda: _built_test_run(tmp_path_factory)[1]
+    work = copy_workflow(tmp_path_factory.mktemp("run_cores2"))
+    snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
+    return work

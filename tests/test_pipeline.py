@@ -198,11 +198,10 @@ def test_extracted_feature_set_runs_like_the_released_ones(test_run):
     assert na["Descending"] > na["Ascending"]
 
 
-def test_results_do_not_depend_on_cores(test_run_reference, tmp_path):
+def test_results_do_not_depend_on_cores(test_run, tmp_path):
     work = copy_workflow(tmp_path)
     features = "data/features/office-caltech/efficientnet-lite0/dslr.h5"
     snakemake(work, "--configfile", "config/test.yaml", "--cores", "1", "table6", features)
-    test_run = test_run_reference()  # the run with 2 cores, as it was built
     # the network's features: the same bits with 1 core as with 2
     assert read_cache(work / features).domain("dslr").X.tobytes() == \
         read_cache(test_run / features).domain("dslr").X.tobytes()
@@ -246,7 +245,7 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_results(test_run, tmp_pat
     pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
 
 
-def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables(test_run_reference, tmp_path):
+def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables(test_run, tmp_path):
     # `kill` (SIGTERM) of a running `snakemake --cores 2`: it starts no new job, lets the running ones finish
     # and exits (Snakemake's own handler could deadlock on its scheduler's lock: otfs_workflow.snakemake_scheduler).
     # Ten SIGTERMs at random points each end the run within 30 s; the rerun's tables are an uninterrupted
@@ -288,7 +287,6 @@ def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables
                 or (proc.returncode == -signal.SIGTERM and "Elapsed time" in text)), text[-3000:]
     assert len(exits) >= 5, f"the run finished after {len(exits)} SIGTERMs"
     snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", *targets)
-    test_run = test_run_reference()  # the uninterrupted run's results
     for adapter in ("NA", "CORAL", "SA", "TCA", "OT3"):
         rel = f"results/aggregate/surf/all/ot/{adapter}/table3/long.tsv"
         a, b = read_tsv(test_run / rel), read_tsv(work / rel)
