@@ -10,12 +10,14 @@ deselected otherwise; with the variable set, a missing program fails it.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -160,17 +162,21 @@ def test_local_rules_fetch_data_or_summarise(workflow_rules):
 
 def test_grouping_bundles_the_test_configuration(tmp_path):
     work = copy_workflow(tmp_path)
-    args = ("--configfile", "config/test.yaml", "--forceall", "--dry-run")
-    plain = snakemake(work, *args, "--cores", "1", "available")
-    grouped = snakemake(work, *args, "--profile", "profiles/slurm-ci", "available")
-    assert planned_jobs(plain) == planned_jobs(grouped)  # grouping changes no job, only their bundling
+    args = ("--configfile", "config/test.yaml", "--forceall")
     local = local_rules(work / "Snakefile")
-    # the events of the same dry runs (--logger otfs), as python -m otfs_workflow.cluster reads them
-    env = snakemake_env()
-    a = count_submissions(dry_run_events([*args[:-1], "--cores", "1", "available"], work, env), local)
-    b = count_submissions(dry_run_events([*args[:-1], "--profile", "profiles/slurm-ci", "available"], work, env),
-                          local)
-    jobs = planned_jobs(plain)
+    # each dry run once: Snakemake's own job table, and the events (--logger otfs) that python -m
+    # otfs_workflow.cluster reads, which list the same jobs
+    runs = []
+    for how in (("--cores", "1"), ("--profile", "profiles/slurm-ci")):
+        events = tmp_path / f"events{len(runs)}.jsonl"
+        proc = snakemake(work, *args, *how, "--dry-run", "--logger", "otfs", "--logger-otfs-events", str(events),
+                         "available")
+        runs.append((planned_jobs(proc), [json.loads(line) for line in events.read_text().splitlines()]))
+    (jobs, plain), (grouped_jobs, grouped) = runs
+    assert jobs == grouped_jobs  # grouping changes no job, only their bundling
+    for events in (plain, grouped):
+        assert Counter(e["rule_name"] for e in events if e.get("event") == "job_info") == jobs
+    a, b = count_submissions(plain, local), count_submissions(grouped, local)
     assert a["jobs"] == b["jobs"] == sum(jobs.values())
     assert a["group_jobs"] == 0 and a["submitted"] == a["jobs"] - a["local"]
     # one chain per (feature set, ranker, pair)'s ranking job, and one per data family's (feature set, pair)
@@ -180,6 +186,7 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
                        + -(-(jobs["clinical_rank"]) // comps["clinical"]))
     assert b["group_jobs"] == expected_groups
     # docs/cluster.md's command prints the same counts
+    env = snakemake_env()
     proc = subprocess.run([sys.executable, "-m", "otfs_workflow.cluster", "jobs", "available", "--forceall",
                            "--configfile", "config/test.yaml", "--profile", "profiles/slurm-ci"], cwd=work,
                           env=env, capture_output=True, text=True)

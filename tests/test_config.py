@@ -219,6 +219,36 @@ def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
         load_yaml(bad)
 
 
+
+def test_the_strict_reading_on_libyaml_equals_pyyamls_own_and_keeps_its_errors(monkeypatch):
+    # otfs_workflow._yaml.load parses with libyaml where PyYAML has it (every Snakemake invocation reads the
+    # configuration and its schemas): every YAML file of the repository reads the same as with the pure-Python
+    # StrictLoader, and a refused document gives StrictLoader's own message and position
+    import yaml
+
+    from otfs_workflow import _yaml
+
+    assert yaml.__with_libyaml__ and _yaml._CStrictLoader is not None  # the fast path is the one tested here
+    files = [p for p in REPO.rglob("*.y*ml") if p.suffix in (".yaml", ".yml")
+             and not {".venv", ".snakemake", "results", "node_modules"} & set(p.relative_to(REPO).parts)]
+    assert len(files) >= 10
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert _yaml.load(text) == yaml.load(text, Loader=_yaml.StrictLoader), path  # noqa: S506
+    bad = ["protocol:\n  iterations: 2\nprotocol:\n  iterations: 3\n", "a: [1, 2\nb: 3\n", "a:\n\tb: 1\n",
+           "a: b: c\n", "- a\nb: 1\n", "a: &x [1]\nb: *y\n"]
+    for text in bad:
+        with pytest.raises(yaml.YAMLError) as fast:
+            _yaml.load(text)
+        with pytest.raises(yaml.YAMLError) as pure:
+            yaml.load(text, Loader=_yaml.StrictLoader)  # noqa: S506
+        assert type(fast.value) is type(pure.value) and str(fast.value) == str(pure.value), text
+    # without libyaml, the pure-Python loader alone
+    monkeypatch.setattr(_yaml, "_CStrictLoader", None)
+    assert _yaml.load("a: 1\nb: [x]\n") == {"a": 1, "b": ["x"]}
+    with pytest.raises(yaml.constructor.ConstructorError, match="given twice"):
+        _yaml.load("a: 1\na: 2\n")
+
 def test_an_experiments_section_is_optional_and_its_defaults_fill_what_is_left_out():
     from otfs_workflow.config import fill_defaults
 

@@ -137,6 +137,19 @@ def _tree(path: str, mtime_ns: int, size: int) -> ast.Module:
         raise SyntaxError(f"{path}: cannot derive its imports: {exc}") from exc
 
 
+@functools.lru_cache(maxsize=None)
+def _digest_at(path: str, mtime_ns: int, size: int) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).digest()
+
+
+def _file_digest(path: Path) -> bytes:
+    """SHA-256 of a file's bytes, read once per state of the file (its modification time and size)."""
+    st = path.stat()
+    return _digest_at(str(path), st.st_mtime_ns, st.st_size)
+
+
 def _parse(path: Path) -> ast.Module:
     st = path.stat()
     return _tree(str(path), st.st_mtime_ns, st.st_size)
@@ -175,17 +188,30 @@ def _lazy_names(tree: ast.Module, package: str, lines: Iterable[int] | None) -> 
     lines where None: a script's absolute imports), and ``package.a`` after ``import package [as p]``."""
     lines = None if lines is None else set(lines)
     names, aliases = set(), set()
-    for node in ast.walk(tree):
-        if lines is not None and getattr(node, "lineno", None) not in lines:
+    imports, attributes = _import_index(tree)
+    for node in imports:
+        if lines is not None and node.lineno not in lines:
             continue
         if isinstance(node, ast.ImportFrom) and (lines is not None or (node.level == 0 and node.module == package)):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.Import):
             aliases.update(a.asname or a.name for a in node.names if a.name == package)
     if aliases:
-        names.update(n.attr for n in ast.walk(tree)
-                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases)
+        names.update(attr for name, attr in attributes if name in aliases)
     return names
+
+
+@functools.lru_cache(maxsize=None)
+def _import_index(tree: ast.Module) -> tuple[list[ast.Import | ast.ImportFrom], list[tuple[str, str]]]:
+    """A module's import statements, and its ``name.attr`` expressions as ``(name, attr)``, in one walk (what
+    :func:`_lazy_names` reads, once per module however many packages it takes names from)."""
+    imports, attributes = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            attributes.append((node.value.id, node.attr))
+    return imports, attributes
 
 
 class _Graph:
@@ -199,7 +225,10 @@ class _Graph:
         self.files = {m: module_file(m, package_dirs) for m in imports}
         self.stubs = {m: t for m, f in self.files.items() if f is not None and f.name == "__init__.py"
                       for t in [_stub_table(f)] if t}
-        self.registries = {m: _registry_packages(_parse(f)) for m, f in self.files.items() if f is not None}
+        # only a file whose text names ``Registry`` can call it: the others are not parsed (grimp has read
+        # every file already, a syntax error included)
+        self.registries = {m: _registry_packages(_parse(f)) if b"Registry" in f.read_bytes() else set()
+                           for m, f in self.files.items() if f is not None}
         self.graph = grimp.ImportGraph()
         for module, imported in imports.items():
             self.graph.add_module(module)
@@ -271,11 +300,13 @@ def _signature(package_dirs: tuple[Path, ...]) -> tuple:
     """The state of the packages' source files: their paths, sizes and modification times."""
     out = []
     for pkg in package_dirs:
-        for f in sorted(pkg.rglob("*.py*")):
-            if f.suffix in (".py", ".pyi"):
-                st = f.stat()
-                out.append((str(f), st.st_size, st.st_mtime_ns))
-    return tuple(out)
+        for folder, _, names in os.walk(pkg):
+            for name in names:
+                if name.endswith((".py", ".pyi")):
+                    path = os.path.join(folder, name)
+                    st = os.stat(path)
+                    out.append((path, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(out))
 
 
 @functools.lru_cache(maxsize=4)
@@ -355,7 +386,7 @@ def code_manifest_text(script: str | os.PathLike, package_dir, plugins=None) -> 
     for f in files:
         name = f.relative_to(root).as_posix()
         rel.append(name)
-        digest.update(name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
+        digest.update(name.encode() + b"\0" + _file_digest(f))
     out = {"script": Path(script).name, "sha256": digest.hexdigest(), "files": rel}
     if plugins:
         out["plugins"] = {group: sorted(modules) for group, modules in sorted(plugins.items())}
