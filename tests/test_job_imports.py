@@ -220,3 +220,43 @@ def test_the_clinical_module_imports_pandas_and_scikit_learn_only_where_used(tmp
         print(voxel_table_width({str(table)!r}), sorted({{k.split(".")[0] for k in sys.modules}} & {set(HEAVY)!r}))
     """)
     assert out.split(" ", 1) == ["3", "[]\n"]
+
+
+def test_reading_every_registry_and_the_ot_adapters_import_neither_pot_nor_skada():
+    """Every Snakemake process reads every registry while it parses the workflow (the configuration's names,
+    the code manifests), and the OT adapters' jobs need POT's cost and weights only (``otfs._ot.emd``, equal to
+    ``ot.dist`` and ``ot.unif`` above): neither pays for ``import ot``, which imports networkx where PyTorch's
+    dependencies put it (about 1.4 s on the CI machine). OT2 with another of POT's Sinkhorn methods imports it."""
+    out = _run("""
+        import sys
+        from otfs.registry import REGISTRY_MODULES, get_registry
+        names = {group: sorted(get_registry(group)) for group in REGISTRY_MODULES}
+        print(sorted(m for m in ("ot", "skada", "networkx", "torch") if m in sys.modules))
+        print(all(names.values()), {"OT", "OT2", "OT3"} <= set(names["otfs.adapters"]))
+        import numpy as np
+        from otfs.adapters import get_adapter
+        rng = np.random.RandomState(0)
+        Xs, Xt, ys = rng.randn(20, 3), rng.randn(15, 3) + 1, rng.randint(0, 2, 20)
+        adapters = [get_adapter(name) for name in ("OT", "OT2", "OT3")]
+        for adapter in adapters:
+            adapter.adapt(Xs, ys, Xt)
+        print("ot" in sys.modules, all(np.isclose(a.coupling_.sum(), 1.0) for a in adapters))
+        get_adapter("OT2", method="sinkhorn_log").adapt(Xs, ys, Xt)
+        print("ot" in sys.modules)
+    """).splitlines()
+    assert out == ["[]", "True True", "False True", "True"]
+
+
+@pytest.mark.parametrize("norm", [None, "none", "median", "max", "log", "loglog"])
+def test_the_cost_normalisation_is_pots_bit_for_bit(norm):
+    from ot.utils import cost_normalization
+
+    from otfs._ot.solvers import normalise_cost
+
+    rng = np.random.RandomState(7)
+    for shape in ((30, 40), (1, 5), (64, 64)):
+        C = sqeuclidean(rng.rand(shape[0], 6) * 3, rng.rand(shape[1], 6))
+        ours, pots = normalise_cost(C.copy(), norm), cost_normalization(C.copy(), None if norm == "none" else norm)
+        assert ours.dtype == pots.dtype and np.array_equal(ours, pots), (norm, shape)
+    with pytest.raises(ValueError, match="Norm l2 is not a valid option"):
+        normalise_cost(np.ones((2, 2)), "l2")

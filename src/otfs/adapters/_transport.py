@@ -6,8 +6,10 @@ One file of the adapters' folder (:data:`otfs.adapters.ADAPTERS`).
 from __future__ import annotations
 
 import numpy as np
-import ot
 
+# POT's ot.dist(metric="sqeuclidean") and ot.unif, the same arithmetic (tests/test_job_imports.py): an OT
+# adapter's job, and the workflow's parse that reads the adapters' registry, do not import POT
+from otfs._ot.emd import sqeuclidean, uniform
 from otfs._ot.solvers import check_coupling, normalise_cost
 from otfs.adapters._base import (
     BaseAdapter,
@@ -39,13 +41,13 @@ class _OTAdapter(BaseAdapter):
     norm = None
 
     def _cost(self, Xs, Xt):
-        return normalise_cost(ot.dist(Xs, Xt, metric="sqeuclidean"), self.norm)
+        return normalise_cost(sqeuclidean(Xs, Xt), self.norm)
 
     def _coupling(self, a, b, M, ys):  # pragma: no cover - interface
         raise NotImplementedError
 
     def _fit_adapt(self, Xs, ys, Xt):
-        a, b = ot.unif(Xs.shape[0]), ot.unif(Xt.shape[0])
+        a, b = uniform(Xs.shape[0]), uniform(Xt.shape[0])
         G = self._coupling(a, b, self._cost(Xs, Xt), ys)
         self.coupling_ = check_coupling(G, f"{type(self).__name__} ({self.name})", getattr(self, "reg", None))
         return self._store_map(Xs, _barycentric_map(G, Xt)), Xt.copy()
@@ -60,7 +62,7 @@ class _OTAdapter(BaseAdapter):
         source sample does (the out-of-sample map of Ferradans et al. 2014, POT's ``BaseTransport.transform``)."""
         if X.shape == self.X_source_.shape and np.array_equal(X, self.X_source_):
             return self.X_source_mapped_.copy()
-        nearest = np.argmin(ot.dist(X, self.X_source_, metric="sqeuclidean"), axis=1)
+        nearest = np.argmin(sqeuclidean(X, self.X_source_), axis=1)
         return X - self.X_source_[nearest] + self.X_source_mapped_[nearest]
 
     def _transform_target(self, X):

@@ -8,9 +8,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import ot
 from sklearn.utils._param_validation import StrOptions
 
+from otfs._ot.emd import uniform
 from otfs._ot.solvers import NumericalFallbackWarning, check_coupling, gibbs_kernel, sinkhorn_scalings
 from otfs.adapters._base import (
     _AT_LEAST_ONE,
@@ -58,6 +58,8 @@ class SinkhornAdapter(_OTAdapter):
         self.tol = tol
 
     def _coupling(self, a, b, M, ys, method=None):
+        import ot  # POT on use (otfs.adapters._transport)
+
         with np.errstate(over="ignore"):  # the log-domain solver's marginal check; the coupling is checked
             return ot.sinkhorn(
                 a, b, M, self.reg, method=method or self.method, numItermax=self.max_iter,
@@ -80,7 +82,7 @@ class SinkhornAdapter(_OTAdapter):
         # equal to ot.sinkhorn to round-off, without its extra n_s x n_t arrays.
         with np.errstate(under="ignore"):
             K = gibbs_kernel(Xs, Xt, self.reg, self.norm)
-        a, b = ot.unif(Xs.shape[0]), ot.unif(Xt.shape[0])
+        a, b = uniform(Xs.shape[0]), uniform(Xt.shape[0])
         u, v, _, failed = sinkhorn_scalings(K, a, b, self.max_iter, self.tol)
         if not failed:
             K *= u[:, None]
