@@ -226,7 +226,7 @@ def test_reading_every_registry_and_the_ot_adapters_import_neither_pot_nor_skada
     """Every Snakemake process reads every registry while it parses the workflow (the configuration's names,
     the code manifests), and the OT adapters' jobs need POT's cost and weights only (``otfs._ot.emd``, equal to
     ``ot.dist`` and ``ot.unif`` above): neither pays for ``import ot``, which imports networkx where PyTorch's
-    dependencies put it (about 1.4 s on the CI machine). OT2 with another of POT's Sinkhorn methods imports it."""
+    dependencies put it (docs/performance.md). OT2 with another of POT's Sinkhorn methods imports it."""
     out = _run("""
         import sys
         from otfs.registry import REGISTRY_MODULES, get_registry
