@@ -219,7 +219,6 @@ def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
         load_yaml(bad)
 
 
-
 def test_the_strict_reading_on_libyaml_equals_pyyamls_own_and_keeps_its_errors(monkeypatch):
     # otfs_workflow._yaml.load parses with libyaml where PyYAML has it (every Snakemake invocation reads the
     # configuration and its schemas): every YAML file of the repository reads the same as with the pure-Python
@@ -248,6 +247,7 @@ def test_the_strict_reading_on_libyaml_equals_pyyamls_own_and_keeps_its_errors(m
     assert _yaml.load("a: 1\nb: [x]\n") == {"a": 1, "b": ["x"]}
     with pytest.raises(yaml.constructor.ConstructorError, match="given twice"):
         _yaml.load("a: 1\na: 2\n")
+
 
 def test_an_experiments_section_is_optional_and_its_defaults_fill_what_is_left_out():
     from otfs_workflow.config import fill_defaults

@@ -43,7 +43,7 @@ class StrictLoader(_RefusesDuplicateKeys, yaml.SafeLoader):
 
 # The same loader on libyaml's parser, where PyYAML has it: about ten times faster on this project's
 # configuration and schemas, which every Snakemake invocation reads. Its constructor is the one above; a document
-# it refuses is read again by StrictLoader, so that an error's message and position are always PyYAML's own.
+# it refuses is read again by StrictLoader, whose result or error (message and position) is then the answer.
 _CStrictLoader = (type("_CStrictLoader", (_RefusesDuplicateKeys, yaml.CSafeLoader), {})
                   if getattr(yaml, "__with_libyaml__", False) else None)
 
@@ -55,12 +55,9 @@ def load(stream):
     text = stream if isinstance(stream, str) else stream.read()
     try:
         return yaml.load(text, Loader=_CStrictLoader)  # noqa: S506 - a CSafeLoader subclass
-    except yaml.YAMLError as fast:
-        try:
-            yaml.load(text, Loader=StrictLoader)  # noqa: S506 - PyYAML's message and position
-        except yaml.YAMLError as exc:
-            raise exc from None
-        raise fast
+    except yaml.YAMLError:
+        pass
+    return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - a SafeLoader subclass
 
 
 def describe(exc: yaml.YAMLError) -> tuple[int | None, int | None, str]:

@@ -188,30 +188,17 @@ def _lazy_names(tree: ast.Module, package: str, lines: Iterable[int] | None) -> 
     lines where None: a script's absolute imports), and ``package.a`` after ``import package [as p]``."""
     lines = None if lines is None else set(lines)
     names, aliases = set(), set()
-    imports, attributes = _import_index(tree)
-    for node in imports:
-        if lines is not None and node.lineno not in lines:
+    for node in ast.walk(tree):
+        if lines is not None and getattr(node, "lineno", None) not in lines:
             continue
         if isinstance(node, ast.ImportFrom) and (lines is not None or (node.level == 0 and node.module == package)):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.Import):
             aliases.update(a.asname or a.name for a in node.names if a.name == package)
     if aliases:
-        names.update(attr for name, attr in attributes if name in aliases)
+        names.update(n.attr for n in ast.walk(tree)
+                     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases)
     return names
-
-
-@functools.lru_cache(maxsize=None)
-def _import_index(tree: ast.Module) -> tuple[list[ast.Import | ast.ImportFrom], list[tuple[str, str]]]:
-    """A module's import statements, and its ``name.attr`` expressions as ``(name, attr)``, in one walk (what
-    :func:`_lazy_names` reads, once per module however many packages it takes names from)."""
-    imports, attributes = [], []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            imports.append(node)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            attributes.append((node.value.id, node.attr))
-    return imports, attributes
 
 
 class _Graph:
