@@ -338,30 +338,38 @@ def test_the_leaderboards_point_of_all_features_is_computed_once_for_every_ranke
 def test_the_choice_of_ks_point_of_all_features_is_scored_once_for_every_ranker(tmp_path, monkeypatch):
     # rule score_model_selection_all_features: each iteration's row of all d features (adaptation, accuracy, the
     # scorers' scores, the data rules' choices) once per pair; score_model_selection's rows that read it equal,
-    # but for the measured times, those it computes itself, and no scorer runs at d in the rankers' jobs
+    # but for the measured times, those it computes itself, and neither a scorer at d nor a data rule (whose
+    # choice depends on the subset and the target alone) runs in the rankers' jobs
     import otfs.k_selection._base as kb
+    from otfs.k_selection.shift_test import ShiftTest
     from otfs_workflow.io import read_tsv
     from otfs_workflow.stages import model_selection, ranking
 
     caches, _ = toy_caches(tmp_path, seed=7)
-    adapters, rules = {"NA": None, "CORAL": None}, {"entropy": None, "IW": None, "shift-test": {"q": 0.05}}
+    adapters = {"NA": None, "CORAL": None}
+    rules = {"entropy": None, "IW": None, "shift-test": {"q": 0.05}, "failing-loudly": {"alpha": 0.2}}
     args = (adapters, rules, [2, 6, "d"], "knn", 1, 0.5)
     ends = tmp_path / "ends.tsv"
     model_selection.run_pair_all_features(caches, "toy", "src-tgt", *args, [0, 1], 10, ends)
-    scored = kb.score_adapted
-    calls = []
+    scored, tested = kb.score_adapted, ShiftTest.pvalues
+    calls, tests = [], []
     monkeypatch.setattr(kb, "score_adapted", lambda Zs, *a, **k: calls.append(Zs.shape[1]) or scored(Zs, *a, **k))
+    monkeypatch.setattr(ShiftTest, "pvalues", lambda self, *a: tests.append(type(self).__name__) or tested(self, *a))
     for ranker in ("ks", "random"):
         path = tmp_path / f"{ranker}.json"
         ranking.run(caches, "toy", "src-tgt", ranker, iterations=[0, 1], per_class=10, output=path)
-        calls.clear()
+        calls.clear(), tests.clear()
         model_selection.run_pair(caches, path, *args, output=tmp_path / f"{ranker}-read.tsv", iterations=2, ends=ends)
         assert 12 not in calls and len(calls) == 2 * 2 * 2  # 2 iterations x 2 adapters x the 2 counts below d
+        assert tests == []
         model_selection.run_pair(caches, path, *args, output=tmp_path / f"{ranker}-own.tsv", iterations=2)
+        assert sorted(tests) == ["FailingLoudly", "FailingLoudly", "ShiftTest", "ShiftTest"]  # once per iteration
         read, own = (read_tsv(tmp_path / f"{ranker}-{k}.tsv") for k in ("read", "own"))
         assert list(read.columns) == list(own.columns)
+        assert {"shift-test:k", "shift-test:unshifted", "failing-loudly:k", "failing-loudly:unshifted"} <= set(own)
         cols = [c for c in own.columns if "seconds" not in c]
         pd.testing.assert_frame_equal(read[cols], own[cols])
+        assert (tmp_path / f"{ranker}-read.tsv").read_bytes().count(b"\n") == len(own) + 1
     # a file of other settings, or of another pair, is an error naming it
     with pytest.raises(ValueError, match=r"ends.tsv: no all-features rows of the adapter 'NA' with this job's "
                                          r"settings .*stale"):
@@ -372,6 +380,21 @@ def test_the_choice_of_ks_point_of_all_features_is_scored_once_for_every_ranker(
         model_selection.run_pair(caches, path, *args, output=tmp_path / "y.tsv", iterations=2,
                                  ends=tmp_path / "other.tsv")
     assert not (tmp_path / "x.tsv").exists() and not (tmp_path / "y.tsv").exists()
+
+
+def test_the_data_rules_columns_of_an_all_features_file_are_taken_only_where_unambiguous():
+    from types import SimpleNamespace
+
+    from otfs_workflow.stages.model_selection import _data_columns
+
+    cols = ["iteration", "IW:score", "shift-test:k", "shift-test:unshifted", "failing-loudly:k"]
+    scoring = SimpleNamespace(data_rules={"shift-test": 0, "failing-loudly": 0}, scorers={"IW": 0})
+    assert _data_columns(cols, scoring) == ["shift-test:k", "shift-test:unshifted", "failing-loudly:k"]
+    assert _data_columns(cols, SimpleNamespace(data_rules={}, scorers={"IW": 0})) == []
+    # a rule without its k* column, or a column that a scorer's name could own too: computed again
+    assert _data_columns(cols[:2] + cols[3:], scoring) is None
+    assert _data_columns(cols + ["shift-test:x:k"], SimpleNamespace(data_rules={"shift-test": 0, "failing-loudly": 0},
+                                                                   scorers={"shift-test:x": 0})) is None
 
 
 def test_a_ranking_of_the_first_iterations_serves_the_grids_that_read_no_more(tmp_path):

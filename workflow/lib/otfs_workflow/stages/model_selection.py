@@ -64,7 +64,9 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
         ``reuse``) is taken instead of computed again
     ends : the TSV of :func:`run_pair_all_features` for this pair (rule score_model_selection_all_features): its
         rows of all ``d`` features, computed once for every ranker, are taken where their source subset is this
-        ranking's; a file of other settings is an error naming it
+        ranking's, and so are the data rules' choices they record (the same subset and target: the same
+        numbers, in the file's decimals, which are what this job writes); a file of other settings is an error
+        naming it
 
     The point of all ``d`` features is computed on the features in the data's order, as the curves' (the
     leaderboard's :func:`otfs_workflow.stages.classification.run_all_features`, and
@@ -87,8 +89,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
         Xs, ys = src.X[subset], src.y[subset]
         order = np.asarray(r_it["orders"]["Descending"])
         seed = derive_seed(rank["feature_set"], rank["pair"], it, "model_selection")
-        memo = ("data rules", rank["feature_set"], rank["pair"], repr(rules), tuple(counts),
-                np.asarray(subset).tobytes())
+        memo = scoring.data_key(rank["feature_set"], rank["pair"], _digest(subset))
         data_choice = None if shared is None else shared.get(memo)
         if data_choice is None:
             data_choice = data_choices(scoring.data_rules, Xs, tgt.X, counts)
@@ -229,6 +230,11 @@ class _Scoring:
         :func:`_digest`)."""
         return ("all features", feature_set, pair, adapter, self.fingerprint(adapter), seed, digest)
 
+    def data_key(self, feature_set: str, pair: str, digest: str) -> tuple:
+        """The ``shared`` key of the data rules' choices on one (pair, source subset's :func:`_digest`): they
+        depend on the rules, the grid and the two domains' samples, not on the ranker or the adapter."""
+        return ("data rules", feature_set, pair, repr(self.settings["rules"]), tuple(self.counts), digest)
+
 
 def _take_ends(path, rank: Mapping, scoring: _Scoring, shared: dict) -> None:
     """Put the rows of :func:`run_pair_all_features`'s file ``path`` into ``shared``; an error naming the file where
@@ -238,6 +244,7 @@ def _take_ends(path, rank: Mapping, scoring: _Scoring, shared: dict) -> None:
     if where != {(rank["feature_set"], rank["pair"])}:
         raise ValueError(f"{path}: the all-features rows of {sorted(where)}, read for "
                          f"{rank['feature_set']}/{rank['pair']}")
+    data_columns = _data_columns(ends.columns, scoring)
     for adapter in scoring.adapters:
         held = ends[ends["adapter"] == adapter]
         if held.empty or set(held["settings"]) != {scoring.fingerprint(adapter)}:
@@ -247,6 +254,20 @@ def _take_ends(path, rank: Mapping, scoring: _Scoring, shared: dict) -> None:
             digest = rec.pop("subset_digest")
             seed = derive_seed(rank["feature_set"], rank["pair"], int(rec["iteration"]), "model_selection")
             shared[scoring.end_key(rank["feature_set"], rank["pair"], adapter, seed, digest)] = rec
+            if data_columns is not None:  # the same on every adapter's row of the subset
+                shared.setdefault(scoring.data_key(rank["feature_set"], rank["pair"], digest),
+                                  {c: rec[c] for c in data_columns})
+
+
+def _data_columns(columns, scoring: _Scoring) -> list | None:
+    """The columns of the data rules' choices among an all-features file's ``columns`` (:func:`data_choices`
+    names them ``<rule>:<key>``), or None where a column could be another rule's too (a scorer's name
+    followed by a colon starts it) or a rule has no ``<rule>:k``: then the choices are computed again."""
+    data, scorers = tuple(f"{n}:" for n in scoring.data_rules), tuple(f"{n}:" for n in scoring.scorers)
+    cols = [c for c in columns if c.startswith(data)]
+    if any(c.startswith(scorers) for c in cols) or any(f"{n}:k" not in cols for n in scoring.data_rules):
+        return None
+    return cols
 
 
 def choices(long: pd.DataFrame, rules: Mapping[str, Mapping | None]) -> pd.DataFrame:
