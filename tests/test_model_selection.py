@@ -190,6 +190,81 @@ def test_a_validation_splits_kept_predictions_are_the_classifiers_own(case):
         assert split.score_source(weights) == fitted.score(split.Xs, split.ys, sample_weight=weights)
 
 
+def test_a_k_nns_weighted_source_score_searches_no_neighbours_again(monkeypatch):
+    """KNeighborsClassifier overrides score only to call ClassifierMixin.score: the source's weighted score is
+    then the accuracy of the kept predictions, with no neighbour search of its own."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from otfs.k_selection._base import ValidationSplit
+
+    Xs, ys, Xt = _count_domains(5)
+    ys = np.unique(ys, return_inverse=True)[1]
+    X, y = np.concatenate([Xs, Xt]), np.concatenate([ys, np.full(len(Xt), -1)])
+    domain = np.concatenate([np.ones(len(Xs), int), -np.ones(len(Xt), int)])
+    train = np.random.RandomState(0).rand(len(X)) < 0.5
+    split = ValidationSplit(make_classifier({"name": "knn", "n_neighbors": 5}), X[train], y[train], domain[train],
+                            X[~train], y[~train], domain[~train])
+    weights = np.random.RandomState(2).rand(len(split.Xs))
+    own = split.fitted.score(split.Xs, split.ys, sample_weight=weights)
+    split.predict_proba("source")
+    searches = []
+    kneighbors = KNeighborsClassifier.kneighbors
+    monkeypatch.setattr(KNeighborsClassifier, "kneighbors", lambda *a, **k: searches.append(1) or kneighbors(*a, **k))
+    assert split.score_source(weights) == own and searches == []
+
+
+def test_balanced_accuracy_is_scikit_learns_with_its_warning():
+    import warnings
+
+    from sklearn.metrics import balanced_accuracy_score
+
+    from otfs.k_selection._base import _balanced_accuracy_score as balanced_accuracy
+
+    rng = np.random.RandomState(0)
+    cases = [(rng.randint(0, 5, 300), rng.randint(0, 5, 300)), (rng.randint(0, 3, 40), rng.randint(0, 6, 40)),
+             (np.array([2, 2, 2]), np.array([2, 2, 2])), (np.array([1, 3, 3, 7]), np.array([7, 7, 7, 7])),
+             (np.array(["b", "a", "a"]), np.array(["a", "c", "a"]))]
+    for y_true, y_pred in cases:
+        with warnings.catch_warnings(record=True) as ours:
+            warnings.simplefilter("always")
+            value = balanced_accuracy(y_true, y_pred)
+        with warnings.catch_warnings(record=True) as theirs:
+            warnings.simplefilter("always")
+            expected = balanced_accuracy_score(y_true, y_pred)
+        assert value == expected and type(value) is float
+        assert [str(w.message) for w in ours] == [str(w.message) for w in theirs]
+    assert len(theirs) == 1  # the last case predicts a class that y_true lacks
+
+
+def test_the_validation_splits_are_drawn_once_and_checked_again():
+    """score_adapted keeps the splits of (settings, labels, domains): the same indices as skada's split drawn
+    afresh, a caller's change to them does not reach the next call, another seed or other labels draw again,
+    and an X with NaN still gets skada's error."""
+    from skada.model_selection import StratifiedDomainShuffleSplit
+
+    from otfs._skada import stack_domains
+    from otfs.k_selection import _base
+
+    Xs, ys, Xt, _, _ = shifted_domains(n_s=60, n_t=80, d=4, k=2)
+    X, y, domain, _ = stack_domains(Xs, ys, Xt)
+    _base._SPLITS.clear()
+    for seed in (3, 4, 3):
+        splitter = StratifiedDomainShuffleSplit(n_splits=2, test_size=0.5, random_state=seed)
+        fresh = list(splitter.split(X, y, domain))
+        for _ in range(2):
+            kept = _base._split_indices(splitter, X, y, domain)
+            assert len(kept) == 2 and all(np.array_equal(a, b) and np.array_equal(c, e)
+                                          for (a, c), (b, e) in zip(kept, fresh, strict=True))
+            kept[0][0][:] = -1
+    assert len(_base._SPLITS) == 2
+    _base._split_indices(splitter, X, y[::-1].copy(), domain)
+    assert len(_base._SPLITS) == 3
+    bad = X.copy()
+    bad[-1, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        _base._split_indices(splitter, bad, y, domain)
+
+
 def _mixval_as_the_authors_loop(predict, Xt, lam, batch_size, intra):
     """ICE as val_mixval_inter.py / val_mixval_intra.py compute it, batch by batch (numpy instead of torch)."""
     pl = predict(Xt)

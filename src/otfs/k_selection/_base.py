@@ -210,7 +210,7 @@ def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_spl
               and not hasattr(classifier, "transform"))
     splits = split(n_splits=n_splits, test_size=test_size, random_state=random_state)
     if direct:
-        for train, val in splits.split(X, y, sample_domain):
+        for train, val in _split_indices(splits, X, y, sample_domain):
             data = ValidationSplit(classifier, X[train], y[train], sample_domain[train], X[val], y[val],
                                    sample_domain[val])
             for name, rule in rules.items():
@@ -235,6 +235,58 @@ def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_spl
                             rules[name].diagnostics(scorer, X[val], sample_domain[val]))
     return {name: {k: (float(np.mean(v)) if isinstance(v, list) else v) for k, v in rec.items()}
             for name, rec in out.items()}
+
+
+#: The splits :func:`_split_indices` drew last, by their settings, labels and domains (a few, oldest out first).
+_SPLITS: dict = {}
+_SPLITS_KEPT = 8
+
+
+def _split_indices(splitter, X, y, sample_domain) -> list:
+    """``list(splitter.split(X, y, sample_domain))``, kept for the next call with the same settings, labels
+    and domains.
+
+    skada's ``StratifiedDomainShuffleSplit`` draws its indices from the labels, the domains and its seed:
+    every number of features and every adapter of one iteration is scored on the same splits, which the
+    rules' choices compare. Drawing them again took about 3 % of a choice-of-k job. With a seed that is not
+    an integer they are drawn every time. skada also checks ``X`` (finite values): a kept split is taken only
+    for a finite ``X``, otherwise skada's split runs and raises its own error.
+    """
+    params = vars(splitter)  # its settings (scikit-learn's splitters have no get_params)
+    if not isinstance(params.get("random_state"), (int, np.integer)):
+        return list(splitter.split(X, y, sample_domain))
+    key = (type(splitter), repr(sorted(params.items())), X.shape[0], y.dtype.str, y.tobytes(),
+           sample_domain.dtype.str, sample_domain.tobytes())
+    if key not in _SPLITS or not np.isfinite(X).all():
+        _SPLITS.pop(key, None)
+        if len(_SPLITS) >= _SPLITS_KEPT:
+            del _SPLITS[next(iter(_SPLITS))]
+        _SPLITS[key] = [(train.copy(), val.copy()) for train, val in splitter.split(X, y, sample_domain)]
+    return [(train.copy(), val.copy()) for train, val in _SPLITS[key]]
+
+
+def _balanced_accuracy_score(y_true, y_pred) -> float:
+    """scikit-learn's ``balanced_accuracy_score(y_true, y_pred)`` (no weights, not adjusted) without its input
+    checks: the mean over the classes of ``y_true`` of each one's recall, from the confusion matrix of the
+    classes of both, with its warnings (one class in all; a class of ``y_pred`` that ``y_true`` lacks).
+
+    The same operations on the same integer counts: equal to scikit-learn's (tested), so circular validation's
+    score stays skada's to the bit, without scikit-learn's checks of its few hundred labels. (The classification
+    stage's :func:`otfs.classification.balanced_accuracy`, in %, averages the per-class means in another order.)
+    """
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    labels, codes = np.unique(np.concatenate([y_true.ravel(), y_pred.ravel()]), return_inverse=True)
+    n = labels.size
+    counts = np.bincount(codes[:y_true.size] * n + codes[y_true.size:], minlength=n * n).reshape(n, n)
+    if n == 1:  # scikit-learn's confusion_matrix says so
+        warnings.warn("A single label was found in 'y_true' and 'y_pred'. For the confusion matrix to have the "
+                      "correct shape, use the 'labels' parameter to pass all known labels.", UserWarning, stacklevel=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_class = np.diagonal(counts) / np.sum(counts, axis=1)
+    if np.any(np.isnan(per_class)):
+        warnings.warn("y_pred contains classes not in y_true", stacklevel=2)
+        per_class = per_class[~np.isnan(per_class)]
+    return float(np.mean(per_class))
 
 
 def _record(rec: dict, value: float, n_warnings: int, diagnostics: Mapping) -> None:
@@ -314,8 +366,10 @@ class ValidationSplit:
         ``ClassifierMixin.score`` (the weighted accuracy of ``predict``) from the kept predictions."""
         from sklearn.base import ClassifierMixin
         from sklearn.metrics import accuracy_score
+        from sklearn.neighbors import KNeighborsClassifier
 
-        if getattr(type(self.fitted), "score", None) is ClassifierMixin.score:
+        # KNeighborsClassifier.score only calls ClassifierMixin.score (it overrides it for its docstring)
+        if getattr(type(self.fitted), "score", None) in (ClassifierMixin.score, KNeighborsClassifier.score):
             return accuracy_score(self.ys, self.predict("source"), sample_weight=sample_weight)
         return self.fitted.score(self.Xs, self.ys, sample_weight=sample_weight)
 

@@ -36,14 +36,15 @@ class CircularValidation(ScorerRule):
         # samples with their predicted labels (encoded 0..), scored on the validation source samples
         import warnings
 
-        from sklearn.metrics import balanced_accuracy_score
         from sklearn.preprocessing import LabelEncoder
+
+        from otfs.k_selection._base import _balanced_accuracy_score
 
         ys = split.ys
         y_pred_target = split.predict("target")
         if len(np.unique(y_pred_target)) == 1:
             warnings.warn("The predicted target domain labels are all the same.", stacklevel=2)
-            return 1 * balanced_accuracy_score(ys, np.ones_like(ys) * y_pred_target[0]), {}
+            return 1 * _balanced_accuracy_score(ys, np.ones_like(ys) * y_pred_target[0]), {}
         encoder = LabelEncoder().fit(y_pred_target)
         backward = split.new_classifier().fit(split.Xt, encoder.transform(y_pred_target))
-        return 1 * balanced_accuracy_score(ys, encoder.inverse_transform(backward.predict(split.Xs))), {}
+        return 1 * _balanced_accuracy_score(ys, encoder.inverse_transform(backward.predict(split.Xs))), {}
