@@ -180,7 +180,7 @@ def test_ranking_matches_pots_domain_adaptation_classes():
 
 def test_quick_suite_every_case_equal():
     df = run_suite("quick", repeats=1, log=lambda *_: None)
-    assert len(df) == 14
+    assert len(df) == 15
     bad = df.loc[~(df["difference"] <= df["tolerance"]), ["case", "difference", "note"]]
     assert bad.empty, bad.to_string()
     assert (df["otfs_s"] > 0).all() and (df["reference_peak_mb"] >= 0).all()

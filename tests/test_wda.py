@@ -69,6 +69,68 @@ def test_batched_objective_and_gradient_equal_pots():
         np.testing.assert_allclose(g_batched, g_pot, rtol=1e-9, atol=1e-12 * np.abs(g_pot).max())
 
 
+def _autograd_fit(X, y, p, max_iter, random_state, **params):
+    """The batched backend as it was: pymanopt's steepest descent on autograd's gradient of the objective."""
+    import pymanopt
+
+    from otfs.reducers._wda import initial_projection
+
+    wda = WassersteinDiscriminantAnalysis(n_components=p, max_iter=max_iter, random_state=random_state, **params)
+    Xc = X - X.mean(axis=0)
+    P0 = initial_projection(wda.init, Xc, y, p, random_state)
+    objective = _BatchedObjective(Xc, y, 1.0 / wda.reg_lambda, wda.sinkhorn_iter, P0, wda.normalize)
+    manifold = pymanopt.manifolds.Stiefel(X.shape[1], p)
+
+    @pymanopt.function.autograd(manifold)
+    def cost(P):
+        return objective(anp, P)
+
+    solver = pymanopt.optimizers.SteepestDescent(max_iterations=max_iter, verbosity=0, log_verbosity=0)
+    result = solver.run(pymanopt.Problem(manifold=manifold, cost=cost), initial_point=P0)
+    return result.point, result.iterations, result.cost
+
+
+@pytest.mark.parametrize(("data", "p", "reg", "k", "normalize"), [
+    ("wine", 3, 0.5, 10, True),    # unequal classes: padded rows
+    ("wine", 2, 2.0, 1, False),    # one Sinkhorn iteration
+    ("iris", 2, 0.05, 10, False),  # a small reg: most of the kernel underflows to 0
+    ("digits", 10, 1.0, 10, False),
+])
+def test_written_out_gradient_is_autograds_to_the_bit(data, p, reg, k, normalize):
+    from sklearn.datasets import load_digits
+
+    X, y = {"wine": _wine, "iris": lambda: load_iris(return_X_y=True),
+            "digits": lambda: load_digits(return_X_y=True)}[data]()
+    X, y = X[:400] - X[:400].mean(0), y[:400]
+    objective = _BatchedObjective(X, y, reg, k, random_stiefel(X.shape[1], p, 0), normalize)
+    grad = autograd.grad(lambda Q: objective(anp, Q))
+    for seed in (1, 2, 2):  # the third call finds the point's forward pass kept
+        P = random_stiefel(X.shape[1], p, seed)
+        value = objective.value(P)
+        assert value == objective(np, P)
+        g = objective.gradient(P)
+        np.testing.assert_array_equal(g, grad(P))
+        assert np.abs(g).max() > 0
+    # the value at two new points, then the gradient at the first (its forward pass no longer kept)
+    P3, P4 = random_stiefel(X.shape[1], p, 3), random_stiefel(X.shape[1], p, 4)
+    objective.value(P3), objective.value(P4)
+    np.testing.assert_array_equal(objective.gradient(P3), grad(P3))
+    np.testing.assert_array_equal(objective.gradient(P4), grad(P4))
+
+
+@pytest.mark.parametrize("params", [
+    {"reg_lambda": 1.0, "normalize": False, "init": "random"},
+    {"reg_lambda": 1.0, "normalize": True, "init": "pca"},
+])
+def test_batched_fit_takes_autograds_steps_to_the_bit(params):
+    # the written-out gradient changes no iterate: the same projection, objective and iterations
+    X, y = _wine()
+    wda = WassersteinDiscriminantAnalysis(n_components=3, max_iter=25, random_state=5, **params).fit(X, y)
+    P, n_iter, value = _autograd_fit(X, y, 3, 25, 5, **params)
+    np.testing.assert_array_equal(wda.components_, P.T)
+    assert wda.objective_ == value and wda.n_iter_ == n_iter
+
+
 def test_fit_contract_and_inputs_untouched():
     X, y = _wine()
     X0 = X.copy()

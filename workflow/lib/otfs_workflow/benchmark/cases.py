@@ -29,10 +29,10 @@ __all__ = ["SIZES", "make_cases", "office_like", "ranking_orders"]
 SIZES = {
     "full": {"surf": (200, 958, 800), "googlenet": (200, 958, 1024), "caffenet": (200, 958, 4096),
              "tca": (200, 1123, 1024), "tca_families": (200, 1000, 50), "ot": (200, 958, 512),
-             "counts": (200, 200, 1000), "scores": (200, 1000, 13)},
+             "counts": (200, 200, 1000), "scores": (200, 1000, 13), "wda": (898, 10, 30)},
     "quick": {"surf": (40, 90, 64), "googlenet": (40, 90, 96), "caffenet": (40, 90, 256),
               "tca": (40, 110, 96), "tca_families": (40, 400, 12), "ot": (40, 90, 48),
-              "counts": (40, 40, 30), "scores": (40, 90, 24)},
+              "counts": (40, 40, 30), "scores": (40, 90, 24), "wda": (120, 5, 4)},
 }
 
 
@@ -147,6 +147,25 @@ def _with_skada(name):
         return _skada(_skada_factory(name))
     except ImportError:  # pragma: no cover
         return None
+
+
+def _wda_setup(n, seed=0):
+    """scikit-learn's digits, standardised: the first ``n`` samples (Table 1's digits: 898 for training)."""
+    import autograd  # noqa: F401  (both implementations' imports, before the traced calls)
+    import pymanopt  # noqa: F401
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X = X[:n]
+    std = X.std(axis=0)
+    return {"X": (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0), "y": y[:n]}
+
+
+def _wda(D, p, max_iter):
+    from otfs.reducers._wda import WassersteinDiscriminantAnalysis
+
+    return WassersteinDiscriminantAnalysis(n_components=p, max_iter=max_iter, random_state=0).fit(
+        D["X"], D["y"]).components_.T
 
 
 def _ranking_case(label, size, goal):
@@ -268,6 +287,21 @@ def make_cases(size: str = "full") -> list[Case]:
                "saves is skada's routing and checks, a share that falls as the arithmetic grows with d",
                "reference: skada's scorers on make_da_pipeline (score_adapted(engine='skada'))"],
         repeats=3,
+    ))
+    n, p, max_iter = S["wda"]
+    cases.append(Case(
+        name="WDA",
+        shape=f"digits, n={n}, 10 classes, d=64, p={p}, {max_iter} iterations",
+        setup=partial(_wda_setup, n),
+        implementations={"otfs": partial(_wda, p=p, max_iter=max_iter),
+                         "reference": lambda D: reference.wda_autograd(D["X"], D["y"], p, max_iter=max_iter,
+                                                                       random_state=0)},
+        compare=_compare_absolute, difference="max absolute", tolerance=0.0,
+        goal=1.3, goal_text=">= 1.3x, the same projection",
+        notes=["the batched objective's gradient written out (reverse mode, autograd's operations in its order) "
+               "against autograd's, both under pymanopt's steepest descent: equal to the bit",
+               "1 BLAS thread, as the pipeline's WDA jobs"],
+        repeats=3, threads=1,
     ))
     for label, key in (("SURF", "surf"), ("CaffeNet", "caffenet")):
         ns, nt, d = S[key]

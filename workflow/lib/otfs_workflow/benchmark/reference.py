@@ -34,6 +34,7 @@ __all__ = [
     "rank",
     "subspace_alignment",
     "tca",
+    "wda_autograd",
 ]
 
 
@@ -150,3 +151,29 @@ def mmd2_by_pairs(Xs, Xt):
         out[j] = ((kss.sum() - np.trace(kss)) / (n_s * (n_s - 1)) + (ktt.sum() - np.trace(ktt)) / (n_t * (n_t - 1))
                   - 2 * k(s, t).mean())
     return out
+
+
+def wda_autograd(X, y, n_components, *, max_iter, random_state, reg_lambda=1.0, sinkhorn_iter=10,
+                 normalize=False, init="random"):
+    """WDA's projection (``d x p``) with the gradient traced by autograd, as POT's ``ot.dr.wda`` takes it.
+
+    The batched objective of :class:`otfs.reducers.WassersteinDiscriminantAnalysis`, differentiated by
+    autograd (``pymanopt.function.autograd``), its cost evaluated again at each iterate, and pymanopt's
+    steepest descent from the same start: the library before its gradient was written out.
+    """
+    import autograd.numpy as anp
+    import pymanopt
+
+    from otfs.reducers._wda import _BatchedObjective, initial_projection
+
+    Xc = X - X.mean(axis=0)
+    P0 = initial_projection(init, Xc, y, n_components, random_state)
+    objective = _BatchedObjective(Xc, y, 1.0 / reg_lambda, sinkhorn_iter, P0, normalize)
+    manifold = pymanopt.manifolds.Stiefel(X.shape[1], n_components)
+
+    @pymanopt.function.autograd(manifold)
+    def cost(P):
+        return objective(anp, P)
+
+    solver = pymanopt.optimizers.SteepestDescent(max_iterations=max_iter, verbosity=0, log_verbosity=0)
+    return solver.run(pymanopt.Problem(manifold=manifold, cost=cost), initial_point=P0).point
