@@ -17,6 +17,7 @@ from otfs.adapters import get_adapter
 from otfs.datasets import UCI_DATASETS, load_dataset
 from otfs.reducers._base import evaluate_split, knn_errors, make_split
 from otfs.reducers._wda import WassersteinDiscriminantAnalysis, _BatchedObjective, random_stiefel
+from otfs_workflow.benchmark.reference import wda_autograd
 from otfs_workflow.data.acquisition import Sources, acquire
 from otfs_workflow.data.manifest import ManifestEntry, git_blob_sha1, read_manifest
 
@@ -69,27 +70,6 @@ def test_batched_objective_and_gradient_equal_pots():
         np.testing.assert_allclose(g_batched, g_pot, rtol=1e-9, atol=1e-12 * np.abs(g_pot).max())
 
 
-def _autograd_fit(X, y, p, max_iter, random_state, **params):
-    """The batched backend as it was: pymanopt's steepest descent on autograd's gradient of the objective."""
-    import pymanopt
-
-    from otfs.reducers._wda import initial_projection
-
-    wda = WassersteinDiscriminantAnalysis(n_components=p, max_iter=max_iter, random_state=random_state, **params)
-    Xc = X - X.mean(axis=0)
-    P0 = initial_projection(wda.init, Xc, y, p, random_state)
-    objective = _BatchedObjective(Xc, y, 1.0 / wda.reg_lambda, wda.sinkhorn_iter, P0, wda.normalize)
-    manifold = pymanopt.manifolds.Stiefel(X.shape[1], p)
-
-    @pymanopt.function.autograd(manifold)
-    def cost(P):
-        return objective(anp, P)
-
-    solver = pymanopt.optimizers.SteepestDescent(max_iterations=max_iter, verbosity=0, log_verbosity=0)
-    result = solver.run(pymanopt.Problem(manifold=manifold, cost=cost), initial_point=P0)
-    return result.point, result.iterations, result.cost
-
-
 @pytest.mark.parametrize(("data", "p", "reg", "k", "normalize"), [
     ("wine", 3, 0.5, 10, True),    # unequal classes: padded rows
     ("wine", 2, 2.0, 1, False),    # one Sinkhorn iteration
@@ -126,7 +106,7 @@ def test_batched_fit_takes_autograds_steps_to_the_bit(params):
     # the written-out gradient changes no iterate: the same projection, objective and iterations
     X, y = _wine()
     wda = WassersteinDiscriminantAnalysis(n_components=3, max_iter=25, random_state=5, **params).fit(X, y)
-    P, n_iter, value = _autograd_fit(X, y, 3, 25, 5, **params)
+    P, n_iter, value = wda_autograd(X, y, 3, max_iter=25, random_state=5, **params)
     np.testing.assert_array_equal(wda.components_, P.T)
     assert wda.objective_ == value and wda.n_iter_ == n_iter
 

@@ -295,7 +295,7 @@ def make_cases(size: str = "full") -> list[Case]:
         setup=partial(_wda_setup, n),
         implementations={"otfs": partial(_wda, p=p, max_iter=max_iter),
                          "reference": lambda D: reference.wda_autograd(D["X"], D["y"], p, max_iter=max_iter,
-                                                                       random_state=0)},
+                                                                       random_state=0)[0]},
         compare=_compare_absolute, difference="max absolute", tolerance=0.0,
         goal=1.3, goal_text=">= 1.3x, the same projection",
         notes=["the batched objective's gradient written out (reverse mode, autograd's operations in its order) "

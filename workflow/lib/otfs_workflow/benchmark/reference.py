@@ -155,7 +155,8 @@ def mmd2_by_pairs(Xs, Xt):
 
 def wda_autograd(X, y, n_components, *, max_iter, random_state, reg_lambda=1.0, sinkhorn_iter=10,
                  normalize=False, init="random"):
-    """WDA's projection (``d x p``) with the gradient traced by autograd, as POT's ``ot.dr.wda`` takes it.
+    """WDA with the gradient traced by autograd, as POT's ``ot.dr.wda`` takes it: ``(P, iterations, cost)``,
+    the ``d x p`` projection, the optimiser's iterations and the objective there.
 
     The batched objective of :class:`otfs.reducers.WassersteinDiscriminantAnalysis`, differentiated by
     autograd (``pymanopt.function.autograd``), its cost evaluated again at each iterate, and pymanopt's
@@ -176,4 +177,5 @@ def wda_autograd(X, y, n_components, *, max_iter, random_state, reg_lambda=1.0, 
         return objective(anp, P)
 
     solver = pymanopt.optimizers.SteepestDescent(max_iterations=max_iter, verbosity=0, log_verbosity=0)
-    return solver.run(pymanopt.Problem(manifold=manifold, cost=cost), initial_point=P0).point
+    result = solver.run(pymanopt.Problem(manifold=manifold, cost=cost), initial_point=P0)
+    return result.point, result.iterations, result.cost
