@@ -22,12 +22,13 @@ Two backends compute the same thing:
     and its gradient through the ``k`` Sinkhorn iterations written out
     (reverse mode, by hand: :meth:`_BatchedObjective.gradient`) instead of
     traced by autograd. The objective is the same NumPy operations as
-    autograd's trace of it, so its value is equal to the bit; the gradient
-    equals autograd's to round-off (``tests/test_wda.py``: 1e-12 relative),
-    and the objective and gradient equal POT's to round-off. On this
-    project's 2-core machine, 30 iterations took 0.14 s against POT's
-    2.74 s on iris and 0.19 s against 0.72 s on wine with autograd's
-    gradient; the written-out one is faster again (docs/performance.md).
+    autograd's trace of it, and the gradient autograd's own operations in
+    its order, so both equal autograd's to the bit, and so does every
+    iterate (``tests/test_wda.py``); the objective and gradient equal
+    POT's to round-off. On this project's 2-core machine, 30 iterations
+    took 0.14 s against POT's 2.74 s on iris and 0.19 s against 0.72 s on
+    wine with autograd's gradient; the written-out one is faster again
+    (docs/performance.md).
 
 Both need POT's optional dependencies ``autograd`` and ``pymanopt``
 (``pip install otfs[dr]``, i.e. ``POT[dr]``); the ``"batched"`` backend
@@ -58,26 +59,17 @@ BACKENDS = ("batched", "pot")
 INITS = ("random", "pca", "fda")
 
 
-def _require_dr():
-    """Import autograd and pymanopt, or say what to install."""
+def _require_dr(*, with_autograd: bool):
+    """Import pymanopt, and autograd where it is needed (POT's ``wda`` differentiates with it), or say what
+    to install; returns pymanopt."""
     try:
-        import autograd.numpy as anp
+        if with_autograd:
+            import autograd.numpy  # noqa: F401
         import pymanopt
     except ImportError as exc:  # pragma: no cover - depends on the environment
+        needed = "autograd and pymanopt" if with_autograd else "pymanopt"
         raise ImportError(
-            "WassersteinDiscriminantAnalysis needs POT's optional dependencies autograd and "
-            "pymanopt: pip install 'otfs[dr]' (or 'POT[dr]')"
-        ) from exc
-    return anp, pymanopt
-
-
-def _require_pymanopt():
-    """Import pymanopt (the ``"batched"`` backend's optimiser), or say what to install."""
-    try:
-        import pymanopt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "WassersteinDiscriminantAnalysis needs pymanopt, one of POT's optional dependencies: "
+            f"WassersteinDiscriminantAnalysis needs POT's optional dependencies {needed}: "
             "pip install 'otfs[dr]' (or 'POT[dr]')"
         ) from exc
     return pymanopt
@@ -479,7 +471,7 @@ class WassersteinDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, Transform
             )
 
     def _fit_batched(self, X, y, P0, reg):
-        pymanopt = _require_pymanopt()
+        pymanopt = _require_dr(with_autograd=False)
         objective = _BatchedObjective(X, y, reg, self.sinkhorn_iter, P0, self.normalize)
         manifold = pymanopt.manifolds.Stiefel(X.shape[1], self.n_components)
 
@@ -499,7 +491,7 @@ class WassersteinDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, Transform
         return result.point, result.iterations, result.cost
 
     def _fit_pot(self, X, y, P0, reg):
-        _require_dr()
+        _require_dr(with_autograd=True)
         import ot.dr
 
         out = io.StringIO()

@@ -149,7 +149,7 @@ def _with_skada(name):
         return None
 
 
-def _wda_setup(n, seed=0):
+def _wda_setup(n):
     """scikit-learn's digits, standardised: the first ``n`` samples (Table 1's digits: 898 for training)."""
     import autograd  # noqa: F401  (both implementations' imports, before the traced calls)
     import pymanopt  # noqa: F401
