@@ -17,8 +17,9 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["JOB_TIMES_COLUMNS", "JOB_TIMES_ENV", "POT_OPTIONAL_BACKENDS", "JobPairs", "check_code_inputs", "domain_caches",
-           "job", "load_plugins", "snakemake_object", "source_classes"]
+__all__ = ["JOB_TIMES_COLUMNS", "JOB_TIMES_ENV", "POT_OPTIONAL_BACKENDS", "PYMANOPT_OPTIONAL_BACKENDS", "JobPairs",
+           "check_code_inputs", "domain_caches", "import_pymanopt_alone", "job", "load_plugins", "snakemake_object",
+           "source_classes"]
 
 #: The environment variable that names a file to which every job appends one line of :data:`JOB_TIMES_COLUMNS`
 #: (``otfs_workflow.benchmark.main_job`` sets it to measure the jobs' overhead); unset, nothing is written.
@@ -42,6 +43,14 @@ POT_OPTIONAL_BACKENDS = (
 )
 for _key in POT_OPTIONAL_BACKENDS:
     os.environ.setdefault(_key, "1")
+
+#: pymanopt's optional array backends. ``import pymanopt`` imports every one of them that is installed, and has
+#: no switch like POT's; PyTorch is installed for the feature extraction, and took 1.3 s of every job that fits
+#: WDA, whose objective and gradient go to pymanopt as NumPy functions. A job whose code includes WDA imports
+#: pymanopt without them (:func:`import_pymanopt_alone`).
+PYMANOPT_OPTIONAL_BACKENDS = ("torch", "jax", "tensorflow")
+#: The library module whose jobs fit WDA with pymanopt (``otfs.reducers._wda``), as a code manifest names it.
+_WDA_MODULE = ("otfs", "reducers", "_wda.py")
 
 
 def snakemake_object():
@@ -88,6 +97,8 @@ def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
     entered = time.perf_counter()
     if code is not None:
         load_plugins(code)
+        if _includes_wda(code):
+            import_pymanopt_alone()
     clock = _ImportClock() if times_path else contextlib.nullcontext()
     start = time.perf_counter()
     try:
@@ -158,6 +169,38 @@ def _append_job_times(path, name, before, imports, after, body) -> None:
         os.write(fd, line.encode())
     finally:
         os.close(fd)
+
+
+def import_pymanopt_alone() -> None:
+    """Import pymanopt with its optional array backends (:data:`PYMANOPT_OPTIONAL_BACKENDS`) hidden while it
+    loads: each one not imported yet is ``None`` in ``sys.modules`` meanwhile, so pymanopt's ``import torch``
+    raises ``ImportError`` as where PyTorch is absent, and pymanopt marks that backend unavailable. The NumPy
+    backend, the one the library uses, is unchanged; so are the process's own later imports of PyTorch. Nothing
+    happens where pymanopt is imported already or not installed (the library says what to install when it
+    needs it)."""
+    if "pymanopt" in sys.modules:
+        return
+    hidden = [name for name in PYMANOPT_OPTIONAL_BACKENDS if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None
+    try:
+        import pymanopt  # noqa: F401
+    except ImportError:
+        pass
+    finally:
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+
+
+def _includes_wda(code) -> bool:
+    """Whether the job's code inputs (its manifest or its files) include WDA's module."""
+    from otfs_workflow.codedeps import manifest_files
+
+    manifest = _manifest_of(code)
+    files = manifest_files(manifest) if manifest is not None else (
+        [code] if isinstance(code, (str, os.PathLike)) else list(code))
+    return any(Path(f).parts[-3:] == _WDA_MODULE for f in files)
 
 
 def _manifest_of(code):
