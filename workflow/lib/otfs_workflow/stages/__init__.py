@@ -45,8 +45,8 @@ for _key in POT_OPTIONAL_BACKENDS:
     os.environ.setdefault(_key, "1")
 
 #: pymanopt's optional array backends. ``import pymanopt`` imports every one of them that is installed, and has
-#: no switch like POT's; PyTorch is installed for the feature extraction, and took 1.3 s of every job that fits
-#: WDA, whose objective and gradient go to pymanopt as NumPy functions. A job whose code includes WDA imports
+#: no switch like POT's; PyTorch is installed for the feature extraction, and took 1.3 to 2.5 s of every job
+#: that fits WDA, whose objective and gradient go to pymanopt as NumPy functions. A job whose code includes WDA imports
 #: pymanopt without them (:func:`import_pymanopt_alone`).
 PYMANOPT_OPTIONAL_BACKENDS = ("torch", "jax", "tensorflow")
 #: The library module whose jobs fit WDA with pymanopt (``otfs.reducers._wda``), as a code manifest names it.
