@@ -46,8 +46,8 @@ for _key in POT_OPTIONAL_BACKENDS:
 
 #: pymanopt's optional array backends. ``import pymanopt`` imports every one of them that is installed, and has
 #: no switch like POT's; PyTorch is installed for the feature extraction, and took 1.3 to 2.5 s of every job
-#: that fits WDA, whose objective and gradient go to pymanopt as NumPy functions. A job whose code includes WDA imports
-#: pymanopt without them (:func:`import_pymanopt_alone`).
+#: that fits WDA, whose objective and gradient go to pymanopt as NumPy functions. A job whose code includes
+#: WDA imports pymanopt without them (:func:`import_pymanopt_alone`).
 PYMANOPT_OPTIONAL_BACKENDS = ("torch", "jax", "tensorflow")
 #: The library module whose jobs fit WDA with pymanopt (``otfs.reducers._wda``), as a code manifest names it.
 _WDA_MODULE = ("otfs", "reducers", "_wda.py")
@@ -195,12 +195,16 @@ def import_pymanopt_alone() -> None:
 
 def _includes_wda(code) -> bool:
     """Whether the job's code inputs (its manifest or its files) include WDA's module."""
+    return any(Path(f).parts[-3:] == _WDA_MODULE for f in _code_files(code))
+
+
+def _code_files(code) -> list:
+    """The library files of a rule's ``code`` input: those its code manifest lists, or the files themselves."""
     from otfs_workflow.codedeps import manifest_files
 
-    manifest = _manifest_of(code)
-    files = manifest_files(manifest) if manifest is not None else (
-        [code] if isinstance(code, (str, os.PathLike)) else list(code))
-    return any(Path(f).parts[-3:] == _WDA_MODULE for f in files)
+    files = [code] if isinstance(code, (str, os.PathLike)) else list(code)
+    manifest = _manifest_of(files)
+    return manifest_files(manifest) if manifest is not None else files
 
 
 def _manifest_of(code):
@@ -231,11 +235,9 @@ def check_code_inputs(code, logger=None) -> None:
     ``code`` is the library files, or the rule's code manifest (one ``.json``
     file of :func:`otfs_workflow.codedeps.scoped_manifest`) that lists them.
     """
-    from otfs_workflow.codedeps import loaded_modules, manifest_files
+    from otfs_workflow.codedeps import loaded_modules
 
-    files = [code] if isinstance(code, (str, os.PathLike)) else list(code)
-    manifest = _manifest_of(files)
-    declared = {Path(c).resolve() for c in (manifest_files(manifest) if manifest is not None else files)}
+    declared = {Path(c).resolve() for c in _code_files(code)}
     loaded = loaded_modules()
     undeclared = sorted(str(p) for p in loaded - declared)
     if undeclared:
