@@ -73,6 +73,7 @@ RELATED_EXPERIMENTS = [
     "shift_recovery",
     "leaderboard",
     "model_selection",
+    "recommend",
 ]
 
 
@@ -96,6 +97,7 @@ include: "workflow/rules/shift_recovery.smk"
 include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/model_selection.smk"
 include: "workflow/rules/shift.smk"
+include: "workflow/rules/recommend.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:

@@ -9,7 +9,8 @@ and its plug-ins, one file per method:
 - :mod:`otfs.rankers` -- feature rankers; :class:`OTFeatureRanker` is Algorithm 2
 - :mod:`otfs.sample_selection` -- Algorithm 1 (:func:`select_samples`) and its strategies
 - :mod:`otfs.adapters` -- domain-adaptation methods (:data:`ADAPTERS`)
-- :mod:`otfs.k_selection` -- choosing the number of features without target labels
+- :mod:`otfs.k_selection` -- choosing the number of features without target labels, and the ranker with
+  it (:class:`LabelFreeFeatureSelector`)
 - :mod:`otfs.reducers`, :mod:`otfs.domain_classifiers`, :mod:`otfs.zero_shot` -- the related methods
 - :mod:`otfs.datasets`, :mod:`otfs.extractors` -- data readers and image feature extractors
 

@@ -46,6 +46,9 @@ from .classification import (
 from .classification import (
     one_nn_accuracy as one_nn_accuracy,
 )
+from .k_selection import (
+    LabelFreeFeatureSelector as LabelFreeFeatureSelector,
+)
 from .rankers import (
     OTFeatureRanker as OTFeatureRanker,
 )

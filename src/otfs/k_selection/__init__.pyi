@@ -19,3 +19,18 @@ from ._base import (
 from ._base import (
     get_rule as get_rule,
 )
+from ._base import (
+    score_adapted as score_adapted,
+)
+from ._label_free import (
+    LabelFreeFeatureSelector as LabelFreeFeatureSelector,
+)
+from ._label_free import (
+    choose_candidate as choose_candidate,
+)
+from ._label_free import (
+    learned_policy as learned_policy,
+)
+from ._label_free import (
+    resolve_grid as resolve_grid,
+)

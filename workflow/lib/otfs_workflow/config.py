@@ -239,6 +239,8 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
         problems += _leaderboard_problems(config, source)
     if "model_selection" in config:
         problems += _model_selection_problems(config, source)
+    if "recommend" in config:
+        problems += _recommend_problems(config, source)
     problems += _grid_metric_problems(config["grids"], source)
     from otfs.adapters import ADAPTERS
 
@@ -307,6 +309,34 @@ def _adapter_problems(adapters: Mapping, source: str) -> list[str]:
             problems.append(f"{source}: adapters.{name}: {ADAPTERS.unknown_message(name)}")
         else:
             problems += _param_problems(f"adapters.{name}", ADAPTERS[name], params or {}, source)
+    return problems
+
+
+def _recommend_problems(config: Mapping, source: str) -> list[str]:
+    """`recommend`: its feature sets exist; its rankers are registered and include the evaluation's two fixed
+    rankers; its adapter is registered; its policy is "learned", "rank-average" or a scorer rule."""
+    from otfs.k_selection import SELECTION_RULES
+    from otfs.rankers import FEATURE_RANKERS
+
+    cfg, where = config["recommend"], f"{source}: recommend"
+    problems = [f"{where}.feature_sets: unknown feature set {fs!r} (known: {sorted(config['feature_sets'])})"
+                for fs in cfg.get("feature_sets") or [] if fs not in config["feature_sets"]]
+    rankers = cfg.get("rankers") or config.get("model_selection", {}).get("rankers", [])
+    problems += [f"{where}.rankers: {FEATURE_RANKERS.unknown_message(r)}" for r in rankers if r not in FEATURE_RANKERS]
+    for key, default in (("reference", "ot"), ("relevance", "source-anova")):  # the schema's defaults
+        name = (cfg.get("evaluation") or {}).get(key, default)
+        if name not in rankers:
+            problems.append(f"{where}.evaluation.{key}: {name!r} is not among the candidate rankers {list(rankers)} "
+                            "(recommend.rankers, or model_selection.rankers)")
+    policy = cfg.get("policy", "learned")
+    if policy not in ("learned", "rank-average") and (policy not in SELECTION_RULES
+                                                      or SELECTION_RULES[policy].kind != "scorer"):
+        problems.append(f"{where}.policy: \"learned\", \"rank-average\" or a scorer rule "
+                        f"({sorted(n for n in SELECTION_RULES if SELECTION_RULES[n].kind == 'scorer')}); got {policy!r}")
+    from otfs.adapters import ADAPTERS
+
+    if cfg.get("adapter", "NA") not in ADAPTERS:
+        problems.append(f"{where}.adapter: {ADAPTERS.unknown_message(cfg['adapter'])}")
     return problems
 
 

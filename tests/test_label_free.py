@@ -1,0 +1,199 @@
+"""otfs.k_selection._label_free: the label-free choice of a ranker and a number of features.
+
+The policies against hand computations on a small candidates table, the selector's candidates against the
+library's own path computed independently (ranker, adapter, skada's scorers through score_adapted), a planted
+shift where the right ranker is known, determinism, the errors on bad input, and skada's pipeline.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from otfs.k_selection import LabelFreeFeatureSelector, choose_candidate, learned_policy, resolve_grid
+
+from .conftest import require_module
+
+
+def _table():
+    # two rankers x k in (2, 4, 8); IW ties at its best between (a, 4) and (b, 2): the most features win;
+    # circular's best is (b, 8); the shift test's k* is 4 on every row
+    return pd.DataFrame({
+        "ranker": ["a", "a", "a", "b", "b", "b"],
+        "k": [2, 4, 8, 2, 4, 8],
+        "IW:score": [0.5, 0.9, 0.1, 0.9, 0.3, 0.1],
+        "circular:score": [0.2, 0.4, 0.6, 0.1, 0.5, 0.7],
+        "entropy:score": [-1.0, -0.5, np.nan, -0.2, -0.9, -0.4],
+        "shift-test:k": [4] * 6,
+    })
+
+
+def test_each_policy_against_a_hand_computation():
+    t = _table()
+    assert choose_candidate(t, {"kind": "scorer", "rule": "IW"}) == 1  # tie 0.9: (a, 4) has more features
+    assert choose_candidate(t, {"kind": "scorer", "rule": "circular"}) == 5
+    assert choose_candidate(t, {"kind": "scorer", "rule": "entropy"}) == 3  # NaN never wins
+    # rank average of IW and circular, by hand (rank 1 = best, ties averaged):
+    # IW ranks [3, 1.5, 5.5, 1.5, 4, 5.5], circular [5, 4, 2, 6, 3, 1] -> means [4, 2.75, 3.75, 3.75, 3.5, 3.25]
+    assert choose_candidate(t, {"kind": "rank-average", "rules": ["IW", "circular"]}) == 1
+    # a fixed ranker at a scorer's k (b's best IW is at k = 2) and at the data rule's k* (4)
+    assert choose_candidate(t, {"kind": "fixed", "ranker": "b", "k_rule": "IW"}) == 3
+    assert choose_candidate(t, {"kind": "fixed", "ranker": "b", "k_rule": "shift-test"}) == 4
+    assert choose_candidate(t, {"kind": "all-features"}) == 2  # the first ranker's row of the most features
+    gate = {"kind": "gate", "feature": "unshifted_fraction", "threshold": 0.5,
+            "below": {"kind": "all-features"}, "above": {"kind": "scorer", "rule": "circular"}}
+    assert choose_candidate(t, gate, {"unshifted_fraction": 0.2}) == 2
+    assert choose_candidate(t, gate, {"unshifted_fraction": 0.5}) == 5
+    with pytest.raises(ValueError, match="unshifted_fraction"):
+        choose_candidate(t, gate, {})
+    with pytest.raises(ValueError, match="'c' is not a candidate"):
+        choose_candidate(t, {"kind": "fixed", "ranker": "c", "k_rule": "IW"})
+    with pytest.raises(ValueError, match="no scores of the rule 'MixVal'"):
+        choose_candidate(t, {"kind": "scorer", "rule": "MixVal"})
+
+
+def test_the_grid_resolves_like_the_pipelines_and_refuses_beyond_d():
+    assert resolve_grid(["d/32", "d/16", "d/8", "d/4", "d/2", "d"], 800) == [25, 50, 100, 200, 400, 800]
+    assert resolve_grid(["d/32", "d/2", "d"], 13) == [6, 13]  # a fraction giving 0 is left out
+    assert resolve_grid([0.5, 3], 10) == [3, 5]
+    with pytest.raises(ValueError, match=r"n_features_grid: 20 features asked, the data have d = 10"):
+        resolve_grid([5, 20], 10)
+    with pytest.raises(ValueError, match="n_features_grid"):
+        resolve_grid(["half"], 10)
+
+
+def _domains(seed=0, n=80, d=6):
+    rng = np.random.default_rng(seed)
+    Xs, Xt = rng.normal(size=(n, d)), rng.normal(size=(n, d))
+    ys = (Xs[:, 0] + 0.5 * Xs[:, 1] > 0).astype(int)
+    Xt[:, 0] += 0.3
+    Xt[:, d - 1] = 3 * Xt[:, d - 1] + 2  # shifted, and carries no class signal
+    return Xs, ys, Xt
+
+
+def test_the_candidates_are_the_librarys_own_path_computed_apart():
+    # every (ranker, k): the ranker fitted as a user fits it, its first k features adapted by CORAL and scored by
+    # score_adapted with the same seed; the choice is the best IW score, found by hand
+    from otfs.adapters import get_adapter
+    from otfs.classification import make_classifier
+    from otfs.k_selection._base import get_rule, score_adapted
+    from otfs.rankers import FEATURE_RANKERS
+
+    Xs, ys, Xt = _domains()
+    sel = LabelFreeFeatureSelector(rankers=["ks", "source-anova"], adapter="CORAL", policy="IW", scorers=["IW", "SND"],
+                                   n_features_grid=[2, 3], random_state=7).fit(Xs, ys, X_target=Xt)
+    c = sel.candidates_
+    assert list(zip(c["ranker"], c["k"])) == [("ks", 2), ("ks", 3), ("ks", 6), ("source-anova", 2),
+                                              ("source-anova", 3), ("source-anova", 6)]
+    rules = {"IW": get_rule("IW"), "SND": get_rule("SND")}
+    for name in ("ks", "source-anova"):
+        order = FEATURE_RANKERS[name]().fit(Xs, ys, X_target=Xt).order_
+        for k in (2, 3, 6):
+            cols = order[:k] if k < 6 else np.arange(6)
+            Zs, Zt = get_adapter("CORAL").adapt(Xs[:, cols], ys, Xt[:, cols])
+            want = score_adapted(Zs, ys, Zt, rules, make_classifier({"name": "knn", "n_neighbors": 5}), 2, 0.5, 7)
+            row = c[(c["ranker"] == name) & (c["k"] == k)].iloc[0]
+            assert row["IW:score"] == want["IW"]["score"] and row["SND:score"] == want["SND"]["score"]
+    best = c["IW:score"].max()
+    top = c[c["IW:score"] == best]
+    assert (sel.ranker_, sel.k_) == (top["ranker"].iloc[top["k"].argmax()], int(top["k"].max()))
+    assert c["chosen"].sum() == 1 and c.loc[c["chosen"], "ranker"].iloc[0] == sel.ranker_
+    kept = sel.get_support(indices=True)
+    assert len(kept) == sel.k_ and set(kept) == set(sel.ranker_estimator_.order_[:sel.k_]) | (
+        set(range(6)) if sel.k_ == 6 else set())
+    # the data rules' k* and the share of unshifted features are recorded
+    assert {"shift-test:k", "failing-loudly:k"} <= set(c.columns)
+    assert sel.measures_["d"] == 6 and 0 <= sel.measures_["unshifted_fraction"] <= 1
+
+
+def test_a_planted_shift_is_found_and_its_features_left_out():
+    # the planted-shift generator: 8 features shifted in mean (+2), 8 in scale (x3), 16 unshifted, every one
+    # carrying class signal; between the KS shift ranker and a random order, the right one is KS, whose first
+    # 16 features are the unshifted ones
+    from otfs.datasets.planted_shifts import PlantedShifts
+
+    gen = PlantedShifts(n_features=56, per_kind=8, n_samples=300, n_classes=3, separation=0.5, seed=0)
+    source, target = gen.read("source", [], None), gen.read("target", [], None)
+    keep = [*gen.planted()["mean"], *gen.planted()["scale"], *range(40, 56)]
+    Xs, ys, Xt = source.X[:, keep], source.y, target.X[:, keep]
+    shifted = set(range(16))
+    for policy in ("IW", "circular", "rank-average"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sel = LabelFreeFeatureSelector(rankers=["ks", "random"], policy=policy,
+                                           n_features_grid=["d/8", "d/4", "d/2"], random_state=0).fit(Xs, ys, X_target=Xt)
+        assert sel.ranker_ == "ks", policy
+        assert sel.k_ < 32 and not set(sel.get_support(indices=True)) & shifted, policy
+
+
+def test_the_same_seed_gives_the_same_choice():
+    Xs, ys, Xt = _domains(seed=3)
+    kw = dict(rankers=["ot", "random", "ks"], policy="rank-average", n_features_grid=["d/2"])
+    a = LabelFreeFeatureSelector(**kw, random_state=11).fit(Xs, ys, X_target=Xt)
+    b = LabelFreeFeatureSelector(**kw, random_state=11).fit(Xs, ys, X_target=Xt)
+    pd.testing.assert_frame_equal(a.candidates_, b.candidates_)
+    assert (a.ranker_, a.k_) == (b.ranker_, b.k_)
+    np.testing.assert_array_equal(a.get_support(), b.get_support())
+
+
+def test_bad_input_names_the_culprit():
+    Xs, ys, Xt = _domains()
+    sel = LabelFreeFeatureSelector(rankers=["ks"], policy="IW", scorers=["IW"])
+    with pytest.raises(ValueError, match=r"the source has one class \(\[1\]\)"):
+        sel.fit(Xs, np.ones(len(ys), dtype=int), X_target=Xt)
+    with pytest.raises(ValueError, match="X_target has 1 sample"):
+        sel.fit(Xs, ys, X_target=Xt[:1])
+    with pytest.raises(ValueError, match=r"n_features_grid: 9 features asked, the data have d = 6"):
+        LabelFreeFeatureSelector(rankers=["ks"], policy="IW", n_features_grid=[3, 9]).fit(Xs, ys, X_target=Xt)
+    # target labels are never read, but labels that share no class with the source's are an error naming both
+    X = np.vstack([Xs, Xt])
+    domain = np.r_[np.ones(len(Xs)), -2 * np.ones(len(Xt))].astype(int)
+    y = np.r_[np.where(ys == 1, "good", "bad"), np.where(np.arange(len(Xt)) % 2, "1", "0")]
+    with pytest.raises(ValueError, match=r"share no class \(source \['bad', 'good'\], target \['0', '1'\]\)"):
+        sel.fit(X, y, sample_domain=domain)
+    with pytest.raises(ValueError, match="unknown selection rule 'IWW'"):
+        LabelFreeFeatureSelector(rankers=["ks"], policy="IWW").fit(Xs, ys, X_target=Xt)
+    with pytest.raises(ValueError, match="reference that reads the target labels"):
+        LabelFreeFeatureSelector(rankers=["ks"], policy="oracle").fit(Xs, ys, X_target=Xt)
+    with pytest.raises(ValueError, match="'ks' is given twice"):
+        LabelFreeFeatureSelector(rankers=["ks", "ks"], policy="IW").fit(Xs, ys, X_target=Xt)
+
+
+def test_the_shipped_policy_loads_and_names_an_adapter_without_one():
+    policy, provenance = learned_policy("NA")
+    assert policy["kind"] in ("scorer", "rank-average", "fixed", "all-features", "gate")
+    with pytest.warns(UserWarning, match="no learned policy for the adapter 'TCA'"):
+        other, _ = learned_policy("TCA")
+    assert other == learned_policy(None)[0]
+
+
+def test_in_a_skada_pipeline_it_keeps_the_direct_calls_features():
+    require_module("skada", "skada")
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from otfs._skada import import_skada, routing
+
+    skada = import_skada()
+
+    Xs, ys, Xt = _domains(seed=5)
+    names = [f"f{i}" for i in range(Xs.shape[1])]
+    X = pd.DataFrame(np.vstack([Xs, Xt]), columns=names)
+    domain = np.r_[np.ones(len(Xs)), -2 * np.ones(len(Xt))].astype(int)
+    y = np.r_[ys, -np.ones(len(Xt), dtype=int)]
+    kw = dict(rankers=["ks", "source-anova"], policy="IW", n_features_grid=["d/2"], random_state=0)
+    with routing():
+        pipe = skada.make_da_pipeline(LabelFreeFeatureSelector(**kw), KNeighborsClassifier(1))
+        pipe.fit(X, y, sample_domain=domain)
+        score = pipe.score(X[len(Xs):], (Xt[:, 0] > 0).astype(int), sample_domain=domain[len(Xs):])
+    assert 0 <= score <= 1
+    direct = LabelFreeFeatureSelector(**kw).fit(pd.DataFrame(Xs, columns=names), ys,
+                                                X_target=pd.DataFrame(Xt, columns=names))
+    fitted = pipe[0].get_estimator()
+    assert list(fitted.get_feature_names_out()) == list(direct.get_feature_names_out())
+    assert (fitted.ranker_, fitted.k_) == (direct.ranker_, direct.k_)
+    pd.testing.assert_frame_equal(fitted.candidates_, direct.candidates_)
+    rec = direct.recommendation()
+    assert rec["features"] == list(direct.get_feature_names_out()) and rec["ranker"] == direct.ranker_

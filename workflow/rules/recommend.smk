@@ -1,0 +1,107 @@
+# The label-free recommendation (config `recommend`, docs/recommend.md): which ranker and how
+# many features on a pair's unlabelled target (one job per feature set and pair, the library's
+# otfs.k_selection.LabelFreeFeatureSelector), and its meta-evaluation on every task of the
+# benchmark, family by family left out, from the rows the choice of k computed.
+
+
+include: "recommend_common.smk"
+
+
+rule recommend_pair:
+    input:
+        caches=pair_caches,
+        policy=RECOMMEND_POLICY_FILE,
+        code=script_code(
+            "recommend_pair.py",
+            rankers=RECOMMEND_RANKERS,
+            adapters=[RECOMMEND_CONFIG["adapter"]],
+        ),
+    output:
+        json=f"{RECOMMEND_OUT}/{{feature_set}}/{{pair}}/recommendation.json",
+        md=f"{RECOMMEND_OUT}/{{feature_set}}/{{pair}}/recommendation.md",
+        pdf=f"{RECOMMEND_OUT}/{{feature_set}}/{{pair}}/scores.pdf",
+        png=report(
+            f"{RECOMMEND_OUT}/{{feature_set}}/{{pair}}/scores.png",
+            caption="../report/recommend_pair.rst",
+            category="Label-free recommendation",
+            subcategory="{feature_set}",
+            labels={"feature set": "{feature_set}", "pair": "{pair}"},
+        ),
+    log:
+        "logs/recommend/{feature_set}/{pair}.log",
+    benchmark:
+        "logs/benchmarks/recommend_pair/{feature_set}/{pair}.tsv"
+    wildcard_constraints:
+        feature_set="|".join(re.escape(fs) for fs in config["feature_sets"]),
+        pair=r"[^/]+-[^/]+",
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    # Measured (docs/recommend.md): seconds on the small families, about a minute on a
+    # 1,000 x 5,000 Amazon pair.
+    resources:
+        mem_mb=2048,
+        runtime=20,
+    params:
+        selector=recommend_selector_params(),
+        per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
+    script:
+        "../scripts/recommend_pair.py"
+
+
+rule recommend_evaluation:
+    input:
+        tables=recommend_evaluation_tables,
+        code=script_code("recommend_evaluation.py"),
+    output:
+        csv=report(
+            f"{RECOMMEND_OUT}/evaluation.csv",
+            caption="../report/recommend_evaluation.rst",
+            category="Label-free recommendation",
+            subcategory="evaluation",
+        ),
+        md=f"{RECOMMEND_OUT}/evaluation.md",
+        tasks=f"{RECOMMEND_OUT}/tasks.csv",
+        pdf=f"{RECOMMEND_OUT}/evaluation.pdf",
+        png=report(
+            f"{RECOMMEND_OUT}/evaluation.png",
+            caption="../report/recommend_evaluation.rst",
+            category="Label-free recommendation",
+            subcategory="evaluation",
+        ),
+        policy=f"{RECOMMEND_OUT}/policy.json",
+        provenance=f"{RECOMMEND_OUT}/provenance.json",
+    log:
+        "logs/recommend/evaluation.log",
+    benchmark:
+        "logs/benchmarks/recommend_evaluation/evaluation.tsv"
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    # Measured: about 20 s for 84 tasks x 2 adapters x 5 iterations.
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    params:
+        families=lambda w: recommend_evaluation_families(),
+        rankers=RECOMMEND_RANKERS,
+        scorers=lambda w: recommend_selector_params()["scorers"],
+        data_rules=[
+            n
+            for n in MODEL_SELECTION_CONFIG["rules"]
+            if get_registry("otfs.k_selection")[n].kind == "data"
+        ],
+        evaluation=RECOMMEND_CONFIG["evaluation"],
+    script:
+        "../scripts/recommend_evaluation.py"
+
+
+# --- targets -------------------------------------------------------------------
+localrules:
+    recommend_evaluation,
+
+
+rule recommend:
+    input:
+        lambda w: recommend_pair_outputs("md"),
+        rules.recommend_evaluation.output,
