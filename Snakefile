@@ -72,8 +72,8 @@ RELATED_EXPERIMENTS = [
     "semfs",
     "shift_recovery",
     "leaderboard",
-    "model_selection",
     "recommend",
+    "model_selection",
 ]
 
 
@@ -96,8 +96,8 @@ include: "workflow/rules/semfs.smk"
 include: "workflow/rules/shift_recovery.smk"
 include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/model_selection.smk"
-include: "workflow/rules/shift.smk"
 include: "workflow/rules/recommend.smk"
+include: "workflow/rules/shift.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:

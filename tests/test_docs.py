@@ -127,6 +127,12 @@ def test_your_dataset_page_runs_as_written(tmp_path):
     features = read_tsv(work / "results/aggregate/wine2/all/ot/features.tsv")
     assert sorted(features["feature"]) == sorted(names) and list(features["rank"]) == list(range(1, 14))
     assert any("rank\tfeature\tindex\tmean_rank" in o for o in outputs)  # `head` shows the features by name
+    # the recommendation: a ranker of the benchmark, k of the grid, the kept features by name
+    rec = json.loads((work / "results/recommend/wine2/a-b/recommendation.json").read_text())
+    assert rec["ranker"] in ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
+    assert rec["k"] in (1, 3, 6, 13) and len(rec["features"]) == rec["k"] and set(rec["features"]) <= set(names)
+    assert sum(c["chosen"] for c in rec["candidates"]) == 1
+    assert any(o.startswith("# Recommendation for wine2, a-b") for o in outputs)
     # columns were taken by name: b's file has them in reverse order, its cache in a's order
     a, b = read_cache(work / "data/cache/wine2/a.h5"), read_cache(work / "data/cache/wine2/b.h5")
     assert a.feature_names == b.feature_names == names and b.class_names == ["class_0", "class_1", "class_2"]
@@ -159,3 +165,13 @@ def test_your_dataset_page_runs_as_written(tmp_path):
                           "--cores", "2", "results/aggregate/wine2/all/ot/NA/curves/summary.tsv", "--configfile",
                           "mine.yaml"], cwd=work, env=env, capture_output=True, text=True)
     assert "build_cache" in dry.stdout and "rank_features" in dry.stdout, dry.stdout + dry.stderr
+
+
+def test_the_recommendation_pages_example_runs_as_written(tmp_path):
+    # docs/recommend.md's library block: the shipped policy on a drifted wine, every candidate printed
+    require_module("skada", "skada")
+    out = _run_python(code_blocks("docs/recommend.md", "python")[0], tmp_path).stdout.splitlines()
+    ranker, k = out[0].split()[:2]
+    assert ranker in ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
+    assert int(k) in (1, 3, 6, 13) and len(re.findall(r"'([^']+)'", out[0])) == int(k)
+    assert "IW:score" in out[1] and "chosen" in out[1]

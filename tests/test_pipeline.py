@@ -782,3 +782,35 @@ def test_the_leaderboards_zoo_is_ranked_on_the_iterations_its_grids_read(tmp_pat
         kept = [c for c in rows.columns if not c.endswith("seconds")]
         assert len(rows) > 0 and list(after.columns) == list(rows.columns), f
         pd.testing.assert_frame_equal(after[kept], rows[kept], check_exact=True, obj=f)
+
+
+def test_the_recommendation_on_the_test_configuration(test_run):
+    # `available` built the meta-evaluation (the verdict reads it); `recommend` adds the wine pair's recommendation
+    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "recommend")
+    out = test_run / "results" / "recommend"
+    tasks = pd.read_csv(out / "tasks.csv")
+    # every task of the test configuration: SURF's 3 pairs (a family of its own) and one pair of each family
+    assert set(tasks.loc[tasks["adapter"] == "NA", "family"]) == {"surf", "amazon5000", "news", "wine", "heart",
+                                                                   "landmine", "wifi"}
+    assert len(tasks[(tasks["adapter"] == "NA") & (tasks["family"] == "surf")]) == 3
+    regrets = tasks[["recommendation", "always OT", "always source-ANOVA", "best-on-average ranker", "all features"]]
+    assert (regrets.to_numpy() >= -1e-9).all()  # nothing beats the best (ranker, k) in hindsight
+    # the regret of keeping every feature, from the choice of k's own rows: the oracle over both rankers' grids
+    rows = pd.concat([read_tsv(test_run / f"results/runs/surf/model_selection/{r}/leaderboard/dslr-webcam.tsv")
+                      for r in ("ot", "ks")])
+    na = rows[rows["adapter"] == "NA"]
+    oracle = na.groupby(["ranker", "n_features"])["accuracy"].mean().max()
+    every = na[na["n_features"] == 800].groupby("iteration")["accuracy"].first().mean()
+    row = tasks[(tasks["adapter"] == "NA") & (tasks["feature_set"] == "surf") & (tasks["pair"] == "dslr-webcam")]
+    assert row["all features"].iloc[0] == pytest.approx(oracle - every)
+    md = (out / "evaluation.md").read_text()
+    assert "Goals:" in md and "What was tried" in md and ("**met**" in md or "**not met**" in md)
+    policy = json.loads((out / "policy.json").read_text())
+    assert policy["default_adapter"] == "NA" and policy["provenance"]["git_commit"]
+    assert "## Label-free recommendation" in (test_run / "results/leaderboard/verdict.md").read_text()
+    # the wine pair's recommendation: a candidate ranker, a number of the grid, the kept features by name
+    rec = json.loads((out / "wine/red-white/recommendation.json").read_text())
+    assert rec["ranker"] in ("ot", "ks") and rec["k"] in (1, 5, 11)  # the test grid on wine's 11 features
+    assert len(rec["features"]) == rec["k"] and all(isinstance(f, str) for f in rec["features"])
+    assert (out / "wine/red-white/scores.png").read_bytes().startswith(b"\x89PNG")
+    assert (out / "wine/red-white/recommendation.md").read_text().startswith("# Recommendation for wine, red-white")

@@ -287,6 +287,7 @@ rule make_shift_verdict:
     input:
         leaderboards=shift_verdict_inputs("leaderboard"),
         k_selection=shift_verdict_inputs("k_selection"),
+        recommend=f"{RECOMMEND_OUT}/tasks.csv",
         code=script_code("verdict.py"),
     output:
         md="results/leaderboard/verdict.md",

@@ -23,4 +23,5 @@ with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
         outputs=dict(sm.output.items()),
         reference=cfg["reference"],
         relevance=cfg["relevance"],
+        weighting=cfg["weighting"],
     )

@@ -32,4 +32,5 @@ with job(sm.log[0], sm.threads, "verdict", code=sm.input.code):
         primary_metrics=dict(sm.params.primary_metrics),
         provenance=provenance,
         outputs=dict(sm.output.items()),
+        recommend=sm.input.get("recommend"),
     )

@@ -29,10 +29,12 @@ __all__ = ["SIZES", "make_cases", "office_like", "ranking_orders"]
 SIZES = {
     "full": {"surf": (200, 958, 800), "googlenet": (200, 958, 1024), "caffenet": (200, 958, 4096),
              "tca": (200, 1123, 1024), "tca_families": (200, 1000, 50), "ot": (200, 958, 512),
-             "counts": (200, 200, 1000), "scores": (200, 1000, 13), "wda": (898, 10, 30)},
+             "counts": (200, 200, 1000), "scores": (200, 1000, 13), "wda": (898, 10, 30),
+             "recommend": (2000, 2000, 400)},
     "quick": {"surf": (40, 90, 64), "googlenet": (40, 90, 96), "caffenet": (40, 90, 256),
               "tca": (40, 110, 96), "tca_families": (40, 400, 12), "ot": (40, 90, 48),
-              "counts": (40, 40, 30), "scores": (40, 90, 24), "wda": (120, 5, 4)},
+              "counts": (40, 40, 30), "scores": (40, 90, 24), "wda": (120, 5, 4),
+              "recommend": (60, 60, 16)},
 }
 
 
@@ -303,6 +305,23 @@ def make_cases(size: str = "full") -> list[Case]:
                "1 BLAS thread, as the pipeline's WDA jobs"],
         repeats=3, threads=1,
     ))
+    ns, nt, d = S["recommend"]
+    from otfs.k_selection._label_free import DEFAULT_RANKERS
+
+    rankers = DEFAULT_RANKERS if size == "full" else ("ks", "source-anova")
+    cases.append(Case(
+        name="Recommendation",
+        shape=f"{len(rankers)} rankers x 6 numbers of features, NA, 6 scorers, n_s={ns}, n_t={nt}, d={d}",
+        setup=partial(_setup, ns, nt, d),
+        implementations={"otfs": partial(_recommend, rankers=rankers),
+                         "reference": partial(_recommend_reference, rankers=rankers)},
+        compare=_compare, difference="max relative (every candidate's scores)", tolerance=1e-12,
+        goal=1.0, goal_text="<= 60 s on 2 cores, no slower than the reference, every score equal",
+        notes=["otfs: LabelFreeFeatureSelector, one adaptation per (ranker, k), the point of all features once, "
+               "the scorers' numbers computed directly on shared splits",
+               "reference: each candidate adapted and scored apart by skada's scorers in its pipelines"],
+        repeats=1, max_seconds=60.0 if size == "full" else None,
+    ))
     for label, key in (("SURF", "surf"), ("CaffeNet", "caffenet")):
         ns, nt, d = S[key]
         counts = [d // 32, *range(d // 16, d + 1, d // 16)]
@@ -327,6 +346,49 @@ def make_cases(size: str = "full") -> list[Case]:
             repeats=9, threads=1,
         ))
     return cases
+
+
+_RECOMMEND_RULES = ("IW", "DEV", "circular", "entropy", "SND", "MixVal")
+
+
+def _recommend(D, rankers):
+    """Every candidate's scores from the library's selector (rank average of the six scorers)."""
+    from otfs.k_selection import LabelFreeFeatureSelector
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = LabelFreeFeatureSelector(rankers=list(rankers), policy="rank-average", random_state=0).fit(
+            D["Xs"], D["ys"], X_target=D["Xt"])
+    return sel.candidates_[[f"{r}:score" for r in _RECOMMEND_RULES]].to_numpy()
+
+
+def _recommend_reference(D, rankers):
+    """The same candidates the straightforward way: each (ranker, k) ranked, adapted and scored apart (the point
+    of all features too), by skada's scorers (``score_adapted(engine="skada")``)."""
+    from otfs._checks import derive_seed
+    from otfs.classification import make_classifier
+    from otfs.k_selection._base import get_rule, score_adapted
+    from otfs.k_selection._label_free import DEFAULT_GRID, resolve_grid
+    from otfs.rankers import FEATURE_RANKERS
+
+    Xs, ys, Xt = D["Xs"], D["ys"], D["Xt"]
+    d = Xs.shape[1]
+    rules = {r: get_rule(r) for r in _RECOMMEND_RULES}
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in rankers:
+            ranker = FEATURE_RANKERS[name]()
+            if "random_state" in ranker.get_params():
+                ranker.set_params(random_state=derive_seed(0, name, "ranker"))
+            order = ranker.fit(Xs, ys, X_target=Xt).order_
+            for k in resolve_grid(list(DEFAULT_GRID), d):
+                cols = np.arange(d) if k == d else order[:k]
+                Zs, Zt = get_adapter("NA").adapt(Xs[:, cols], ys, Xt[:, cols])
+                out = score_adapted(Zs, ys, Zt, rules, make_classifier({"name": "knn", "n_neighbors": 5}), 2, 0.5, 0,
+                                    engine="skada")
+                rows.append([out[r]["score"] for r in _RECOMMEND_RULES])
+    return np.asarray(rows)
 
 
 def _orders(D):

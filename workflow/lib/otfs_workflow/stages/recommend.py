@@ -121,7 +121,11 @@ class Runs:
                            adapter=("adapter", "first"), oracle=("oracle", "first"), runs=("iteration", "size"))
                       .reset_index())
         # each run weighs 1 / its task's runs: a task's regret is the mean over its runs
-        self.weight = 1.0 / self.runs["task"].map(self.tasks.set_index("task")["runs"]).to_numpy()
+        self.task_weight = 1.0 / self.runs["task"].map(self.tasks.set_index("task")["runs"]).to_numpy()
+        # each family weighs the same: a run weighs 1 / (its task's runs x its family's tasks)
+        tasks_per_family = self.tasks.groupby("family")["task"].size()
+        self.family_weight = self.task_weight / self.runs["family"].map(tasks_per_family).to_numpy()
+        self.weight = self.task_weight
 
     def regret(self, accuracy: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Per-run regret (oracle minus the accuracy) of per-run accuracies (one column or several) of the runs
@@ -138,17 +142,27 @@ class Runs:
         return self.accuracy[:, self.names.index(name)]
 
 
-def _mean_regret(runs: Runs, rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
-    """The mean over the tasks of ``rows`` (a run mask) of each menu policy's regret (or the columns ``cols``)."""
+def _weights(runs: Runs, weighting: str) -> np.ndarray:
+    if weighting not in ("task", "family"):
+        raise ValueError(f"weighting: 'task' or 'family', got {weighting!r}")
+    return runs.task_weight if weighting == "task" else runs.family_weight
+
+
+def _mean_regret(runs: Runs, rows: np.ndarray, cols: np.ndarray | None = None, weighting: str = "task") -> np.ndarray:
+    """The mean over the tasks of ``rows`` (a run mask) of each menu policy's regret (or the columns ``cols``),
+    each task weighing the same (``weighting="task"``) or each family (``"family"``)."""
     acc = runs.accuracy[rows] if cols is None else runs.accuracy[rows][:, cols]
-    w = runs.weight[rows]
+    w = _weights(runs, weighting)[rows]
     return (runs.regret(acc, rows) * w[:, None]).sum(axis=0) / w.sum()
 
 
-def learn(runs: Runs, rows: np.ndarray, gate_margin: float) -> dict:
+def learn(runs: Runs, rows: np.ndarray, gate_margin: float | None, weighting: str = "family") -> dict:
     """The menu's policy (or gate) of the least mean regret over the runs ``rows``: ``{"name", "policy",
-    "train_regret"}``. Ties go to the earlier policy of the menu and the lower threshold."""
-    regret = _mean_regret(runs, rows)
+    "train_regret"}``. Ties go to the earlier policy of the menu and the lower threshold. A gate is learned
+    only where it gains more than ``gate_margin`` points over the best single policy (None: never). ``weighting``:
+    each training family weighs the same (the default: the policy is to serve a family it has not seen), or
+    each task."""
+    regret = _mean_regret(runs, rows, weighting=weighting)
     best = int(np.argmin(regret))
     out = {"name": runs.names[best], "policy": runs.policies[runs.names[best]], "train_regret": float(regret[best])}
     m = runs.runs["unshifted_fraction"].to_numpy()
@@ -157,14 +171,15 @@ def learn(runs: Runs, rows: np.ndarray, gate_margin: float) -> dict:
         below, above = rows & (m < t), rows & (m >= t)
         if not below.any() or not above.any():
             continue
-        w = runs.weight
+        w = _weights(runs, weighting)
         rb = (runs.regret(runs.accuracy[below], below) * w[below][:, None]).sum(axis=0)
         ra = (runs.regret(runs.accuracy[above], above) * w[above][:, None]).sum(axis=0)
         i, j = int(np.argmin(rb)), int(np.argmin(ra))
         total = float((rb[i] + ra[j]) / w[rows].sum())
         if gate is None or total < gate[0] - 1e-12:
             gate = (total, float(t), i, j)
-    if gate is not None and gate[0] < out["train_regret"] - gate_margin and gate[2] != gate[3]:
+    if (gate_margin is not None and gate is not None and gate[0] < out["train_regret"] - gate_margin
+            and gate[2] != gate[3]):
         total, t, i, j = gate
         out = {"name": f"gate(unshifted<{t:g}: {runs.names[i]}; else {runs.names[j]})",
                "policy": {"kind": "gate", "feature": "unshifted_fraction", "threshold": t,
@@ -187,10 +202,10 @@ def _apply(runs: Runs, policy: Mapping, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def _fixed_choice(runs: Runs, rows: np.ndarray, ranker: str) -> str:
+def _fixed_choice(runs: Runs, rows: np.ndarray, ranker: str, weighting: str = "family") -> str:
     """The fixed-ranker policy of ``ranker`` whose k rule has the least mean regret on ``rows``."""
     names = [n for n in runs.names if n.startswith(f"fixed:{ranker}/")]
-    regret = _mean_regret(runs, rows, np.array([runs.names.index(n) for n in names]))
+    regret = _mean_regret(runs, rows, np.array([runs.names.index(n) for n in names]), weighting)
     return names[int(np.argmin(regret))]
 
 
@@ -201,7 +216,8 @@ def _best_ranker(long_means: pd.DataFrame, tasks: set) -> str:
 
 
 def leave_one_family_out(runs: Runs, long: pd.DataFrame, rankers: Sequence[str], gate_margin: float,
-                         reference: str = "ot", relevance: str = "source-anova") -> tuple[pd.DataFrame, pd.DataFrame]:
+                         reference: str = "ot", relevance: str = "source-anova",
+                         weighting: str = "family") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each family's runs scored by policies learned on the other families: per-run accuracies of the
     recommendation and the fixed policies, and the choices made per fold."""
     fam = runs.runs["family"].to_numpy()
@@ -214,13 +230,13 @@ def leave_one_family_out(runs: Runs, long: pd.DataFrame, rankers: Sequence[str],
         test, train = fam == family, fam != family
         if not train.any():
             raise ValueError(f"leave one family out needs two families or more; only {family!r} has rows")
-        learned = learn(runs, train, gate_margin)
+        learned = learn(runs, train, gate_margin, weighting)
         per_run[RECOMMENDATION][test] = _apply(runs, learned["policy"], test)[test]
         train_tasks = {k for k, t in zip(task_key, train) if t}
         best = _best_ranker(means, train_tasks)
-        choice = {"always OT": _fixed_choice(runs, train, reference),
-                  "always source-ANOVA": _fixed_choice(runs, train, relevance),
-                  "best-on-average ranker": _fixed_choice(runs, train, best),
+        choice = {"always OT": _fixed_choice(runs, train, reference, weighting),
+                  "always source-ANOVA": _fixed_choice(runs, train, relevance, weighting),
+                  "best-on-average ranker": _fixed_choice(runs, train, best, weighting),
                   "all features": "all-features"}
         for name, policy in choice.items():
             per_run[name][test] = runs.column(policy)[test]
@@ -251,7 +267,8 @@ def compare(task_regret: pd.DataFrame, scope: str) -> pd.DataFrame:
 
 
 def _fmt(v: float, digits: int = 2) -> str:
-    return "–" if v is None or not np.isfinite(v) else f"{v:.{digits}f}"
+    """``v`` to ``digits`` decimals, a negative zero as zero."""
+    return "–" if v is None or not np.isfinite(v) else f"{round(float(v), digits) + 0.0:.{digits}f}"
 
 
 def _fmt_p(p: float) -> str:
@@ -284,18 +301,18 @@ def _goals(table: pd.DataFrame, tasks: pd.DataFrame, adapter: str, alpha: float)
 def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: Sequence[str],
              scorers: Sequence[str], data_rules: Sequence[str], gate_margin: float, alpha: float,
              provenance: Mapping, outputs: Mapping[str, str], reference: str = "ot",
-             relevance: str = "source-anova") -> dict:
+             relevance: str = "source-anova", weighting: str = "family") -> dict:
     """The meta-evaluation (module docstring); writes ``outputs``: ``csv``, ``tasks``, ``md``, ``pdf``,
     ``png``, ``policy``, ``provenance``."""
     if not pair_tables:
         raise ValueError("recommend evaluation: no per-pair tables of the choice of k to read")
     long = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
-    tables, task_rows, fold_rows, policies = [], [], [], {}
+    tables, task_rows, fold_rows, policies, variant_rows = [], [], [], {}, []
     for adapter, part in long.groupby("adapter", sort=True):
         runs = Runs(part, families, rankers, scorers, data_rules)
         if runs.runs["family"].nunique() < 2:
             continue
-        per_run, folds = leave_one_family_out(runs, part, rankers, gate_margin, reference, relevance)
+        per_run, folds = leave_one_family_out(runs, part, rankers, gate_margin, reference, relevance, weighting)
         regret = pd.DataFrame({c: runs.task_means(runs.regret(per_run[c].to_numpy())) for c in per_run.columns})
         tasks = pd.concat([runs.tasks.reset_index(drop=True), regret], axis=1)
         task_rows.append(tasks)
@@ -303,7 +320,16 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
         for family, group in tasks.groupby("family", sort=True):
             tables.append(compare(group, family).assign(adapter=adapter))
         tables.append(compare(tasks, POOLED).assign(adapter=adapter))
-        final = learn(runs, np.ones(len(runs.runs), dtype=bool), gate_margin)
+        final = learn(runs, np.ones(len(runs.runs), dtype=bool), gate_margin, weighting)
+        for w_name in ("task", "family"):
+            for margin in (None, 1.0 if gate_margin is None else gate_margin):
+                alt, _ = leave_one_family_out(runs, part, rankers, margin, reference, relevance, w_name)
+                alt_regret = runs.task_means(runs.regret(alt[RECOMMENDATION].to_numpy()))
+                variant_rows.append({"adapter": adapter, "weighting": w_name, "gate_margin": margin,
+                                     "used": (w_name, margin) == (weighting, gate_margin),
+                                     "regret": float(alt_regret.mean()),
+                                     **{f: float(alt_regret[runs.tasks["family"].to_numpy() == f].mean())
+                                        for f in sorted(set(runs.tasks["family"]))}})
         policies[adapter] = {**final["policy"], "name": final["name"], "train_regret": final["train_regret"],
                              "tasks": int(len(runs.tasks)), "families": sorted(set(runs.runs["family"]))}
     if not tables:
@@ -321,13 +347,15 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
                             for a, p in policies.items()},
                "learned": policies, "provenance": dict(provenance)}
     write_json(outputs["policy"], shipped, sealed=False)
-    write_text(outputs["md"], _markdown(table, tasks, folds, policies, alpha))
+    variants = pd.DataFrame(variant_rows)
+    write_text(outputs["md"], _markdown(table, tasks, folds, policies, alpha, variants))
     _figure(tasks, outputs)
     write_json(outputs["provenance"], dict(provenance))
-    return {"table": table, "tasks": tasks, "folds": folds, "policies": policies}
+    return {"table": table, "tasks": tasks, "folds": folds, "policies": policies, "variants": variants}
 
 
-def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, policies: Mapping, alpha: float) -> str:
+def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, policies: Mapping, alpha: float,
+              variants: pd.DataFrame) -> str:
     lines = ["# The label-free recommendation, measured on every task", "",
              "Which ranker and how many features a user without target labels should take "
              "(`otfs.k_selection.LabelFreeFeatureSelector`), scored on each task of the benchmark by the policy "
@@ -361,6 +389,20 @@ def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, pol
             lines.append(f"| {f['family']} | `{f['recommendation']}` | {_fmt(f['train_regret'])} | "
                          f"`{f['always OT (policy)']}` | `{f['always source-ANOVA (policy)']}` | "
                          f"`{f['best-on-average ranker (policy)']}` |")
+        part = variants[variants["adapter"] == adapter]
+        families = [c for c in part.columns if c not in ("adapter", "weighting", "gate_margin", "used", "regret")
+                    and part[c].notna().any()]
+        lines += ["", "What was tried: the recommendation's mean regret, family left out, under each way of learning "
+                  "it (each training task or each training family weighing the same; gates on the share of "
+                  "unshifted features allowed from a gain of so many points, or never). The row in bold is the "
+                  "configured one (`recommend.evaluation`), above.", "",
+                  "| weighting | gates | all tasks | " + " | ".join(families) + " |",
+                  "|---|---|---|" + "---|" * len(families)]
+        for _, v in part.iterrows():
+            gates = "never" if v["gate_margin"] is None or not np.isfinite(v["gate_margin"]) else f"> {v['gate_margin']:g} points"
+            cells = [v["weighting"], gates, _fmt(v["regret"]), *[_fmt(v[f]) for f in families]]
+            row = "| " + " | ".join(cells) + " |"
+            lines.append(row.replace("| ", "| **", 1).replace(" |", "** |", 1) if v["used"] else row)
         lines.append("")
     lines += ["Per-task regrets: `tasks.csv`; every comparison: `evaluation.csv`; the policies learned on every "
               "family, with their provenance: `policy.json`.", ""]

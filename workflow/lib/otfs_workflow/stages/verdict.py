@@ -424,6 +424,29 @@ def _glance(rows: pd.DataFrame, k: pd.DataFrame, families: Sequence[str], mains:
     return [*out, ""]
 
 
+def _recommend_lines(tasks: pd.DataFrame, families: Sequence[str]) -> list[str]:
+    """The label-free recommendation's row per family: its mean regret, family left out, beside the fixed
+    policies' (``results/recommend/evaluation.md`` has the tests)."""
+    from otfs_workflow.stages.recommend import BASELINES, RECOMMENDATION
+
+    cols = [RECOMMENDATION, *BASELINES]
+    out = ["## Label-free recommendation", "",
+           "Which ranker and k to take on an unlabelled target (`otfs.k_selection.LabelFreeFeatureSelector`): "
+           "mean regret against the best (ranker, k) in hindsight, in points of 1-NN accuracy, each family "
+           "scored by the policy learned on the others; tests and every task: `results/recommend/evaluation.md`.",
+           "", "| family | adapter | tasks | " + " | ".join(cols) + " |", "|---|---|---|" + "---|" * len(cols)]
+    from otfs_workflow.stages.recommend import _fmt
+
+    order = [*families, *sorted(set(tasks["family"]) - set(families))]  # the image feature sets after the families
+    for adapter, part in tasks.groupby("adapter", sort=False):
+        groups = [(f, part[part["family"] == f]) for f in order] + [("**all tasks**", part)]
+        for name, g in groups:
+            if g.empty:
+                continue
+            out.append(f"| {name} | {adapter} | {len(g)} | " + " | ".join(_fmt(g[c].mean()) for c in cols) + " |")
+    return [*out, ""]
+
+
 def _main_metric(rows: pd.DataFrame, preferred: str | None = None) -> str:
     """The metric a family is judged by: ``preferred`` where it has it, else the first of :data:`METRICS` it
     has (the 1-NN's accuracy, or its RMSE)."""
@@ -446,12 +469,15 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
         families: Mapping[str, Sequence[str]],
         n_features: Mapping[str, int], protocol: Mapping, reference: str, relevance: str | Sequence[str],
         per_feature: Sequence[str], alpha: float, provenance: Mapping, outputs: Mapping[str, str],
-        adapters: Sequence[str] = (), primary_metrics: Mapping[str, str] | None = None) -> dict:
+        adapters: Sequence[str] = (), primary_metrics: Mapping[str, str] | None = None,
+        recommend: str | None = None) -> dict:
     """Write the verdict (module docstring). ``leaderboards``: family -> its Parquet path(s); ``k_selection``:
     family -> Parquet path (a regression family's come from its long rows); ``relevance``: the
     source-only relevance ranker, or candidates (the first present in a family is used); ``adapters``: their
     order in the tables and the figure (the configured one); ``primary_metrics``: family -> the metric it is
-    judged by where not its 1-NN's accuracy (e.g. the balanced accuracy of an imbalanced family)."""
+    judged by where not its 1-NN's accuracy (e.g. the balanced accuracy of an imbalanced family); ``recommend``:
+    the label-free recommendation's per-task regrets (``results/recommend/tasks.csv``,
+    :func:`otfs_workflow.stages.recommend.evaluate`), summarised in a table of their own."""
     primary_metrics = dict(primary_metrics or {})
     unknown = {f: m for f, m in primary_metrics.items() if m not in METRICS}
     if unknown:
@@ -517,6 +543,8 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
              "rankers' average ranks over every family's tasks, Friedman and Nemenyi).", ""]
     mains = {f: _main_metric(rows[rows["family"] == f], primary_metrics.get(f)) for f in dict.fromkeys(rows["family"])}
     lines += _glance(rows, k, [*families, POOLED], mains, alpha)
+    if recommend is not None:
+        lines += _recommend_lines(pd.read_csv(recommend, keep_default_na=False, na_values=[""]), families)
     for family in [*families, POOLED]:
         part = rows[rows["family"] == family]
         if part.empty:
