@@ -43,6 +43,9 @@ def test_each_policy_against_a_hand_computation():
     assert choose_candidate(t, {"kind": "fixed", "ranker": "b", "k_rule": "IW"}) == 3
     assert choose_candidate(t, {"kind": "fixed", "ranker": "b", "k_rule": "shift-test"}) == 4
     assert choose_candidate(t, {"kind": "all-features"}) == 2  # the first ranker's row of the most features
+    # among one ranker's candidates alone: circular's best of a's rows is (a, 8), IW's of b's is (b, 2)
+    assert choose_candidate(t, {"kind": "scorer", "rule": "circular", "rankers": ["a"]}) == 2
+    assert choose_candidate(t, {"kind": "rank-average", "rules": ["IW"], "rankers": ["b"]}) == 3
     gate = {"kind": "gate", "feature": "unshifted_fraction", "threshold": 0.5,
             "below": {"kind": "all-features"}, "above": {"kind": "scorer", "rule": "circular"}}
     assert choose_candidate(t, gate, {"unshifted_fraction": 0.2}) == 2

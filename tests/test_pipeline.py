@@ -448,8 +448,9 @@ def test_report_lists_every_target_by_section(test_run):
                  "table5/surf.csv", "table6/table6.csv", "figure1/surf.png",
                  "figure2/GoogleNet1024.png", "figure5.png", "figure6.png", "figure7.png",
                  "table4/table4.csv", "figure3.png", "figure4.png",
-                 "comparison/summary.csv"):
+                 "comparison/summary.csv", "recommend/evaluation.csv", "recommend/evaluation.png"):
         assert name in html, name
+    assert "Label-free recommendation" in html  # the recommendation's section (its evaluation: the verdict reads it)
     assert "iterations per pair" in html  # captions say what was run
     from .test_docs import report_captions
 

@@ -26,6 +26,8 @@ The policies (:func:`choose_candidate`), each a mapping with a ``kind``:
     the candidate of the best score of rule ``R`` over every (ranker, k);
 ``{"kind": "rank-average", "rules": [R, ...]}``
     the candidate of the best mean rank over the rules' scores;
+    either of them with ``"rankers": [N, ...]`` chooses among those rankers' candidates only (for example
+    between OT and source ANOVA, the benchmark's two winners);
 ``{"kind": "fixed", "ranker": N, "k_rule": R}``
     always ranker ``N``, its k chosen by rule ``R`` (a scorer's best k, or a
     data rule's k*), as :mod:`otfs_workflow` measures a rule;
@@ -223,6 +225,13 @@ def choose_candidate(table: pd.DataFrame, policy: Mapping, measures: Mapping[str
             raise ValueError(f"the gate reads the measure {policy['feature']!r}, which is missing ({measures!r})")
         branch = policy["below"] if value < policy["threshold"] else policy["above"]
         return choose_candidate(table, branch, measures)
+    if kind in ("scorer", "rank-average") and policy.get("rankers"):
+        rows = np.flatnonzero(table["ranker"].isin(policy["rankers"]).to_numpy())
+        if rows.size == 0:
+            raise ValueError(f"the policy's rankers {list(policy['rankers'])} are not candidates "
+                             f"({sorted(set(table['ranker']))})")
+        inner = {k: v for k, v in policy.items() if k != "rankers"}
+        return int(rows[choose_candidate(table.iloc[rows], inner, measures)])
     if kind == "all-features":
         return _tie_break(table, table["k"].to_numpy() == table["k"].max())
     if kind == "scorer":

@@ -17,7 +17,9 @@ accuracy on a task is the mean over the runs of the chosen candidate's 1-NN targ
 **regret** the best (ranker, k) in hindsight (the largest mean accuracy over the runs) minus that, in points.
 
 The menu of policies the recommendation is learned from: each scorer's best candidate, the rank average of
-the scorers, every (ranker, label-free k rule) held fixed, all features, and the *gates*: one policy where
+the scorers, each of them among the two fixed policies' rankers alone (OT and source ANOVA, the benchmark's
+winners on images and on text and tables), every (ranker, label-free k rule) held fixed, all features, and the
+*gates*: one policy where
 the share of features the BH shift test finds unshifted is below a threshold, another above it. Learning
 is the menu's policy of the least mean regret over the training tasks (a gate only where it beats the best
 single policy by more than ``gate_margin`` points). **Leave one family out:** every family (each image
@@ -54,10 +56,17 @@ RECOMMENDATION = "recommendation"
 THRESHOLDS = tuple(np.round(np.arange(0.05, 1.0, 0.05), 2))
 
 
-def menu(rankers: Sequence[str], scorers: Sequence[str], data_rules: Sequence[str]) -> dict[str, dict]:
-    """The single policies the recommendation is learned among, by name (``scorer:IW``, ``fixed:ot/IW``, ...)."""
+def menu(rankers: Sequence[str], scorers: Sequence[str], data_rules: Sequence[str],
+         pair: Sequence[str] = ()) -> dict[str, dict]:
+    """The single policies the recommendation is learned among, by name (``scorer:IW``, ``fixed:ot/IW``, ...);
+    ``pair``: two rankers (the fixed policies' two) a scorer or the rank average also chooses between alone."""
     out = {f"scorer:{r}": {"kind": "scorer", "rule": r} for r in scorers}
     out["rank-average"] = {"kind": "rank-average", "rules": list(scorers)}
+    if len(pair) == 2 and all(r in rankers for r in pair):
+        within = "+".join(pair)
+        out.update({f"scorer:{r} within {within}": {"kind": "scorer", "rule": r, "rankers": list(pair)}
+                    for r in scorers})
+        out[f"rank-average within {within}"] = {"kind": "rank-average", "rules": list(scorers), "rankers": list(pair)}
     for ranker in rankers:
         for rule in [*scorers, *data_rules]:
             out[f"fixed:{ranker}/{rule}"] = {"kind": "fixed", "ranker": ranker, "k_rule": rule}
@@ -82,7 +91,7 @@ class Runs:
     """
 
     def __init__(self, long: pd.DataFrame, families: Mapping[str, str], rankers: Sequence[str],
-                 scorers: Sequence[str], data_rules: Sequence[str]):
+                 scorers: Sequence[str], data_rules: Sequence[str], pair: Sequence[str] = ()):
         from otfs.k_selection import choose_candidate
 
         long = long[long["ranker"].isin(rankers)]
@@ -91,7 +100,7 @@ class Runs:
         unknown = sorted(set(long["feature_set"]) - set(families))
         if unknown:
             raise ValueError(f"feature sets {unknown} belong to no family of recommend.families")
-        self.policies = menu(rankers, scorers, data_rules)
+        self.policies = menu(rankers, scorers, data_rules, pair)
         self.names = list(self.policies)
         order = {r: i for i, r in enumerate(rankers)}
         runs, acc = [], []
@@ -309,7 +318,7 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
     long = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
     tables, task_rows, fold_rows, policies, variant_rows = [], [], [], {}, []
     for adapter, part in long.groupby("adapter", sort=True):
-        runs = Runs(part, families, rankers, scorers, data_rules)
+        runs = Runs(part, families, rankers, scorers, data_rules, (reference, relevance))
         if runs.runs["family"].nunique() < 2:
             continue
         per_run, folds = leave_one_family_out(runs, part, rankers, gate_margin, reference, relevance, weighting)
@@ -342,7 +351,7 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
     write_csv(tasks, outputs["tasks"], float_format="%.6g")
     default = "NA" if "NA" in policies else sorted(policies)[0]
     shipped = {"default_adapter": default,
-               "policies": {a: {k: v for k, v in p.items() if k in ("kind", "rule", "rules", "ranker", "k_rule",
+               "policies": {a: {k: v for k, v in p.items() if k in ("kind", "rule", "rules", "rankers", "ranker", "k_rule",
                                                                     "feature", "threshold", "below", "above")}
                             for a, p in policies.items()},
                "learned": policies, "provenance": dict(provenance)}
