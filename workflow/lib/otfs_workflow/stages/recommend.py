@@ -47,7 +47,7 @@ import pandas as pd
 
 from otfs_workflow.io import read_tsv, write_csv, write_json, write_text
 
-__all__ = ["BASELINES", "POOLED", "Runs", "compare", "evaluate", "learn", "menu", "run_pair"]
+__all__ = ["BASELINES", "POOLED", "Runs", "compare", "describe_policy", "evaluate", "learn", "menu", "run_pair"]
 
 POOLED = "all tasks"
 #: The fixed policies the recommendation is compared with, in the tables' order.
@@ -481,13 +481,29 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
     return rec
 
 
+def describe_policy(policy: Mapping) -> str:
+    """A policy in words."""
+    kind = policy["kind"]
+    among = f" among {' and '.join(policy['rankers'])}" if policy.get("rankers") else ""
+    if kind == "scorer":
+        return f"the candidate of the best {policy['rule']} score{among}"
+    if kind == "rank-average":
+        return f"the candidate of the best mean rank over {', '.join(policy['rules'])}{among}"
+    if kind == "fixed":
+        return f"always {policy['ranker']}, k by {policy['k_rule']}"
+    if kind == "all-features":
+        return "every feature"
+    return (f"where under {policy['threshold']:g} of the features test unshifted, {describe_policy(policy['below'])}; "
+            f"else {describe_policy(policy['above'])}")
+
+
 def pair_markdown(rec: Mapping) -> str:
     """One pair's recommendation as a page a user reads."""
     policy = rec["policy"]
     lines = [f"# Recommendation for {rec['feature_set']}, {rec['pair']}", "",
              f"Keep **{rec['k']} of {rec['d']} features** ranked by **{rec['ranker']}** "
              f"(source: {rec['source_samples']} samples, target: {rec['target_samples']}, no target label read).",
-             "", f"Policy: `{json.dumps({k: v for k, v in policy.items()}, sort_keys=True)}`; the BH shift test "
+             "", f"Policy: {describe_policy(policy)} (`{json.dumps(dict(policy), sort_keys=True)}`); the BH shift test "
              f"finds {rec['measures']['unshifted']} of {rec['d']} features unshifted "
              f"({100 * rec['measures']['unshifted_fraction']:.1f} %).", ""]
     ru = rec.get("runner_up") or {}
@@ -512,9 +528,11 @@ def _pair_figure(candidates: pd.DataFrame, rec: Mapping, outputs: Mapping[str, s
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from otfs.k_selection._label_free import policy_rules
     from otfs_workflow.io import atomic_path
 
     rules = [c[:-6] for c in candidates.columns if c.endswith(":score")]
+    used = policy_rules(rec["policy"])
     ncol = min(3, len(rules))
     nrow = int(np.ceil(len(rules) / ncol))
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.2 * nrow), squeeze=False)
@@ -524,8 +542,10 @@ def _pair_figure(candidates: pd.DataFrame, rec: Mapping, outputs: Mapping[str, s
         chosen = candidates[candidates["chosen"]].iloc[0]
         ax.plot([chosen["k"]], [chosen[f"{rule}:score"]], marker="*", ms=14, color="black", ls="none")
         ax.set_xscale("log")
-        ax.set_title(rule, fontsize=9)
-        ax.set_xlabel("k")
+        ax.set_title(f"{rule} (the policy's)" if rule in used else rule, fontsize=9,
+                     fontweight="bold" if rule in used else "normal")
+        ax.set_xlabel("k, features kept (log scale)")
+        ax.set_ylabel("score (higher is better)", fontsize=8)
     for ax in axes.ravel()[len(rules):]:
         ax.axis("off")
     axes[0, 0].legend(fontsize=6)
