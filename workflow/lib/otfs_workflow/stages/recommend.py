@@ -354,13 +354,26 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
                "policies": {a: {k: v for k, v in p.items() if k in ("kind", "rule", "rules", "rankers", "ranker", "k_rule",
                                                                     "feature", "threshold", "below", "above")}
                             for a, p in policies.items()},
-               "learned": policies, "provenance": dict(provenance)}
+               "learned": policies, "provenance": _compact_provenance(provenance)}
     write_json(outputs["policy"], shipped, sealed=False)
     variants = pd.DataFrame(variant_rows)
     write_text(outputs["md"], _markdown(table, tasks, folds, policies, alpha, variants))
     _figure(tasks, outputs)
     write_json(outputs["provenance"], dict(provenance))
     return {"table": table, "tasks": tasks, "folds": folds, "policies": policies, "variants": variants}
+
+
+def _compact_provenance(provenance: Mapping) -> dict:
+    """The shipped policy's provenance, small: the versions, the commit, the parameters, the date, and one
+    SHA-256 over the input files' (``provenance.json`` beside it lists each)."""
+    import datetime
+    import hashlib
+
+    inputs = dict(provenance.get("inputs", {}))
+    digest = hashlib.sha256("".join(f"{p}\t{h}\n" for p, h in sorted(inputs.items())).encode()).hexdigest()
+    return {**{k: provenance[k] for k in ("versions", "git_commit", "params") if k in provenance},
+            "learned_on": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+            "input_files": len(inputs), "inputs_sha256": digest}
 
 
 def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, policies: Mapping, alpha: float,
