@@ -72,7 +72,6 @@ RELATED_EXPERIMENTS = [
     "semfs",
     "shift_recovery",
     "leaderboard",
-    "recommend",
     "model_selection",
 ]
 

@@ -182,8 +182,11 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
     # one chain per (feature set, ranker, pair)'s ranking job, and one per data family's (feature set, pair)
     chains = jobs["rank_features"] + jobs["run_family_pair"]
     comps = _profile("slurm-ci")["group-components"]
+    # and the points of all features of the choice of k (the verdict reads the recommendation's evaluation, which
+    # reads SURF's choice of k), bundled on their own
+    ends = jobs.get("score_model_selection_all_features", 0) + jobs.get("classify_leaderboard_all_features", 0)
     expected_groups = (-(-chains // comps["pairs"]) + -(-jobs["build_cache"] // comps["caches"])
-                       + -(-(jobs["clinical_rank"]) // comps["clinical"]))
+                       + -(-(jobs["clinical_rank"]) // comps["clinical"]) + -(-ends // comps["ends"]))
     assert b["group_jobs"] == expected_groups
     # docs/cluster.md's command prints the same counts
     env = snakemake_env()

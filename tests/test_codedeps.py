@@ -477,8 +477,8 @@ def test_editing_one_adapter_reruns_only_its_classification_jobs_and_their_aggre
     assert updated, counts
     for j in updated:  # the edited file reruns the jobs that run CORAL: their manifest names it
         assert j["rule"] in ("classify", "classify_leaderboard_adapters", "classify_leaderboard_all_features",
-                             "run_family_pair", "clinical_classify",
-                             "score_model_selection", "boosting_run", "make_shift_regression") or j[
+                             "run_family_pair", "clinical_classify", "score_model_selection",
+                             "score_model_selection_all_features", "boosting_run", "make_shift_regression") or j[
             "rule"].startswith(("classify_pairs_", "score_pairs_")), j
         manifest = next(f for f in j["input"] if f.startswith(".snakemake/otfs-code/"))
         assert "otfs.adapters.coral" in manifest, j

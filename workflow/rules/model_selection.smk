@@ -106,7 +106,7 @@ for _fs in batched_feature_sets("model_selection"):
             f"logs/benchmarks/{_rule}/{{feature_set}}/{{ranker}}/{{grid}}.tsv"
         wildcard_constraints:
             feature_set=re.escape(_fs),
-            ranker="|".join(re.escape(r) for r in MODEL_SELECTION_CONFIG["rankers"]),
+            ranker="|".join(re.escape(r) for r in MODEL_SELECTION_RANKERS),
             grid=re.escape(MODEL_SELECTION_CONFIG["grid"]),
         conda:
             "../../envs/otfs.yaml"

@@ -2,6 +2,13 @@
 
 MODEL_SELECTION_CONFIG = config["model_selection"]
 MODEL_SELECTION_OUT = "results/model_selection"
+# The rankers whose choice-of-k rows a target reads: model_selection's, and the label-free
+# recommendation's candidates (config `recommend.rankers`, recommend.smk).
+MODEL_SELECTION_RANKERS = list(
+    dict.fromkeys(
+        [*MODEL_SELECTION_CONFIG["rankers"], *(config["recommend"]["rankers"] or [])]
+    )
+)
 
 
 def model_selection_feature_sets():

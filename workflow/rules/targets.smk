@@ -133,8 +133,12 @@ def pair_batched_rankings():
     """
     batched = {}
     for section in ("leaderboard", "model_selection"):
+        # the label-free recommendation's candidates are scored on model_selection's feature sets
+        more = (
+            config["recommend"]["rankers"] or [] if section == "model_selection" else []
+        )
         for fs in batched_feature_sets(section):
-            for r in config[section]["rankers"]:
+            for r in [*config[section]["rankers"], *more]:
                 if r not in _all_iteration_rankers():
                     batched.setdefault(fs, set()).add(r)
     return {fs: sorted(rankers) for fs, rankers in batched.items()}
