@@ -265,7 +265,7 @@ def test_every_job_lists_the_closure_of_its_script(tmp_path):
     alone = [f"results/runs/surf/{d}/leaderboard/amazon-webcam.tsv" for d in ("classification/ks/NA",
                                                                                "model_selection/ot")]
     proc = snakemake(work, "--configfile", "config/test.yaml", "--dry-run", "--forceall", "--cores", "2",
-                     "available", "related", "bench", "time_profile", "shift", *alone)
+                     "available", "related", "bench", "time_profile", "shift", "recommend", *alone)
     scripts, made = _rule_scripts(), _made_rule_scripts()
     assert set(made) == {"rank_pairs_", "classify_pairs_", "score_pairs_"}, made
     jobs = _dry_run_jobs(proc.stdout + proc.stderr)
