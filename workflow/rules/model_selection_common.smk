@@ -2,13 +2,8 @@
 
 MODEL_SELECTION_CONFIG = config["model_selection"]
 MODEL_SELECTION_OUT = "results/model_selection"
-# The rankers whose choice-of-k rows a target reads: model_selection's, and the label-free
-# recommendation's candidates (config `recommend.rankers`, recommend.smk).
-MODEL_SELECTION_RANKERS = list(
-    dict.fromkeys(
-        [*MODEL_SELECTION_CONFIG["rankers"], *(config["recommend"]["rankers"] or [])]
-    )
-)
+# The rankers whose choice-of-k rows a target reads (targets.smk).
+MODEL_SELECTION_RANKERS = model_selection_rankers()
 
 
 def model_selection_feature_sets():

@@ -132,16 +132,30 @@ def pair_batched_rankings():
     of a pair takes seconds; one job per pair paid as much again for its interpreter and imports.
     """
     batched = {}
-    for section in ("leaderboard", "model_selection"):
-        # the label-free recommendation's candidates are scored on model_selection's feature sets
-        more = (
-            config["recommend"]["rankers"] or [] if section == "model_selection" else []
-        )
+    by_section = {
+        "leaderboard": config["leaderboard"]["rankers"],
+        "model_selection": model_selection_rankers(),
+    }
+    for section, rankers in by_section.items():
         for fs in batched_feature_sets(section):
-            for r in [*config[section]["rankers"], *more]:
+            for r in rankers:
                 if r not in _all_iteration_rankers():
                     batched.setdefault(fs, set()).add(r)
     return {fs: sorted(rankers) for fs, rankers in batched.items()}
+
+
+def model_selection_rankers():
+    """The rankers whose choice-of-k rows a target reads on `model_selection`'s feature sets: its own, and
+    the label-free recommendation's candidates (config `recommend.rankers`, recommend.smk).
+    """
+    return list(
+        dict.fromkeys(
+            [
+                *config["model_selection"]["rankers"],
+                *(config["recommend"]["rankers"] or []),
+            ]
+        )
+    )
 
 
 def per_fs_sets(target_set, target):

@@ -427,7 +427,7 @@ def _glance(rows: pd.DataFrame, k: pd.DataFrame, families: Sequence[str], mains:
 def _recommend_lines(tasks: pd.DataFrame, families: Sequence[str]) -> list[str]:
     """The label-free recommendation's row per family: its mean regret, family left out, beside the fixed
     policies' (``results/recommend/evaluation.md`` has the tests)."""
-    from otfs_workflow.stages.recommend import BASELINES, RECOMMENDATION
+    from otfs_workflow.stages.recommend import BASELINES, RECOMMENDATION, _fmt
 
     cols = [RECOMMENDATION, *BASELINES]
     out = ["## Label-free recommendation", "",
@@ -435,8 +435,6 @@ def _recommend_lines(tasks: pd.DataFrame, families: Sequence[str]) -> list[str]:
            "mean regret against the best (ranker, k) in hindsight, in points of 1-NN accuracy, each family "
            "scored by the policy learned on the others; tests and every task: `results/recommend/evaluation.md`.",
            "", "| family | adapter | tasks | " + " | ".join(cols) + " |", "|---|---|---|" + "---|" * len(cols)]
-    from otfs_workflow.stages.recommend import _fmt
-
     order = [*families, *sorted(set(tasks["family"]) - set(families))]  # the image feature sets after the families
     for adapter, part in tasks.groupby("adapter", sort=False):
         groups = [(f, part[part["family"] == f]) for f in order] + [("**all tasks**", part)]
