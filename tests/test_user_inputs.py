@@ -196,6 +196,28 @@ def test_labels_of_mixed_types_are_one_class_per_value(tmp_path):
     assert list(got.class_names) == ["1", "2", "3", "9", "10"] and got.y.tolist() == [1, 1, 2, 4, 3, 5]
 
 
+def test_domains_that_share_no_label_are_warned_naming_both_label_sets(tmp_path):
+    # source bad/good, target 0/1: read as four classes, every accuracy 0; the reader says so, once
+    from otfs._checks import DegenerateResultWarning
+
+    a = pd.DataFrame({"f": np.arange(4.0), "kind": ["bad", "good", "bad", "good"]})
+    b = pd.DataFrame({"f": np.arange(4.0), "kind": [0, 1, 0, 1]})
+    reader = _reader(tmp_path, a, b)
+    with pytest.warns(DegenerateResultWarning) as caught:
+        got = reader.read("a", {}, None)
+    messages = [str(w.message) for w in caught if issubclass(w.category, DegenerateResultWarning)]
+    assert len(messages) == 1
+    assert "a.csv (domain 'a', labels ['bad', 'good'])" in messages[0]
+    assert "b.csv (domain 'b', labels ['0', '1']) share no label" in messages[0]
+    assert "4 different classes" in messages[0] and list(got.class_names) == ["0", "1", "bad", "good"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateResultWarning)
+        reader.read("b", {}, None)  # once per reader
+        # domains with a label in common: no warning
+        b["kind"] = ["bad", "good", "good", "bad"]
+        _reader(tmp_path, a, b).inspect()
+
+
 def test_text_labels_are_matched_exactly_but_for_surrounding_spaces(tmp_path):
     a = pd.DataFrame({"f": [0.0, 1.0, 2.0], "kind": ["cat", "dog", "dog"]})
     b = pd.DataFrame({"f": [0.0, 1.0, 2.0], "kind": [" cat", "Dog", "dog "]})

@@ -18,7 +18,10 @@ What the reader guarantees (``docs/your-dataset.md`` says it for users):
   types: ``1``, ``1.0`` and ``"1"`` are one class, ``"1"``; other text is
   taken as it is, with surrounding spaces removed. The classes are the
   sorted union of all domains' labels (numerically when every label is a
-  number, else as text), so a class is the same in every domain.
+  number, else as text), so a class is the same in every domain. Two
+  domains that share no label (source ``bad``/``good``, target ``0``/``1``)
+  are a ``DegenerateResultWarning`` naming both files and label sets; the
+  pipeline refuses such a pair.
 * **Missing values** are an error by default; ``missing: median`` (or
   ``mean``) imputes each feature with a statistic of its non-missing
   values, of the domain itself (``impute_from: domain``) or of every domain
@@ -37,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from otfs._checks import constant_columns, file_sha256
+from otfs._checks import DegenerateResultWarning, constant_columns, file_sha256
 from otfs.datasets._readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".npz": "npz", ".h5": "hdf5", ".hdf5": "hdf5"}
@@ -226,6 +229,7 @@ class TabularReader(DatasetReader):
         self.na_values = list(na_values or [])
         self.missing, self.impute_from = missing, impute_from
         self._tables: dict[str, _Table] = {}
+        self._disjoint_warned = False
 
     # -- the reader contract -------------------------------------------------------
     def files(self, domain):
@@ -252,6 +256,7 @@ class TabularReader(DatasetReader):
             raise ValueError(f"no file for domain {domain!r} (files: {sorted(self.files_)})")
         tables = self._read_all()
         classes = self._classes(tables)
+        self._warn_disjoint(tables)
         table = tables[domain]
         X = self._impute(domain, tables)
         index = {c: k for k, c in enumerate(classes, start=1)}
@@ -271,6 +276,7 @@ class TabularReader(DatasetReader):
         """
         tables = self._read_all()
         classes = self._classes(tables)
+        self._warn_disjoint(tables)
         out = {"features": list(next(iter(tables.values())).names), "classes": classes, "domains": {}}
         for domain, t in tables.items():
             counts = {c: 0 for c in classes}
@@ -592,6 +598,24 @@ class TabularReader(DatasetReader):
         for t in tables.values():
             numbers.update(t.numbers)
         return sort_classes(numbers)
+
+    def _warn_disjoint(self, tables: Mapping[str, _Table]) -> None:
+        """Warn, once per reader, for every two domains that share no label: their classes would be read as
+        different classes (source ``bad``/``good`` and target ``0``/``1`` as four), and every accuracy on the
+        pair would be 0."""
+        if self._disjoint_warned:
+            return
+        self._disjoint_warned = True
+        labels = {d: sorted(set(t.labels)) for d, t in tables.items()}
+        domains = list(labels)
+        for i, a in enumerate(domains):
+            for b in domains[i + 1:]:
+                if labels[a] and labels[b] and not set(labels[a]) & set(labels[b]):
+                    warnings.warn(f"{tables[a].path} (domain {a!r}, labels {labels[a]}) and {tables[b].path} (domain "
+                                  f"{b!r}, labels {labels[b]}) share no label: their classes are read as "
+                                  f"{len(labels[a]) + len(labels[b])} different classes, and every accuracy on the pair "
+                                  "would be 0 (are the labels written the same way in both files?)",
+                                  DegenerateResultWarning, stacklevel=3)
 
     @staticmethod
     def _imputed_counts(table: _Table) -> dict[str, int]:
