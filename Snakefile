@@ -97,6 +97,7 @@ include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/model_selection.smk"
 include: "workflow/rules/recommend.smk"
 include: "workflow/rules/shift.smk"
+include: "workflow/rules/run_log.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:

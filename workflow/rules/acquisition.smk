@@ -18,6 +18,7 @@ rule acquire:
         file=r"[A-Za-z0-9_-]+\.[A-Za-z0-9_.]+",  # a file name with its extension (not a folder of images)
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=256,
@@ -42,6 +43,7 @@ rule acquire_images:
         "logs/benchmarks/acquire_images/{dataset}/{domain}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 4
     resources:
         mem_mb=256,

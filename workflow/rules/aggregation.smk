@@ -22,6 +22,7 @@ rule aggregate:
         "logs/benchmarks/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -44,6 +45,7 @@ rule collect_results:
         "logs/benchmarks/collect_results/{target_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -69,6 +71,7 @@ rule feature_table:
         "logs/benchmarks/feature_table/{feature_set}/{scope}/{ranker}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,

@@ -16,6 +16,7 @@ rule build_cache:
         "logs/benchmarks/build_cache/{feature_set}/{domain}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,

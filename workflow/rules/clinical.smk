@@ -19,6 +19,7 @@ rule clinical_data:
         "logs/benchmarks/clinical_data/clinical.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=2048,
@@ -41,6 +42,7 @@ rule clinical_rank:
         "logs/benchmarks/clinical_rank/{repetition}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=6144,
@@ -66,6 +68,7 @@ rule clinical_classify:
         "logs/benchmarks/clinical_classify/{adapter}/{repetition}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=2048,
@@ -99,6 +102,7 @@ rule clinical_aggregate:
         "logs/benchmarks/clinical_aggregate/{adapter}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -129,6 +133,7 @@ rule make_table4:
         "logs/benchmarks/make_table4/clinical.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -159,6 +164,7 @@ rule plot_figure3:
         "logs/benchmarks/plot_figure3/clinical.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -195,6 +201,7 @@ rule plot_figure4:
         "logs/benchmarks/plot_figure4/clinical.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,

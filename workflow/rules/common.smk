@@ -124,6 +124,15 @@ wildcard_constraints:
     file=r"[A-Za-z0-9_.-]+",
 
 
+# Scheduling: among the jobs ready to run, those of the paper's reproduction
+# (its tables and figures, and section 5.2's clinical study: the rules with
+# `priority: PRIORITY_PAPER`) start first; every other job (the related
+# methods, the image sets' leaderboard, the data families' grid) has
+# Snakemake's default priority, 0. So `available` delivers the paper's tables
+# and figures first, whatever order the DAG lists its jobs in.
+PRIORITY_PAPER = 50
+
+
 # Every rule's code manifest, derived from imports when the workflow is parsed
 # and written by the process that schedules jobs; a process that runs jobs
 # scheduled by another (a cluster job step) reads what that one wrote.
@@ -432,8 +441,20 @@ def print_notes(notes):
             print(f"note: {note}", file=sys.stderr)
 
 
+# Notes about one feature set: printed when the run starts (workflow/rules/run_log.smk), for the feature
+# sets that the run's jobs use only, so that a target that reads one feature set is not told about others.
+FEATURE_SET_NOTES = []  # (feature set, note)
+
+
+def defer_note(feature_set, note):
+    """A note about ``feature_set``, printed at the run's start if one of its jobs uses that feature set."""
+    FEATURE_SET_NOTES.append((feature_set, note))
+
+
 FEATURE_COUNT_NOTES = check_feature_counts(config, fs_n_features)
-print_notes(FEATURE_COUNT_NOTES)
+for _note in FEATURE_COUNT_NOTES:
+    _named = [fs for fs in config["feature_sets"] if f"feature set {fs!r}" in _note]
+    defer_note(_named[0] if _named else None, f"note: {_note}")
 
 
 def count_notes(feature_set):
@@ -463,10 +484,10 @@ def check_user_tables():
             continue
         for domain, found_domain in found["domains"].items():
             if found_domain.get("constant") and domain in fs_domains(fs):
-                print(
+                defer_note(
+                    fs,
                     f"feature set {fs!r}: domain {domain!r}: {len(found_domain['constant'])} feature(s) "
                     f"constant there {found_domain['constant']}: they carry nothing in it",
-                    file=sys.stderr,
                 )
         for pair in fs_pairs(fs):
             s, t = parse_pair(pair)
@@ -478,7 +499,7 @@ def check_user_tables():
                 problems.append(f"feature set {fs!r}: {exc}")
                 continue
             for note in notes:
-                print(f"feature set {fs!r}: {note}", file=sys.stderr)
+                defer_note(fs, f"feature set {fs!r}: {note}")
     if problems:
         raise WorkflowError("your data cannot run:\n" + "\n".join(problems))
 

@@ -20,6 +20,7 @@ rule extract_features:
         "../../envs/extraction.yaml"
     # Batches run at once, capped by --cores; the features do not depend on it.
     # Runtime settings: a profile changes it with set-threads.
+    priority: PRIORITY_PAPER
     threads: 8
     resources:
         mem_mb=4096,

@@ -22,6 +22,7 @@ rule plot_figure1:
         "logs/benchmarks/plot_figure1/{target_set}/{feature_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -61,6 +62,7 @@ rule plot_figure2:
         "logs/benchmarks/plot_figure2/{target_set}/{feature_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -105,6 +107,7 @@ rule plot_figure7:
         "logs/benchmarks/plot_figure7/{target_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -141,6 +144,7 @@ rule plot_figure5:
         "logs/benchmarks/plot_figure5/{target_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -169,6 +173,7 @@ rule plot_figure6:
         "logs/benchmarks/plot_figure6/{target_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,

@@ -17,6 +17,7 @@ rule rank_features:
         "logs/benchmarks/rank_features/{feature_set}/{ranker}/{pair}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     # Measured (logs/benchmarks, otfs_workflow.benchmark.scaling): about 250 MB per job
     # for d <= 1024, and the d x d kernel beyond (d = 4096: +150 MB; 16384: +2.1 GB).

@@ -25,6 +25,7 @@ rule make_table1:
         "logs/benchmarks/make_table1/{target_set}/{feature_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -65,6 +66,7 @@ rule make_table2:
         "logs/benchmarks/make_table2/{target_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -115,6 +117,7 @@ rule make_table3:
         "logs/benchmarks/make_table3/{target_set}/{feature_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -158,6 +161,7 @@ rule make_table5:
         "logs/benchmarks/make_table5/{target_set}/{feature_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -196,6 +200,7 @@ rule make_table6:
         "logs/benchmarks/make_table6/{target_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -241,6 +246,7 @@ rule compare_figure2:
         "logs/benchmarks/compare_figure2/{target_set}/{feature_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -272,6 +278,7 @@ rule make_comparison:
         "logs/benchmarks/make_comparison/{target_set}.tsv"
     conda:
         "../../envs/otfs.yaml"
+    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,

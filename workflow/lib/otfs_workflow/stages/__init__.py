@@ -80,10 +80,18 @@ def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
     module of ``otfs`` that is not among them, since a later change to that
     module would leave its result stale without a word.
     """
-    handlers = [logging.StreamHandler(sys.stderr)]
+    # The job's log has everything; the terminal (the main process's log) its errors alone: a warning is
+    # recorded under logs/conditions/ too, and the main process prints them counted at the end
+    # (otfs_workflow.run_log), so that 800 jobs' warnings are a screen, not thousands of lines.
+    stderr = logging.StreamHandler(sys.stderr)
+    handlers = [stderr]
     if log_path:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
+        recorder = _condition_recorder(log_path)
+        if recorder is not None:
+            stderr.setLevel(logging.ERROR)
+            handlers.append(recorder)
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -114,6 +122,54 @@ def job(log_path=None, threads: int = 1, name: str = "otfs", code=None):
     if times_path:
         before = (age if age is not None else float("nan")) + start - entered
         _append_job_times(times_path, name, before, clock.seconds, time.perf_counter() - start - body, body)
+
+
+class _ConditionHandler(logging.Handler):
+    """Records each warning a job logs (its own, and the library's through ``logging.captureWarnings``) as one
+    line of the job's conditions file (:func:`otfs_workflow.run_log.record_condition`)."""
+
+    def __init__(self, log_path, rule, wildcards, key):
+        super().__init__(level=logging.WARNING)
+        self.log_path, self.rule, self.wildcards, self.key = log_path, rule, wildcards, key
+
+    def emit(self, record):
+        from otfs_workflow.run_log import record_condition
+
+        if record.levelno >= logging.ERROR:
+            return  # an error is printed where it happens
+        try:
+            message = record.getMessage()
+            category = ""
+            if record.name == "py.warnings":  # "<file>:<line>: <Category>: <message>\n  <source line>"
+                head = message.strip().splitlines()[0]
+                parts = head.split(": ", 2)
+                if len(parts) == 3:
+                    category, message = parts[1], parts[2]
+                else:
+                    message = head
+            record_condition(self.log_path, self.rule, self.wildcards, self.key, category, message)
+        except Exception:  # noqa: BLE001 - a record that cannot be written must not fail the job
+            self.handleError(record)
+
+
+def _condition_recorder(log_path):
+    """The conditions handler of the running Snakemake job (None outside one: a test, a library call)."""
+    import __main__
+
+    smk = getattr(__main__, "snakemake", None)
+    rule = getattr(smk, "rule", None)
+    if not isinstance(rule, str):
+        return None
+    from otfs_workflow.run_log import benchmark_key, clear_conditions
+
+    wc = getattr(smk, "wildcards", None)
+    wildcards = {str(k): str(v) for k, v in (wc.items() if hasattr(wc, "items") else ())}
+    key = wildcards.get("feature_set") or wildcards.get("family") or wildcards.get("dataset")
+    if key is None:
+        bench = getattr(smk, "benchmark", None)
+        key = benchmark_key(rule, bench[0] if isinstance(bench, (list, tuple)) and bench else bench)
+    clear_conditions(log_path)
+    return _ConditionHandler(str(log_path), rule, wildcards, key)
 
 
 def _process_age_s() -> float | None:

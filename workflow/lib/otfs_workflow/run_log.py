@@ -1,0 +1,392 @@
+"""What the main Snakemake process says about a run: its plan at the start, its conditions counted, its end.
+
+* **The plan** (:func:`plan_lines`): the number of jobs by kind, their job
+  time from a shipped table of measured job costs
+  (``workflow/resources/job_costs.tsv``, :func:`collect_costs` makes it from
+  a run's ``logs/benchmarks``), and the wall time that takes on the given
+  cores: the larger of the job time over the cores and the critical path
+  through the DAG (:func:`estimate`).
+* **Conditions** (:func:`record_condition`, :func:`condition_lines`): every
+  warning a job logs stays in full in the job's own log, and is recorded as
+  one JSON line under ``logs/conditions/``. The main process prints them
+  grouped: one line per kind of job, feature set and message, with the
+  number of jobs, the distinct values of their wildcards and the range of
+  every number in the message ("rank_features, surf, 14 rankers x 12 pairs:
+  1 to 15 of 800 features are constant in both domains"), and writes every
+  one, ungrouped, to ``logs/conditions.md``.
+* **The end** (:func:`summary_lines`): where the requested tables, figures,
+  verdict and report are, and which jobs failed, with their logs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["CONDITIONS_DIR", "PlannedJob", "benchmark_key", "collect_costs", "condition_lines", "estimate",
+           "format_duration", "group_conditions", "plan_lines", "read_conditions", "read_costs",
+           "record_condition", "summary_lines", "write_conditions", "write_costs"]
+
+#: Where the jobs record their warnings (one JSON line each), relative to the working directory.
+CONDITIONS_DIR = Path("logs") / "conditions"
+#: The grouped conditions printed at the end, at most; the rest are counted, and all are in logs/conditions.md.
+MAX_CONDITION_LINES = 25
+
+
+# --- job costs -------------------------------------------------------------------------------------------
+def benchmark_key(rule: str, benchmark: str | os.PathLike | None) -> str:
+    """The part of a job's benchmark path that its cost depends on: the first folder after
+    ``logs/benchmarks/<rule>/`` (the feature set, the dataset) where there is one, else ``*``."""
+    if not benchmark:
+        return "*"
+    parts = Path(benchmark).parts
+    try:
+        rest = parts[parts.index(rule) + 1:]
+    except ValueError:
+        return "*"
+    return rest[0] if len(rest) >= 2 else "*"
+
+
+def collect_costs(bench_dir: str | os.PathLike) -> list[dict]:
+    """Rows ``rule, key, jobs, median_s, total_s`` of the jobs timed under ``bench_dir``
+    (``logs/benchmarks/<rule>/...tsv``, Snakemake's ``benchmark:`` files; ``s``, the job's wall time)."""
+    times: dict[tuple[str, str], list[float]] = defaultdict(list)
+    root = Path(bench_dir)
+    for path in sorted(root.rglob("*.tsv")):
+        rel = path.relative_to(root)
+        rule = rel.parts[0]
+        try:
+            with open(path, encoding="utf-8") as fh:
+                header = fh.readline().rstrip("\n").split("\t")
+                values = fh.readline().rstrip("\n").split("\t")
+            seconds = float(values[header.index("s")])
+        except (OSError, ValueError, IndexError):
+            continue  # a job that is still running, or a file that is not a benchmark
+        times[(rule, benchmark_key(rule, Path(*rel.parts)))].append(seconds)
+    rows = []
+    for (rule, key), values in sorted(times.items()):
+        rows.append({"rule": rule, "key": key, "jobs": len(values), "median_s": round(statistics.median(values), 2),
+                     "total_s": round(sum(values), 1)})
+    return rows
+
+
+def write_costs(rows: Sequence[Mapping], path: str | os.PathLike, header: Sequence[str] = ()) -> None:
+    """Write the cost table (:func:`collect_costs`) as TSV, ``header`` lines first as ``#`` comments."""
+    from otfs_workflow.io import write_text
+
+    lines = [f"# {h}" for h in header] + ["rule\tkey\tjobs\tmedian_s\ttotal_s"]
+    lines += [f"{r['rule']}\t{r['key']}\t{r['jobs']}\t{r['median_s']}\t{r['total_s']}" for r in rows]
+    write_text(Path(path), "\n".join(lines) + "\n")
+
+
+def read_costs(path: str | os.PathLike) -> dict[tuple[str, str], float]:
+    """``{(rule, key): median seconds}`` of a cost table; ``(rule, "*")`` is the rule's median over its keys
+    where the table has no such row. An absent file is an empty table."""
+    costs: dict[tuple[str, str], float] = {}
+    per_rule: dict[str, list[float]] = defaultdict(list)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = [line.rstrip("\n") for line in fh if line.strip() and not line.startswith("#")]
+    except FileNotFoundError:
+        return {}
+    header = lines[0].split("\t")
+    for line in lines[1:]:
+        row = dict(zip(header, line.split("\t"), strict=True))
+        seconds = float(row["median_s"])
+        costs[(row["rule"], row["key"])] = seconds
+        per_rule[row["rule"]] += [seconds] * int(row["jobs"])
+    for rule, values in per_rule.items():
+        costs.setdefault((rule, "*"), statistics.median(values))
+    return costs
+
+
+@dataclass
+class PlannedJob:
+    """One job of the plan: its id, rule, cost key (:func:`benchmark_key`), threads and the ids it waits for."""
+
+    id: int
+    rule: str
+    key: str = "*"
+    threads: int = 1
+    deps: Sequence[int] = field(default_factory=tuple)
+
+
+def _cost(costs: Mapping[tuple[str, str], float], job: PlannedJob) -> float | None:
+    return costs.get((job.rule, job.key), costs.get((job.rule, "*")))
+
+
+def estimate(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, str], float]) -> dict:
+    """The job time of ``jobs`` and the wall time it takes on ``cores``.
+
+    A job's cost is its rule's measured median wall time for its key (else
+    over the rule's keys); a job of a rule never measured costs the median
+    of the measured jobs of this plan (counted in ``unmeasured``). Job time
+    is in core-seconds (wall time x threads, a job's threads capped at
+    ``cores``); the wall time is the larger of the job time over ``cores``
+    and the critical path (the longest chain of dependent jobs' wall times).
+    """
+    if cores < 1:
+        raise ValueError(f"cores: at least 1, got {cores}")
+    known = [c for c in (_cost(costs, j) for j in jobs) if c is not None]
+    fallback = statistics.median(known) if known else 1.0
+    wall = {}
+    unmeasured = defaultdict(int)
+    for j in jobs:
+        c = _cost(costs, j)
+        if c is None:
+            unmeasured[j.rule] += 1
+            c = fallback
+        wall[j.id] = c
+    core_s = sum(wall[j.id] * min(max(1, j.threads), cores) for j in jobs)
+    by_id = {j.id: j for j in jobs}
+    finish: dict[int, float] = {}
+    for j in _topological(jobs):
+        finish[j.id] = wall[j.id] + max((finish[d] for d in j.deps if d in by_id), default=0.0)
+    critical = max(finish.values(), default=0.0)
+    return {"jobs": len(jobs), "job_s": core_s, "critical_path_s": critical,
+            "wall_s": max(core_s / cores, critical), "cores": cores, "unmeasured": dict(unmeasured)}
+
+
+def _topological(jobs: Sequence[PlannedJob]) -> list[PlannedJob]:
+    by_id = {j.id: j for j in jobs}
+    order, state = [], {}
+    for start in jobs:
+        stack = [(start, False)]
+        while stack:
+            j, done = stack.pop()
+            if done:
+                state[j.id] = 2
+                order.append(j)
+                continue
+            if state.get(j.id):
+                continue
+            state[j.id] = 1
+            stack.append((j, True))
+            stack.extend((by_id[d], False) for d in j.deps if d in by_id and not state.get(d))
+    return order
+
+
+def format_duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``1 h 44 min``."""
+    if not math.isfinite(seconds):
+        return "unknown"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def plan_lines(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, str], float],
+               costs_source: str = "") -> list[str]:
+    """The plan, as the main process prints it at the start: jobs by kind, job time, estimated wall time."""
+    if not jobs:
+        return []
+    est = estimate(jobs, cores, costs)
+    by_rule: dict[str, int] = defaultdict(int)
+    for j in jobs:
+        by_rule[j.rule] += 1
+    kinds = sorted(by_rule.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = ", ".join(f"{n} {rule}" for rule, n in kinds[:6]) + (f", {len(kinds) - 6} more kinds" if len(kinds) > 6
+                                                               else "")
+    lines = [f"otfs: {len(jobs)} jobs to run ({shown}).",
+             f"otfs: about {format_duration(est['job_s'])} of job time; on {cores} core(s) about "
+             f"{format_duration(est['wall_s'])} (critical path {format_duration(est['critical_path_s'])})"
+             + (f", from the job costs measured in {costs_source}" if costs_source else "") + "."]
+    if est["unmeasured"]:
+        n = sum(est["unmeasured"].values())
+        lines.append(f"otfs: {n} job(s) of {len(est['unmeasured'])} kind(s) never measured are counted at the "
+                     "median job's cost.")
+    lines.append("otfs: the paper's tables and figures run first; warnings are counted and listed at the end "
+                 "(each job's log has them in full).")
+    return lines
+
+
+# --- conditions ------------------------------------------------------------------------------------------
+def record_condition(log_path: str | os.PathLike, rule: str, wildcards: Mapping[str, str], key: str,
+                     category: str, message: str) -> None:
+    """Append one warning of a job to its conditions file (``logs/conditions/<the log's path under logs>.jsonl``,
+    or ``<log>.conditions.jsonl`` for a log outside ``logs/``)."""
+    path = _conditions_path(log_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {"rule": rule, "key": key, "wildcards": dict(wildcards), "category": category, "message": message,
+              "log": str(log_path)}
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+
+
+def _conditions_path(log_path) -> Path:
+    p = Path(log_path)
+    parts = p.parts
+    if parts and parts[0] == "logs":
+        return CONDITIONS_DIR.joinpath(*parts[1:]).with_suffix(".jsonl")
+    return p.with_name(p.name + ".conditions.jsonl")
+
+
+def clear_conditions(log_path) -> None:
+    """Remove a job's conditions file (a rerun of the job records its own)."""
+    try:
+        _conditions_path(log_path).unlink()
+    except FileNotFoundError:
+        pass
+
+
+def read_conditions(since: float | None = None, folder: str | os.PathLike = CONDITIONS_DIR) -> list[dict]:
+    """Every condition recorded under ``folder`` by jobs whose file changed at or after ``since`` (epoch s)."""
+    out = []
+    root = Path(folder)
+    if not root.is_dir():
+        return out
+    for path in sorted(root.rglob("*.jsonl")):
+        try:
+            if since is not None and path.stat().st_mtime < since:
+                continue
+            with open(path, encoding="utf-8") as fh:
+                out += [json.loads(line) for line in fh if line.strip()]
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
+_LIST = re.compile(r"\[[^\[\]]*\]")
+_QUOTED = re.compile(r"'[^']*'")
+_PREFIX = re.compile(r"^[A-Z][A-Za-z0-9_]*: ")
+_PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
+
+
+def _template(message: str) -> tuple[str, list[float]]:
+    """A message with its variable parts replaced: an estimator's name before it, lists, quoted names and paths
+    (``...``), numbers (``{}``, returned in order)."""
+    text = message.strip().splitlines()[0] if message.strip() else ""
+    text = _PREFIX.sub("", text)
+    text = _LIST.sub("[...]", text)
+    text = _QUOTED.sub("'...'", text)
+    text = _PATH.sub("...", text)
+    numbers = []
+
+    def number(m):
+        try:
+            numbers.append(float(m.group(0).replace(",", "")))
+        except ValueError:
+            return m.group(0)
+        return "{}"
+
+    return _NUMBER.sub(number, text), numbers
+
+
+def _fmt(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:.3g}"
+
+
+def group_conditions(records: Iterable[Mapping]) -> list[dict]:
+    """Conditions grouped by (rule, key, category, message template), largest group first: each with its number
+    of jobs and records, the distinct values of each wildcard, and every number's range."""
+    groups: dict[tuple, dict] = {}
+    for r in records:
+        template, numbers = _template(r["message"])
+        gk = (r["rule"], r.get("key", "*"), r.get("category", ""), template, len(numbers))
+        g = groups.setdefault(gk, {"rule": r["rule"], "key": r.get("key", "*"), "category": r.get("category", ""),
+                                   "template": template, "records": 0, "logs": set(),
+                                   "wildcards": defaultdict(set), "numbers": [[] for _ in numbers]})
+        g["records"] += 1
+        g["logs"].add(r.get("log", ""))
+        for name, value in (r.get("wildcards") or {}).items():
+            g["wildcards"][name].add(str(value))
+        for slot, value in zip(g["numbers"], numbers, strict=True):
+            slot.append(value)
+    return sorted(groups.values(), key=lambda g: (-len(g["logs"]), g["rule"], g["key"], g["template"]))
+
+
+def _group_line(g: Mapping) -> str:
+    parts = []
+    for i, chunk in enumerate(g["template"].split("{}")):
+        parts.append(chunk)
+        if i < len(g["numbers"]):
+            values = g["numbers"][i]
+            lo, hi = min(values), max(values)
+            parts.append(_fmt(lo) if lo == hi else f"{_fmt(lo)} to {_fmt(hi)}")
+    text = "".join(parts)
+    varied = [f"{len(v)} {name}s" for name, v in sorted(g["wildcards"].items())
+              if name not in ("feature_set", g["key"]) and len(v) > 1 and g["key"] not in v]
+    where = f"{g['rule']}" + (f", {g['key']}" if g["key"] != "*" else "")
+    jobs = len(g["logs"])
+    scope = f"{jobs} job{'s' if jobs != 1 else ''}" + (f" ({' x '.join(varied)})" if varied else "")
+    category = f"{g['category']}: " if g["category"] else ""
+    if len(text) > 160:
+        text = text[:157] + "..."
+    return f"  {where}, {scope}: {category}{text}"
+
+
+def condition_lines(records: Sequence[Mapping], limit: int = MAX_CONDITION_LINES,
+                    listing: str = "logs/conditions.md") -> list[str]:
+    """The conditions of a run, grouped (:func:`group_conditions`), one line per group, at most ``limit``."""
+    if not records:
+        return []
+    groups = group_conditions(records)
+    lines = [f"otfs: {len(records)} warning(s) from {len({r.get('log') for r in records})} job(s), in "
+             f"{len(groups)} kind(s) (each job's log has them in full; {listing} lists them all):"]
+    lines += [_group_line(g) for g in groups[:limit]]
+    if len(groups) > limit:
+        lines.append(f"  ... and {len(groups) - limit} more kind(s): {listing}")
+    return lines
+
+
+def write_conditions(records: Sequence[Mapping], path: str | os.PathLike) -> None:
+    """Every condition of a run, grouped, each group with its jobs' logs and its messages in full."""
+    from otfs_workflow.io import write_text
+
+    lines = ["# Conditions met by the run's jobs", "",
+             "Every warning the jobs logged, grouped as the run's end summary counts them. Each job's log "
+             "(the path beside it) has it in full, with its time.", ""]
+    by_group = defaultdict(list)
+    for r in records:
+        template, numbers = _template(r["message"])
+        by_group[(r["rule"], r.get("key", "*"), r.get("category", ""), template, len(numbers))].append(r)
+    for g in group_conditions(records):
+        lines += [f"## {_group_line(g).strip()}", ""]
+        for r in by_group[(g["rule"], g["key"], g["category"], g["template"], len(g["numbers"]))]:
+            lines.append(f"- `{r.get('log', '')}`: {r['message']}")
+        lines.append("")
+    write_text(Path(path), "\n".join(lines))
+
+
+# --- the end ---------------------------------------------------------------------------------------------
+#: What the end summary points to, where the run made it: (label, path).
+LANDMARKS = (
+    ("the paper's tables and figures", "results/paper"),
+    ("every target the data allow", "results/available"),
+    ("the comparison with the paper's numbers", "results/available/comparison/summary.csv"),
+    ("the data families' verdict", "results/shift/verdict.md"),
+    ("the label-free recommendation", "results/recommend/evaluation.md"),
+    ("the related methods", "results/related"),
+    ("the clinical study", "results/clinical"),
+)
+
+
+def summary_lines(ok: bool, started: float | None, ran: int, failed: Sequence[Mapping], targets: Sequence[str],
+                  root: str | os.PathLike = ".") -> list[str]:
+    """The run's last screen: whether it finished, where its results are, and each failed job with its log.
+
+    ``targets`` are the target rules asked for (``available``, ``figure7``): the report's command names them.
+    """
+    root = Path(root)
+    took = f" in {format_duration(time.time() - started)}" if started else ""
+    head = (f"otfs: finished{took}: {ran} job(s) ran." if ok else
+            f"otfs: stopped{took}: {len(failed)} job(s) failed, {ran} ran.")
+    lines = [head]
+    lines += [f"  {label}: {rel}" for label, rel in LANDMARKS if (root / rel).exists()]
+    lines.append(f"  the HTML report: snakemake --report report.html {' '.join(targets) or 'available'}")
+    for job in failed[:10]:
+        logs = ", ".join(job.get("log") or []) or "no log"
+        lines.append(f"  FAILED {job['rule']} {job.get('wildcards', '')}: {logs}")
+    if len(failed) > 10:
+        lines.append(f"  ... and {len(failed) - 10} more failed job(s): .snakemake/log/ has the run's full log")
+    return lines

@@ -1,0 +1,102 @@
+# What the main process says of a run (otfs_workflow.run_log): at the start, the
+# jobs it plans and their estimated duration on the given cores (from the job
+# costs measured in workflow/resources/job_costs.tsv), and the notes about the
+# feature sets its jobs use; at the end, the jobs' warnings counted by kind
+# (each job's log has them in full; logs/conditions.md lists them all), where
+# the results are, and which jobs failed.
+import time as _time
+
+from otfs_workflow.run_log import (
+    PlannedJob,
+    benchmark_key,
+    condition_lines,
+    plan_lines,
+    read_conditions,
+    read_costs,
+    summary_lines,
+    write_conditions,
+)
+
+JOB_COSTS = REPO / "workflow" / "resources" / "job_costs.tsv"
+_RUN = {}
+
+
+def _planned_jobs(dag):
+    jobs = list(dag.needrun_jobs())
+    ids = {job: i for i, job in enumerate(jobs)}
+    planned = []
+    for job in jobs:
+        deps = [ids[d] for d in dag.dependencies.get(job, {}) if d in ids]
+        bench = str(job.benchmark) if job.benchmark else None
+        planned.append(
+            PlannedJob(
+                ids[job],
+                job.rule.name,
+                benchmark_key(job.rule.name, bench),
+                int(job.threads or 1),
+                deps,
+            )
+        )
+    return planned
+
+
+def _used_names(dag):
+    """Every wildcard value of the run's jobs: the feature sets (and families) the targets use."""
+    names = set()
+    for job in dag.jobs:
+        names.update(str(v) for v in job.wildcards_dict.values())
+    return names
+
+
+def _target_rules(dag):
+    return sorted({job.rule.name for job in dag.targetjobs if not job.output})
+
+
+def _cores():
+    cores = workflow.resource_settings.cores
+    return int(cores) if isinstance(cores, int) and cores > 0 else os.cpu_count() or 1
+
+
+onstart:
+    _RUN["started"] = _time.time()
+    _RUN["dag"] = workflow.dag
+    used = _used_names(workflow.dag)
+    for fs, note in FEATURE_SET_NOTES:
+        if fs is None or fs in used:
+            print(note, file=sys.stderr)
+    for line in plan_lines(
+        _planned_jobs(workflow.dag),
+        _cores(),
+        read_costs(JOB_COSTS),
+        str(JOB_COSTS.relative_to(REPO)),
+    ):
+        print(line, file=sys.stderr)
+
+
+def _end(ok):
+    started = _RUN.get("started")
+    records = read_conditions(since=started - 1 if started else None)
+    if records:
+        write_conditions(records, "logs/conditions.md")
+    scheduler = getattr(workflow, "scheduler", None)
+    failed = [
+        {
+            "rule": job.rule.name,
+            "wildcards": ", ".join(f"{k}={v}" for k, v in job.wildcards_dict.items()),
+            "log": [str(f) for f in job.log],
+        }
+        for job in sorted(getattr(scheduler, "failed", ()), key=str)
+    ]
+    ran = getattr(scheduler, "finished_jobs", 0)
+    for line in condition_lines(records) + summary_lines(
+        ok, started, ran, failed, _target_rules(workflow.dag)
+    ):
+        print(line, file=sys.stderr)
+
+
+onsuccess:
+    _end(True)
+
+
+onerror:
+    _end(False)
