@@ -87,7 +87,7 @@ ruleorder: classify_leaderboard_adapters > classify
 # The leaderboard's curves of one ranker on every pair of a feature set with data
 # (batched_pairs), one job per (feature set, ranker): what classify_leaderboard_adapters
 # writes for each pair, by the same code with the same parameters, from each pair's
-# ranking. Why: such a job took 10 s for one pair (median, stop 49), 2.6 s of it the
+# ranking. Why: such a job took 10 s for one pair (median, 2026-11-27), 2.6 s of it the
 # imports, and the default leaderboard had 364. Traded: a pair that gains its data later
 # reruns its feature set's curves of every ranker; a pair asked for outside those is
 # classify_leaderboard_adapters'.
@@ -141,7 +141,7 @@ for _fs in batched_feature_sets("leaderboard"):
 
 # A feature set's leaderboard aggregates, every (ranker, adapter) of `leaderboard` in one
 # local job: each the files rule aggregate writes. Why: an aggregate took 3.6 s (median of
-# 110, stop 45), nearly all of it the interpreter, imports and provenance, and the default
+# 110, 2026-11-27), nearly all of it the interpreter, imports and provenance, and the default
 # leaderboard has 70 per feature set. Traded: a new ranker re-aggregates its feature set's.
 rule aggregate_leaderboard:
     input:

@@ -72,7 +72,7 @@ rule score_model_selection:
 # The label-free scores of one ranker on every pair of a feature set with data
 # (batched_pairs), one job per (feature set, ranker): what score_model_selection writes
 # for each pair, by the same code with the same parameters. Why: such a job took 12.3 s
-# for one pair (median, stop 49), 2.3 s of it the imports, and the default choice of k had
+# for one pair (median, 2026-11-27), 2.3 s of it the imports, and the default choice of k had
 # 182. Traded: a pair that gains its data later reruns its feature set's scores of every
 # ranker; a pair asked for outside those is score_model_selection's.
 for _fs in batched_feature_sets("model_selection"):

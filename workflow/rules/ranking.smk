@@ -64,7 +64,7 @@ for _fs, _rankers in pair_batched_rankings().items():
         conda:
             "../../envs/otfs.yaml"
         threads: 1
-        # Measured (13 rankers, 5 iterations, stop 50): at most 188 s (mmd, EfficientNet-Lite0's
+        # Measured (13 rankers, 5 iterations, 2026-11-27): at most 188 s (mmd, EfficientNet-Lite0's
         # 12 pairs), 467 MB (hsic-lasso); rank_features' growth with d beyond.
         resources:
             mem_mb=lambda w: 1024 + 2 * fs_n_features(w.feature_set) ** 2 * 8 // 2**20,

@@ -73,7 +73,7 @@ for _rule, (_adapters, _sets) in FAMILY_PAIR_RULES.items():
         conda:
             "../../envs/otfs.yaml"
         threads: 1
-        # Measured with 14 rankers (4 adapters, 5 iterations, two jobs on 2 cores; stop 46):
+        # Measured with 14 rankers (4 adapters, 5 iterations, two jobs on 2 cores; 2026-11-27):
         # 22 s (heart disease) to 565 s on average, 642 s at most (Amazon reviews, 5,000
         # words), 1,283 MB; the requests are 3x and 1.5x (docs/cluster.md).
         resources:

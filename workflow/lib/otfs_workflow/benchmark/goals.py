@@ -12,27 +12,27 @@ import pandas as pd
 
 __all__ = ["goals_table", "goals_markdown"]
 
-#: Figure 7 (SURF) end to end from a cold cache, against the authors' released protocol (issue 34) and against
-#: the plain script with the pipeline's seeds (issue 20).
+#: Figure 7 (SURF) end to end from a cold cache, against the authors' released protocol and against the plain
+#: script with the pipeline's seeds.
 END_TO_END_GOAL = 8.0
 PLAIN_SCRIPT_GOAL = 5.0
 TABLE3_GOAL_S = 15 * 60
 MEMORY_GOAL_MB = 4096
-#: Median wall time of a selection, ranking or NA-classification job at SURF size (issue 20).
+#: Median wall time of a selection, ranking or NA-classification job at SURF size.
 JOB_GOAL_S = 0.5
-#: The figures measured before the work on job overhead (issue 20) and on performance at the paper's
-#: tolerance (issue 34), the references of the rows that have no reference run of their own.
+#: Reference figures (version 0.1.0, measured on 2026-11-24 on 2 cores, fresh clone at 3a43307) of the rows
+#: that have no reference run of their own.
 BEFORE = {"median_job_s": "1.8-2.0 s", "figure7_ratio": "5.0x", "available": "34.5 min",
           "leaderboard+model_selection": "37.9 min", "related": "73 min"}
 
 
 #: Wall-time goals of the main job's targets (``main_job.csv``; a ``+`` joins targets run by one Snakemake call),
-#: in minutes on 2 cores (issue 34).
+#: in minutes on 2 cores.
 MAIN_JOB_GOALS_MIN = {"available": 15, "leaderboard+model_selection": 15, "related": 30}
-#: Peak memory of any job of the main job before (issue 20): the goal is this or lower.
+#: Peak memory of any job of the main job at the reference (3a43307): the goal is this or lower.
 MAIN_JOB_PEAK_MB = 1536
 #: The jobs' overhead (interpreter, imports, Snakemake's preamble and job start) as a share of the job time of
-#: the main job's first target (issue 34).
+#: the main job's first target.
 OVERHEAD_GOAL = 0.10
 #: The data families' grid (the ``families`` stage of the first target's jobs), minutes of 2 cores: its budget
 #: (docs/data-families.md).

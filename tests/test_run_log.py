@@ -1,0 +1,129 @@
+"""What the main process says of a run (otfs_workflow.run_log): the plan's estimate, the conditions counted,
+the end summary."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import warnings
+
+import pytest
+
+from otfs_workflow import run_log
+from otfs_workflow.run_log import PlannedJob, estimate
+
+from .conftest import REPO
+
+
+def test_the_estimate_is_the_larger_of_the_job_time_over_the_cores_and_the_critical_path():
+    costs = {("rank", "surf"): 10.0, ("rank", "*"): 4.0, ("classify", "*"): 2.0}
+    # a chain rank(surf) -> classify -> table, and 4 independent rank jobs of another key
+    jobs = [PlannedJob(0, "rank", "surf"), PlannedJob(1, "classify", "surf", deps=[0]),
+            PlannedJob(2, "table", deps=[1])] + [PlannedJob(3 + i, "rank", "usps", threads=2) for i in range(4)]
+    est = estimate(jobs, 2, costs)
+    # table is never measured: it costs the median of the measured jobs of the plan (10, 2, 4, 4, 4, 4 -> 4)
+    assert est["unmeasured"] == {"table": 1}
+    assert est["job_s"] == pytest.approx(10 + 2 + 4 + 4 * 4 * 2)
+    assert est["critical_path_s"] == pytest.approx(10 + 2 + 4)
+    assert est["wall_s"] == pytest.approx(max(48 / 2, 16))
+    # on 64 cores the critical path bounds it; a job's threads are capped at the cores
+    assert estimate(jobs, 64, costs)["wall_s"] == pytest.approx(16)
+    assert estimate(jobs, 1, costs)["job_s"] == pytest.approx(10 + 2 + 4 + 4 * 4)
+    with pytest.raises(ValueError, match="cores: at least 1, got 0"):
+        estimate(jobs, 0, costs)
+
+
+def test_costs_are_collected_from_benchmark_files_by_rule_and_key(tmp_path):
+    bench = tmp_path / "logs" / "benchmarks"
+    for rel, s in [("rank_features/surf/ot/a-b.tsv", 3.0), ("rank_features/surf/ks/a-b.tsv", 5.0),
+                   ("rank_features/usps/ot/a-b.tsv", 7.0), ("make_table2/available.tsv", 1.5)]:
+        f = bench / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(f"s\th:m:s\tmax_rss\n{s}\t0:00:03\t100\n")
+    (bench / "rank_features" / "surf" / "ot" / "running.tsv").write_text("s\n")  # unfinished: skipped
+    rows = run_log.collect_costs(bench)
+    assert [(r["rule"], r["key"], r["jobs"], r["median_s"]) for r in rows] == [
+        ("make_table2", "*", 1, 1.5), ("rank_features", "surf", 2, 4.0), ("rank_features", "usps", 1, 7.0)]
+    run_log.write_costs(rows, tmp_path / "costs.tsv", ["measured here"])
+    costs = run_log.read_costs(tmp_path / "costs.tsv")
+    # a key never measured: the median of the rule's medians, each counted once per job (4, 4, 7)
+    assert costs[("rank_features", "surf")] == 4.0 and costs[("rank_features", "*")] == 4.0
+    assert run_log.benchmark_key("rank_features", "logs/benchmarks/rank_features/surf/ot/a-b.tsv") == "surf"
+    assert run_log.benchmark_key("make_table2", "logs/benchmarks/make_table2/available.tsv") == "*"
+
+
+def test_the_shipped_job_costs_are_read():
+    costs = run_log.read_costs(REPO / "workflow" / "resources" / "job_costs.tsv")
+    assert ("run_family_pair", "amazon5000") in costs and all(v >= 0 for v in costs.values())
+
+
+def _records(n_rankers=14, n_pairs=12):
+    out = []
+    for r in range(n_rankers):
+        for p in range(n_pairs):
+            out.append({"rule": "rank_features", "key": "surf", "wildcards": {"feature_set": "surf",
+                        "ranker": f"r{r}", "pair": f"p{p}"}, "category": "DegenerateResultWarning",
+                        "message": f"Ranker{r}: {1 + (r * p) % 15} of 1000 features are constant in both domains "
+                                   f"['f{p}', 'g']: they carry no information", "log": f"logs/r{r}/p{p}.log"})
+    return out
+
+
+def test_conditions_are_one_line_per_kind_with_counts_and_ranges():
+    records = _records() + [{"rule": "classify", "key": "heart", "wildcards": {"feature_set": "heart"},
+                             "category": "ConvergenceWarning", "message": "lbfgs failed to converge after 100 "
+                             "iterations", "log": "logs/c.log"}]
+    lines = run_log.condition_lines(records)
+    assert lines[0].startswith("otfs: 169 warning(s) from 169 job(s), in 2 kind(s)")
+    assert lines[1] == ("  rank_features, surf, 168 jobs (12 pairs x 14 rankers): DegenerateResultWarning: 1 to 15 of "
+                        "1,000 features are constant in both domains [...]: they carry no information")
+    assert lines[2] == "  classify, heart, 1 job: ConvergenceWarning: lbfgs failed to converge after 100 iterations"
+    assert len(run_log.condition_lines(_records(), limit=0)) == 2  # the head and "... and 1 more kind(s)"
+
+
+def test_a_jobs_warnings_go_to_its_log_and_its_conditions_file_not_the_terminal(tmp_path, monkeypatch, capsys):
+    import __main__
+    from otfs._checks import DegenerateResultWarning
+    from otfs_workflow.stages import job
+
+    class FakeSnakemake:
+        rule = "rank_features"
+        wildcards = {"feature_set": "surf", "ranker": "ks", "pair": "a-b"}
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(__main__, "snakemake", FakeSnakemake, raising=False)
+    log = "logs/ranking/surf/ks/a-b.log"
+    with job(log, 1, "ranking") as logger:
+        warnings.warn("KSRanker: 3 of 10 features are constant in both domains", DegenerateResultWarning,
+                      stacklevel=1)
+        logger.warning("pair a-b: the target has labels the source lacks")
+        logger.info("working")
+    logging.shutdown()
+    err = capsys.readouterr().err
+    assert "constant in both domains" not in err and "labels the source lacks" not in err
+    text = (tmp_path / log).read_text()
+    assert "KSRanker: 3 of 10 features are constant in both domains" in text and "lacks" in text
+    records = [json.loads(x) for x in (tmp_path / "logs/conditions/ranking/surf/ks/a-b.jsonl").read_text().splitlines()]
+    assert [(r["category"], r["message"]) for r in records] == [
+        ("DegenerateResultWarning", "KSRanker: 3 of 10 features are constant in both domains"),
+        ("", "pair a-b: the target has labels the source lacks")]
+    assert records[0]["rule"] == "rank_features" and records[0]["key"] == "surf"
+    assert run_log.read_conditions() == records
+    # a rerun of the job starts its conditions afresh
+    with job(log, 1, "ranking"):
+        pass
+    logging.shutdown()
+    assert not (tmp_path / "logs/conditions/ranking/surf/ks/a-b.jsonl").exists()
+    monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+
+
+def test_the_summary_names_the_results_the_report_and_every_failed_job(tmp_path):
+    (tmp_path / "results" / "shift").mkdir(parents=True)
+    (tmp_path / "results" / "shift" / "verdict.md").write_text("x")
+    failed = [{"rule": "classify", "wildcards": "feature_set=surf, pair=a-b", "log": ["logs/classify/a-b.log"]}]
+    lines = run_log.summary_lines(False, None, 12, failed, ["available"], root=tmp_path)
+    assert lines[0] == "otfs: stopped: 1 job(s) failed, 12 ran."
+    assert "  the data families' verdict: results/shift/verdict.md" in lines
+    assert "  the HTML report: snakemake --report report.html available" in lines
+    assert lines[-1] == "  FAILED classify feature_set=surf, pair=a-b: logs/classify/a-b.log"
+    assert run_log.format_duration(6240) == "1 h 44 min" and run_log.format_duration(45) == "45 s"
