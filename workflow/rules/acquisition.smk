@@ -16,9 +16,9 @@ rule acquire:
     wildcard_constraints:
         folder=r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*",  # a manifest path's folders
         file=r"[A-Za-z0-9_-]+\.[A-Za-z0-9_.]+",  # a file name with its extension (not a folder of images)
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=256,
@@ -41,9 +41,9 @@ rule acquire_images:
         "logs/acquisition/{dataset}/images/{domain}.log",
     benchmark:
         "logs/benchmarks/acquire_images/{dataset}/{domain}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 4
     resources:
         mem_mb=256,

@@ -20,9 +20,9 @@ rule aggregate:
         "logs/aggregation/{feature_set}/{scope}/{ranker}/{adapter}/{grid}.log",
     benchmark:
         "logs/benchmarks/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -43,9 +43,9 @@ rule collect_results:
         "logs/aggregation/collect_results_{target_set}.log",
     benchmark:
         "logs/benchmarks/collect_results/{target_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -69,9 +69,9 @@ rule feature_table:
         "logs/aggregation/{feature_set}/{scope}/{ranker}/features.log",
     benchmark:
         "logs/benchmarks/feature_table/{feature_set}/{scope}/{ranker}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,

@@ -14,9 +14,9 @@ rule build_cache:
         "logs/cache/{feature_set}/{domain}.log",
     benchmark:
         "logs/benchmarks/build_cache/{feature_set}/{domain}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,

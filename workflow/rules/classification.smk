@@ -13,9 +13,9 @@ rule classify:
         "logs/classification/{feature_set}/{ranker}/{adapter}/{grid}/{pair}.log",
     benchmark:
         "logs/benchmarks/classify/{feature_set}/{ranker}/{adapter}/{grid}/{pair}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     # Measured: at most about 300 MB per job at the paper's sizes (19 iterations
     # of one pair); 28 s for the slowest Table 3 job at d = 4096 (TCA), minutes

@@ -17,9 +17,9 @@ rule clinical_data:
         "logs/clinical/data.log",
     benchmark:
         "logs/benchmarks/clinical_data/clinical.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=2048,
@@ -40,9 +40,9 @@ rule clinical_rank:
         "logs/clinical/ranking/{repetition}.log",
     benchmark:
         "logs/benchmarks/clinical_rank/{repetition}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=6144,
@@ -66,9 +66,9 @@ rule clinical_classify:
         "logs/clinical/classification/{adapter}/{repetition}.log",
     benchmark:
         "logs/benchmarks/clinical_classify/{adapter}/{repetition}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=2048,
@@ -100,9 +100,9 @@ rule clinical_aggregate:
         "logs/clinical/aggregation/{adapter}.log",
     benchmark:
         "logs/benchmarks/clinical_aggregate/{adapter}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -131,9 +131,9 @@ rule make_table4:
         "logs/clinical/table4.log",
     benchmark:
         "logs/benchmarks/make_table4/clinical.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -162,9 +162,9 @@ rule plot_figure3:
         "logs/clinical/figure3.log",
     benchmark:
         "logs/benchmarks/plot_figure3/clinical.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -199,9 +199,9 @@ rule plot_figure4:
         "logs/clinical/figure4.log",
     benchmark:
         "logs/benchmarks/plot_figure4/clinical.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,

@@ -16,11 +16,11 @@ rule extract_features:
         "logs/extraction/{dataset}/{extractor}/{domain}.log",
     benchmark:
         "logs/benchmarks/extract_features/{dataset}/{extractor}/{domain}.tsv"
-    conda:
-        "../../envs/extraction.yaml"
     # Batches run at once, capped by --cores; the features do not depend on it.
     # Runtime settings: a profile changes it with set-threads.
     priority: PRIORITY_PAPER
+    conda:
+        "../../envs/extraction.yaml"
     threads: 8
     resources:
         mem_mb=4096,

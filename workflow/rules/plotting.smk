@@ -20,9 +20,9 @@ rule plot_figure1:
         "logs/plotting/{target_set}/figure1/{feature_set}.log",
     benchmark:
         "logs/benchmarks/plot_figure1/{target_set}/{feature_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -60,9 +60,9 @@ rule plot_figure2:
         "logs/plotting/{target_set}/figure2/{feature_set}.log",
     benchmark:
         "logs/benchmarks/plot_figure2/{target_set}/{feature_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -105,9 +105,9 @@ rule plot_figure7:
         "logs/plotting/{target_set}/figure7.log",
     benchmark:
         "logs/benchmarks/plot_figure7/{target_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -142,9 +142,9 @@ rule plot_figure5:
         "logs/plotting/{target_set}/figure5.log",
     benchmark:
         "logs/benchmarks/plot_figure5/{target_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,
@@ -171,9 +171,9 @@ rule plot_figure6:
         "logs/plotting/{target_set}/figure6.log",
     benchmark:
         "logs/benchmarks/plot_figure6/{target_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=1024,

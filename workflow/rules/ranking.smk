@@ -15,9 +15,9 @@ rule rank_features:
         "logs/ranking/{feature_set}/{ranker}/{pair}.log",
     benchmark:
         "logs/benchmarks/rank_features/{feature_set}/{ranker}/{pair}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     # Measured (logs/benchmarks, otfs_workflow.benchmark.scaling): about 250 MB per job
     # for d <= 1024, and the d x d kernel beyond (d = 4096: +150 MB; 16384: +2.1 GB).

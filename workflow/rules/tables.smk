@@ -23,9 +23,9 @@ rule make_table1:
         "logs/tables/{target_set}/table1/{feature_set}.log",
     benchmark:
         "logs/benchmarks/make_table1/{target_set}/{feature_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -64,9 +64,9 @@ rule make_table2:
         "logs/tables/{target_set}/table2.log",
     benchmark:
         "logs/benchmarks/make_table2/{target_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -115,9 +115,9 @@ rule make_table3:
         "logs/tables/{target_set}/table3/{feature_set}.log",
     benchmark:
         "logs/benchmarks/make_table3/{target_set}/{feature_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -159,9 +159,9 @@ rule make_table5:
         "logs/tables/{target_set}/table5/{feature_set}.log",
     benchmark:
         "logs/benchmarks/make_table5/{target_set}/{feature_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -198,9 +198,9 @@ rule make_table6:
         "logs/tables/{target_set}/table6.log",
     benchmark:
         "logs/benchmarks/make_table6/{target_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -244,9 +244,9 @@ rule compare_figure2:
         "logs/tables/{target_set}/figure2/{feature_set}.log",
     benchmark:
         "logs/benchmarks/compare_figure2/{target_set}/{feature_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
@@ -276,9 +276,9 @@ rule make_comparison:
         "logs/tables/{target_set}/comparison.log",
     benchmark:
         "logs/benchmarks/make_comparison/{target_set}.tsv"
+    priority: PRIORITY_PAPER
     conda:
         "../../envs/otfs.yaml"
-    priority: PRIORITY_PAPER
     threads: 1
     resources:
         mem_mb=512,
