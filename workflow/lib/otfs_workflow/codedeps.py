@@ -417,8 +417,44 @@ def scoped_manifest(script: str | os.PathLike, package_dir, plugins=None, folder
     Written (where its content changed) unless ``write`` is false; returns its path."""
     path = Path(folder) / scoped_manifest_name(script, plugins)
     if write:
-        _write_if_changed(path, code_manifest_text(script, package_dir, plugins=plugins))
+        _write_if_changed(path, _cached_manifest_text(Path(folder), script, package_dir, plugins))
     return path
+
+
+#: The manifests' texts of the last parse, with the state of the files they were derived from (``parse-cache.json``
+#: in the manifests' folder): a parse that finds every package file and the script as they were (paths, sizes,
+#: modification times) takes the text from it instead of building the import graph again.
+_PARSE_CACHE = "parse-cache.json"
+_parse_cache_memo: dict[str, dict] = {}
+
+
+def _cached_manifest_text(folder: Path, script, package_dir, plugins) -> str:
+    import hashlib
+
+    dirs = _package_dirs(package_dir)
+    script = Path(script).resolve()
+    st = script.stat()
+    state = hashlib.sha256(repr((_signature(dirs), str(script), st.st_size, st.st_mtime_ns,
+                                 sys.version_info[:2])).encode()).hexdigest()
+    key = json.dumps([str(script), {g: sorted(m) for g, m in sorted((plugins or {}).items())}])
+    cache_path = folder / _PARSE_CACHE
+    cache = _parse_cache_memo.get(str(cache_path))
+    if cache is None:
+        try:
+            cache = json.loads(cache_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            cache = {}
+        _parse_cache_memo[str(cache_path)] = cache
+    texts = cache.setdefault("texts", {})
+    hit = texts.get(key)
+    if hit is not None and hit.get("state") == state:
+        return hit["text"]
+    text = code_manifest_text(script, package_dir, plugins=plugins)
+    texts[key] = {"state": state, "text": text}
+    from otfs_workflow.io import write_text
+
+    write_text(cache_path, json.dumps(cache))
+    return text
 
 
 def _write_if_changed(path: Path, text: str) -> None:

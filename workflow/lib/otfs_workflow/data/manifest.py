@@ -14,6 +14,7 @@ outside them.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -93,8 +94,16 @@ class Manifest:
 
 
 def read_manifest(path: str | os.PathLike) -> Manifest:
-    """Parse a manifest file, naming the file and line on malformed input."""
+    """Parse a manifest file, naming the file and line on malformed input (once per state of the file: its
+    size and modification time; a parse reads the images' manifest for each of its domains)."""
     path = Path(path)
+    st = path.stat()
+    return _read_manifest_at(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_manifest_at(path_text: str, size: int, mtime_ns: int) -> Manifest:
+    path = Path(path_text)
     meta: dict[str, str] = {}
     rows: list[str] = []
     with open(path, encoding="utf-8") as fh:
