@@ -127,3 +127,19 @@ def test_the_summary_names_the_results_the_report_and_every_failed_job(tmp_path)
     assert "  the HTML report: snakemake --report report.html available" in lines
     assert lines[-1] == "  FAILED classify feature_set=surf, pair=a-b: logs/classify/a-b.log"
     assert run_log.format_duration(6240) == "1 h 44 min" and run_log.format_duration(45) == "45 s"
+
+
+def test_the_measured_account_uses_each_jobs_own_record_and_the_dag(tmp_path):
+    bench = {}
+    for i, s in enumerate([30.0, 10.0, 10.0]):
+        f = tmp_path / f"b{i}.tsv"
+        f.write_text(f"s\th:m:s\n{s}\t0:00:10\n")
+        bench[i] = str(f)
+    jobs = [PlannedJob(0, "rank"), PlannedJob(1, "classify", deps=[0]), PlannedJob(2, "classify", deps=[0])]
+    lines = run_log.measured_lines(jobs, bench, 2, None, {}, tmp_path / "summary.json")
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["job_s"] == 50.0 and summary["critical_path_s"] == 40.0
+    assert summary["wall_s_16_cores_estimate"] == 40.0 and summary["wall_s_estimate"] == 40.0  # max(25, 40)
+    assert lines == ["otfs: job time 50 s (3 of 3 jobs timed); on 16 cores it would take about 40 s (critical "
+                     "path 40 s)."]
+    assert run_log.measured_lines(jobs, {}, 2, None, {}) == []

@@ -10,6 +10,7 @@ from otfs_workflow.run_log import (
     PlannedJob,
     benchmark_key,
     condition_lines,
+    measured_lines,
     plan_lines,
     read_conditions,
     read_costs,
@@ -22,12 +23,16 @@ _RUN = {}
 
 
 def _planned_jobs(dag):
+    """The jobs to run, as run_log plans them; their benchmark files, by job id, kept for the end."""
     jobs = list(dag.needrun_jobs())
     ids = {job: i for i, job in enumerate(jobs)}
     planned = []
+    _RUN["benchmarks"] = {}
     for job in jobs:
         deps = [ids[d] for d in dag.dependencies.get(job, {}) if d in ids]
         bench = str(job.benchmark) if job.benchmark else None
+        if bench:
+            _RUN["benchmarks"][ids[job]] = bench
         planned.append(
             PlannedJob(
                 ids[job],
@@ -64,8 +69,9 @@ onstart:
     for fs, note in FEATURE_SET_NOTES:
         if fs is None or fs in used:
             print(note, file=sys.stderr)
+    _RUN["plan"] = _planned_jobs(workflow.dag)
     for line in plan_lines(
-        _planned_jobs(workflow.dag),
+        _RUN["plan"],
         _cores(),
         read_costs(JOB_COSTS),
         str(JOB_COSTS.relative_to(REPO)),
@@ -88,8 +94,18 @@ def _end(ok):
         for job in sorted(getattr(scheduler, "failed", ()), key=str)
     ]
     ran = getattr(scheduler, "finished_jobs", 0)
-    for line in condition_lines(records) + summary_lines(
-        ok, started, ran, failed, _target_rules(workflow.dag)
+    timed = measured_lines(
+        _RUN.get("plan", []),
+        _RUN.get("benchmarks", {}),
+        _cores(),
+        started,
+        read_costs(JOB_COSTS),
+        "logs/run_summary.json",
+    )
+    for line in (
+        timed
+        + condition_lines(records)
+        + summary_lines(ok, started, ran, failed, _target_rules(workflow.dag))
     ):
         print(line, file=sys.stderr)
 

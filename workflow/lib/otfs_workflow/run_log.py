@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["CONDITIONS_DIR", "PlannedJob", "benchmark_key", "collect_costs", "condition_lines", "estimate",
-           "format_duration", "group_conditions", "plan_lines", "read_conditions", "read_costs",
-           "record_condition", "summary_lines", "write_conditions", "write_costs"]
+           "format_duration", "group_conditions", "measured_lines", "plan_lines", "read_benchmark_seconds",
+           "read_conditions", "read_costs", "record_condition", "summary_lines", "write_conditions",
+           "write_costs"]
 
 #: Where the jobs record their warnings (one JSON line each), relative to the working directory.
 CONDITIONS_DIR = Path("logs") / "conditions"
@@ -123,24 +124,31 @@ def _cost(costs: Mapping[tuple[str, str], float], job: PlannedJob) -> float | No
     return costs.get((job.rule, job.key), costs.get((job.rule, "*")))
 
 
-def estimate(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, str], float]) -> dict:
+def estimate(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, str], float],
+             measured: Mapping[int, float] | None = None) -> dict:
     """The job time of ``jobs`` and the wall time it takes on ``cores``.
 
     A job's cost is its rule's measured median wall time for its key (else
     over the rule's keys); a job of a rule never measured costs the median
-    of the measured jobs of this plan (counted in ``unmeasured``). Job time
+    of the measured jobs of this plan (counted in ``unmeasured``); ``measured`` (job id -> seconds, the job's
+    own benchmark record) takes precedence. Job time
     is in core-seconds (wall time x threads, a job's threads capped at
     ``cores``); the wall time is the larger of the job time over ``cores``
     and the critical path (the longest chain of dependent jobs' wall times).
     """
     if cores < 1:
         raise ValueError(f"cores: at least 1, got {cores}")
-    known = [c for c in (_cost(costs, j) for j in jobs) if c is not None]
+    measured = measured or {}
+
+    def cost(j):
+        return measured[j.id] if j.id in measured else _cost(costs, j)
+
+    known = [c for c in (cost(j) for j in jobs) if c is not None]
     fallback = statistics.median(known) if known else 1.0
     wall = {}
     unmeasured = defaultdict(int)
     for j in jobs:
-        c = _cost(costs, j)
+        c = cost(j)
         if c is None:
             unmeasured[j.rule] += 1
             c = fallback
@@ -182,6 +190,45 @@ def format_duration(seconds: float) -> str:
         return f"{seconds:.0f} s"
     minutes = round(seconds / 60)
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def read_benchmark_seconds(path: str | os.PathLike, since: float | None = None) -> float | None:
+    """A job's wall time from its Snakemake benchmark file (column ``s``); None where there is none (or it is
+    older than ``since``)."""
+    try:
+        p = Path(path)
+        if since is not None and p.stat().st_mtime < since:
+            return None
+        with open(p, encoding="utf-8") as fh:
+            header = fh.readline().rstrip("\n").split("\t")
+            values = fh.readline().rstrip("\n").split("\t")
+        return float(values[header.index("s")])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def measured_lines(jobs: Sequence[PlannedJob], benchmarks: Mapping[int, str], cores: int, since: float | None,
+                   costs: Mapping[tuple[str, str], float], path: str | os.PathLike | None = None) -> list[str]:
+    """The run's measured job time (its jobs' benchmark records), and the wall time it would take on ``cores``
+    and on 16 cores through the same DAG (:func:`estimate`); written as JSON to ``path``."""
+    measured = {}
+    for jid, bench in benchmarks.items():
+        seconds = read_benchmark_seconds(bench, since)
+        if seconds is not None:
+            measured[jid] = seconds
+    if not measured:
+        return []
+    here, sixteen = estimate(jobs, cores, costs, measured), estimate(jobs, 16, costs, measured)
+    summary = {"jobs": len(jobs), "jobs_timed": len(measured), "job_s": here["job_s"], "cores": cores,
+               "critical_path_s": here["critical_path_s"], "wall_s_estimate": here["wall_s"],
+               "wall_s_16_cores_estimate": sixteen["wall_s"]}
+    if path is not None:
+        from otfs_workflow.io import write_text
+
+        write_text(Path(path), json.dumps(summary, indent=1) + "\n")
+    return [f"otfs: job time {format_duration(here['job_s'])} ({len(measured)} of {len(jobs)} jobs timed); on 16 "
+            f"cores it would take about {format_duration(sixteen['wall_s'])} (critical path "
+            f"{format_duration(here['critical_path_s'])})."]
 
 
 def plan_lines(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, str], float],

@@ -53,8 +53,19 @@ STAGES = {
 }
 
 
-RUN_COLUMNS = ["target", "order", "cache", "cores", "wall_s", "jobs", "job_s", "max_rss_mb", "snakemake_cpu_s",
+RUN_COLUMNS = ["target", "order", "cache", "cores", "wall_s", "jobs", "job_s", "core_s", "critical_path_s",
+               "wall_s_16_cores_estimate", "max_rss_mb", "snakemake_cpu_s",
                "jobs_timed", "before_s", "imports_s", "after_s", "body_s", "overhead_s"]
+
+
+def _run_summary(path) -> dict:
+    """The JSON a run writes at its end (:func:`otfs_workflow.run_log.measured_lines`); empty where it wrote none."""
+    import json
+
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def target_name(target) -> str:
@@ -134,6 +145,7 @@ def run(repo, workdir, targets, cores: int = 2, env=None, log=print) -> tuple[pd
         names = list(group) if isinstance(group, (list, tuple)) else [str(group)]
         times_file = workdir / f"job-times-{target}.tsv"
         times_file.unlink(missing_ok=True)
+        (workdir / "logs" / "run_summary.json").unlink(missing_ok=True)  # the previous target's
         start = time.perf_counter()
         with open(workdir / f"snakemake-{target}.log", "w") as out:
             proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile",
@@ -148,14 +160,21 @@ def run(repo, workdir, targets, cores: int = 2, env=None, log=print) -> tuple[pd
         jobs = jobs[~jobs["file"].isin(seen)]  # the jobs this target ran (earlier targets' files stay)
         seen |= set(jobs["file"])
         job_s = float(jobs["seconds"].sum())
+        # the run's own account (otfs_workflow.run_log, written at its end): its job time in core-seconds and the
+        # wall time it would take on 16 cores, the larger of job time / 16 and the DAG's critical path
+        summary = _run_summary(workdir / "logs" / "run_summary.json")
         runs.append({"target": target, "order": i, "cache": "cold" if i == 0 else "warm", "cores": cores,
                      "wall_s": wall, "jobs": len(jobs), "job_s": job_s,
+                     "core_s": summary.get("job_s", np.nan),
+                     "critical_path_s": summary.get("critical_path_s", np.nan),
+                     "wall_s_16_cores_estimate": summary.get("wall_s_16_cores_estimate", np.nan),
                      "max_rss_mb": float(jobs["max_rss_mb"].max()) if len(jobs) else np.nan,
                      "snakemake_cpu_s": own_cpu, **overhead_figures(times_file, job_s)})
         r = runs[-1]
         log(f"{target} ({r['cache']} cache, --cores {cores}): {wall:.0f} s, {len(jobs)} jobs, "
             f"{job_s:.0f} s of job time ({r['overhead_s']:.0f} s not the jobs' code, {r['jobs_timed']} jobs "
-            f"timed), Snakemake's own CPU {own_cpu:.0f} s")
+            f"timed), Snakemake's own CPU {own_cpu:.0f} s; on 16 cores about {r['wall_s_16_cores_estimate']:.0f} s "
+            f"(critical path {r['critical_path_s']:.0f} s)")
         if len(jobs):
             stages.append(stage_table(jobs).assign(target=target))
     stage_df = pd.concat(stages, ignore_index=True) if stages else pd.DataFrame(
