@@ -305,6 +305,7 @@ def read_conditions(since: float | None = None, folder: str | os.PathLike = COND
 _NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
 _LIST = re.compile(r"\[[^\[\]]*\]")
 _QUOTED = re.compile(r"'[^']*'")
+_QUOTED_RUN = re.compile(r"'\.\.\.'(?:, '\.\.\.')+(?:, \.\.\.)?")
 _PREFIX = re.compile(r"^[A-Z][A-Za-z0-9_]*: ")
 _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
 
@@ -316,6 +317,7 @@ def _template(message: str) -> tuple[str, list[float]]:
     text = _PREFIX.sub("", text)
     text = _LIST.sub("[...]", text)
     text = _QUOTED.sub("'...'", text)
+    text = _QUOTED_RUN.sub("'...'", text)  # a list of names, however long: one
     text = _PATH.sub("...", text)
     numbers = []
 
