@@ -118,12 +118,12 @@ def test_a_jobs_warnings_go_to_its_log_and_its_conditions_file_not_the_terminal(
 
 
 def test_the_summary_names_the_results_the_report_and_every_failed_job(tmp_path):
-    (tmp_path / "results" / "shift").mkdir(parents=True)
-    (tmp_path / "results" / "shift" / "verdict.md").write_text("x")
+    (tmp_path / "results" / "leaderboard").mkdir(parents=True)
+    (tmp_path / "results" / "leaderboard" / "verdict.md").write_text("x")
     failed = [{"rule": "classify", "wildcards": "feature_set=surf, pair=a-b", "log": ["logs/classify/a-b.log"]}]
     lines = run_log.summary_lines(False, None, 12, failed, ["available"], root=tmp_path)
     assert lines[0] == "otfs: stopped: 1 job(s) failed, 12 ran."
-    assert "  the data families' verdict: results/shift/verdict.md" in lines
+    assert "  the data families' verdict: results/leaderboard/verdict.md" in lines
     assert "  the HTML report: snakemake --report report.html available" in lines
     assert lines[-1] == "  FAILED classify feature_set=surf, pair=a-b: logs/classify/a-b.log"
     assert run_log.format_duration(6240) == "1 h 44 min" and run_log.format_duration(45) == "45 s"
