@@ -143,3 +143,10 @@ def test_the_measured_account_uses_each_jobs_own_record_and_the_dag(tmp_path):
     assert lines == ["otfs: job time 50 s (3 of 3 jobs timed); on 16 cores it would take about 40 s (critical "
                      "path 40 s)."]
     assert run_log.measured_lines(jobs, {}, 2, None, {}) == []
+
+
+def test_every_condition_is_listed_in_full_under_its_group(tmp_path):
+    records = _records(n_rankers=2, n_pairs=2)
+    run_log.write_conditions(records, tmp_path / "conditions.md")
+    text = (tmp_path / "conditions.md").read_text()
+    assert text.count("\n## ") == 1 and all(f"- `{r['log']}`: {r['message']}" in text for r in records)

@@ -64,7 +64,7 @@ def _cores():
 
 onstart:
     _RUN["started"] = _time.time()
-    _RUN["dag"] = workflow.dag
+    _RUN["costs"] = read_costs(JOB_COSTS)
     used = _used_names(workflow.dag)
     for fs, note in FEATURE_SET_NOTES:
         if fs is None or fs in used:
@@ -73,7 +73,7 @@ onstart:
     for line in plan_lines(
         _RUN["plan"],
         _cores(),
-        read_costs(JOB_COSTS),
+        _RUN["costs"],
         str(JOB_COSTS.relative_to(REPO)),
     ):
         print(line, file=sys.stderr)
@@ -99,7 +99,7 @@ def _end(ok):
         _RUN.get("benchmarks", {}),
         _cores(),
         started,
-        read_costs(JOB_COSTS),
+        _RUN.get("costs", {}),
         "logs/run_summary.json",
     )
     for line in (

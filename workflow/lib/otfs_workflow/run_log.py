@@ -56,6 +56,21 @@ def benchmark_key(rule: str, benchmark: str | os.PathLike | None) -> str:
     return rest[0] if len(rest) >= 2 else "*"
 
 
+def read_benchmark_seconds(path: str | os.PathLike, since: float | None = None) -> float | None:
+    """A job's wall time from its Snakemake benchmark file (column ``s``); None where there is none (or it is
+    older than ``since``)."""
+    try:
+        p = Path(path)
+        if since is not None and p.stat().st_mtime < since:
+            return None
+        with open(p, encoding="utf-8") as fh:
+            header = fh.readline().rstrip("\n").split("\t")
+            values = fh.readline().rstrip("\n").split("\t")
+        return float(values[header.index("s")])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def collect_costs(bench_dir: str | os.PathLike) -> list[dict]:
     """Rows ``rule, key, jobs, median_s, total_s`` of the jobs timed under ``bench_dir``
     (``logs/benchmarks/<rule>/...tsv``, Snakemake's ``benchmark:`` files; ``s``, the job's wall time)."""
@@ -64,14 +79,10 @@ def collect_costs(bench_dir: str | os.PathLike) -> list[dict]:
     for path in sorted(root.rglob("*.tsv")):
         rel = path.relative_to(root)
         rule = rel.parts[0]
-        try:
-            with open(path, encoding="utf-8") as fh:
-                header = fh.readline().rstrip("\n").split("\t")
-                values = fh.readline().rstrip("\n").split("\t")
-            seconds = float(values[header.index("s")])
-        except (OSError, ValueError, IndexError):
+        seconds = read_benchmark_seconds(path)
+        if seconds is None:
             continue  # a job that is still running, or a file that is not a benchmark
-        times[(rule, benchmark_key(rule, Path(*rel.parts)))].append(seconds)
+        times[(rule, benchmark_key(rule, rel))].append(seconds)
     rows = []
     for (rule, key), values in sorted(times.items()):
         rows.append({"rule": rule, "key": key, "jobs": len(values), "median_s": round(statistics.median(values), 2),
@@ -140,19 +151,14 @@ def estimate(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, s
         raise ValueError(f"cores: at least 1, got {cores}")
     measured = measured or {}
 
-    def cost(j):
-        return measured[j.id] if j.id in measured else _cost(costs, j)
-
-    known = [c for c in (cost(j) for j in jobs) if c is not None]
+    found = {j.id: measured[j.id] if j.id in measured else _cost(costs, j) for j in jobs}
+    known = [c for c in found.values() if c is not None]
     fallback = statistics.median(known) if known else 1.0
-    wall = {}
     unmeasured = defaultdict(int)
     for j in jobs:
-        c = cost(j)
-        if c is None:
+        if found[j.id] is None:
             unmeasured[j.rule] += 1
-            c = fallback
-        wall[j.id] = c
+    wall = {jid: fallback if c is None else c for jid, c in found.items()}
     core_s = sum(wall[j.id] * min(max(1, j.threads), cores) for j in jobs)
     by_id = {j.id: j for j in jobs}
     finish: dict[int, float] = {}
@@ -190,21 +196,6 @@ def format_duration(seconds: float) -> str:
         return f"{seconds:.0f} s"
     minutes = round(seconds / 60)
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
-
-
-def read_benchmark_seconds(path: str | os.PathLike, since: float | None = None) -> float | None:
-    """A job's wall time from its Snakemake benchmark file (column ``s``); None where there is none (or it is
-    older than ``since``)."""
-    try:
-        p = Path(path)
-        if since is not None and p.stat().st_mtime < since:
-            return None
-        with open(p, encoding="utf-8") as fh:
-            header = fh.readline().rstrip("\n").split("\t")
-            values = fh.readline().rstrip("\n").split("\t")
-        return float(values[header.index("s")])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def measured_lines(jobs: Sequence[PlannedJob], benchmarks: Mapping[int, str], cores: int, since: float | None,
@@ -336,16 +327,16 @@ def _fmt(x: float) -> str:
 
 
 def group_conditions(records: Iterable[Mapping]) -> list[dict]:
-    """Conditions grouped by (rule, key, category, message template), largest group first: each with its number
-    of jobs and records, the distinct values of each wildcard, and every number's range."""
+    """Conditions grouped by (rule, key, category, message template), largest group first: each with its records,
+    its jobs' logs, the distinct values of each wildcard, and every number's range."""
     groups: dict[tuple, dict] = {}
     for r in records:
         template, numbers = _template(r["message"])
         gk = (r["rule"], r.get("key", "*"), r.get("category", ""), template, len(numbers))
         g = groups.setdefault(gk, {"rule": r["rule"], "key": r.get("key", "*"), "category": r.get("category", ""),
-                                   "template": template, "records": 0, "logs": set(),
+                                   "template": template, "records": [], "logs": set(),
                                    "wildcards": defaultdict(set), "numbers": [[] for _ in numbers]})
-        g["records"] += 1
+        g["records"].append(r)
         g["logs"].add(r.get("log", ""))
         for name, value in (r.get("wildcards") or {}).items():
             g["wildcards"][name].add(str(value))
@@ -395,14 +386,9 @@ def write_conditions(records: Sequence[Mapping], path: str | os.PathLike) -> Non
     lines = ["# Conditions met by the run's jobs", "",
              "Every warning the jobs logged, grouped as the run's end summary counts them. Each job's log "
              "(the path beside it) has it in full, with its time.", ""]
-    by_group = defaultdict(list)
-    for r in records:
-        template, numbers = _template(r["message"])
-        by_group[(r["rule"], r.get("key", "*"), r.get("category", ""), template, len(numbers))].append(r)
     for g in group_conditions(records):
         lines += [f"## {_group_line(g).strip()}", ""]
-        for r in by_group[(g["rule"], g["key"], g["category"], g["template"], len(g["numbers"]))]:
-            lines.append(f"- `{r.get('log', '')}`: {r['message']}")
+        lines += [f"- `{r.get('log', '')}`: {r['message']}" for r in g["records"]]
         lines.append("")
     write_text(Path(path), "\n".join(lines))
 
