@@ -41,7 +41,7 @@ rule acquire_images:
         "logs/acquisition/{dataset}/images/{domain}.log",
     benchmark:
         "logs/benchmarks/acquire_images/{dataset}/{domain}.tsv"
-    priority: PRIORITY_PAPER
+    priority: PRIORITY_IMAGES
     conda:
         "../../envs/otfs.yaml"
     threads: 4

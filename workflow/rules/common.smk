@@ -131,6 +131,13 @@ wildcard_constraints:
 # Snakemake's default priority, 0. So `available` delivers the paper's tables
 # and figures first, whatever order the DAG lists its jobs in.
 PRIORITY_PAPER = 50
+# The images' acquisition and extraction ask for several threads. A job starts
+# only when its threads are free at once, and a stream of 1-thread jobs frees
+# one core at a time, so these would wait for the end of the run. They rank
+# above every other job instead: acquire_images starts while all cores are
+# free, and each extract_features asks for no more threads than the
+# acquire_images whose end makes it ready, so it starts on the cores freed.
+PRIORITY_IMAGES = PRIORITY_PAPER + 1
 
 
 # Every rule's code manifest, derived from imports when the workflow is parsed

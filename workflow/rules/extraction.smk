@@ -17,11 +17,12 @@ rule extract_features:
     benchmark:
         "logs/benchmarks/extract_features/{dataset}/{extractor}/{domain}.tsv"
     # Batches run at once, capped by --cores; the features do not depend on it.
-    # Runtime settings: a profile changes it with set-threads.
-    priority: PRIORITY_PAPER
+    # No more than acquire_images' threads (PRIORITY_IMAGES says why); a
+    # profile changes it with set-threads.
+    priority: PRIORITY_IMAGES
     conda:
         "../../envs/extraction.yaml"
-    threads: 8
+    threads: 4
     resources:
         mem_mb=4096,
         runtime=30,
