@@ -13,7 +13,7 @@ from otfs.classification import accuracy_curve, nested_one_nn_accuracies, one_nn
 from otfs.preprocessing import zscore
 from otfs.rankers._base import descending_order, feature_coupling_diagonal, rank_features
 from otfs_workflow.benchmark import reference
-from otfs_workflow.benchmark.cases import make_cases, office_like
+from otfs_workflow.benchmark.cases import make_cases, office_like, word_counts
 from otfs_workflow.benchmark.harness import aligned_relative_difference, relative_difference
 from otfs_workflow.benchmark.suite import main, run_suite
 
@@ -60,6 +60,55 @@ def test_tca_lanczos_equals_the_dense_eigensolver(shape, auto_is):
     assert aligned_relative_difference(out["arpack"], reference.tca(Xs, Xt)) < 1e-8
     assert all(np.array_equal(a, b) for a, b in zip(out["auto"], out[auto_is], strict=True))
     assert not all(np.array_equal(a, b) for a, b in zip(out["arpack"], out["dense"], strict=True))
+
+
+@pytest.mark.parametrize(("density", "sparse"), [(0.03, True), (0.6, False)])
+def test_tca_lanczos_goes_through_sparse_word_counts(monkeypatch, density, sparse):
+    """With at least 0.4 n features, auto takes ARPACK through the features as a sparse matrix where they are
+    mostly zeros (4 nnz <= 0.8 n^2): the same embedding as LAPACK's dense solver and the released code's."""
+    import scipy.sparse.linalg
+
+    Xs, ys, Xt = word_counts(40, 400, 600, density, seed=11)
+    nnz = np.count_nonzero(np.vstack([Xs, Xt]))
+    assert (4 * nnz <= 0.8 * 440**2) == sparse
+    seen, eigsh = [], scipy.sparse.linalg.eigsh
+
+    def spy(op, *args, **kwargs):
+        seen.append(op)
+        return eigsh(op, *args, **kwargs)
+
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", spy)
+    auto = LinearTransferComponentAnalysis(n_components=12).adapt(Xs, ys, Xt)
+    assert bool(seen) == sparse
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", eigsh)
+    dense = LinearTransferComponentAnalysis(n_components=12, eigen_solver="dense").adapt(Xs, ys, Xt)
+    assert relative_difference(auto, dense) < 1e-10
+    assert aligned_relative_difference(auto, reference.tca(Xs, Xt, n_components=12)) < 1e-8
+    forced = LinearTransferComponentAnalysis(n_components=12, eigen_solver="arpack").adapt(Xs, ys, Xt)
+    assert relative_difference(forced, dense) < 1e-10
+
+
+@pytest.mark.parametrize("case", ["sparse", "dense", "rank below k + 1"])
+def test_principal_directions_of_word_counts_equal_sklearn_pca(monkeypatch, case):
+    """More words than documents, mostly zeros: Lanczos on the never-formed Gram matrix, scikit-learn's exact
+    PCA's directions and signs. Dense samples, or fewer independent documents than k + 1 (an arbitrary basis
+    of the null space), keep LAPACK's."""
+    import scipy.sparse.linalg
+    from sklearn.decomposition import PCA
+
+    from otfs.adapters._base import principal_directions
+
+    _, _, X = word_counts(10, 300, 900, 0.6 if case == "dense" else 0.03, seed=12)
+    if case == "rank below k + 1":
+        X = np.vstack([X[:20]] * 15)
+    seen, eigsh = [], scipy.sparse.linalg.eigsh
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", lambda *a, **k: seen.append(1) or eigsh(*a, **k))
+    V = principal_directions(X, 30)
+    assert bool(seen) == (case != "dense")
+    ref = PCA(30, svd_solver="full").fit(X).components_.T
+    if case == "rank below k + 1":  # only the 19 directions of nonzero variance are defined
+        V, ref = V[:, :19], ref[:, :19]
+    np.testing.assert_allclose(V, ref, rtol=0, atol=1e-10)
 
 
 def test_tca_components_have_a_fixed_sign_and_arpack_failure_falls_back(monkeypatch):

@@ -30,6 +30,8 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -197,14 +199,18 @@ def principal_directions(X: np.ndarray, k: int) -> np.ndarray:
     sign convention (the largest entry of each direction in absolute value
     is positive), from the leading ``k`` eigenpairs of the smaller of the
     ``d x d`` scatter matrix and the ``n x n`` Gram matrix of the centred
-    samples, instead of a full SVD.
+    samples, instead of a full SVD; for mostly-zero samples with ``d > n``
+    (word counts), by Lanczos on the Gram matrix without forming it
+    (:data:`SPARSE_GRAM_SHARE`).
     """
     n, d = X.shape
-    Xc = X - X.mean(axis=0)
-    if d <= n:
+    V = _sparse_gram_directions(X, k) if d > n and 8 * k <= n else None
+    if V is None and d <= n:
+        Xc = X - X.mean(axis=0)
         _, V = scipy.linalg.eigh(Xc.T @ Xc, subset_by_index=[d - k, d - 1], driver="evr")
         V = V[:, ::-1]  # decreasing variance
-    else:
+    elif V is None:
+        Xc = X - X.mean(axis=0)
         s2, U = scipy.linalg.eigh(Xc @ Xc.T, subset_by_index=[n - k, n - 1], driver="evr")
         if s2[0] > 1e3 * np.finfo(float).eps * n * s2[-1]:
             V = ((Xc.T @ U) / np.sqrt(s2))[:, ::-1]
@@ -215,3 +221,45 @@ def principal_directions(X: np.ndarray, k: int) -> np.ndarray:
     signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
     signs[signs == 0] = 1.0
     return V * signs
+
+
+#: The Gram matrix's leading eigenpairs are found by Lanczos through the samples as a sparse matrix where its
+#: mat-vec (two passes over the nonzeros) costs at most this share of ``n^2`` operations. On Amazon 5,000's
+#: targets (1,000 documents, 1,250 to 5,000 words, 80 directions) it is 2.1x to 2.6x faster than LAPACK's
+#: ``syevr`` on the Gram matrix, with directions within 1e-12 (docs/performance.md).
+SPARSE_GRAM_SHARE = 0.4
+
+
+def _sparse_gram_directions(X: np.ndarray, k: int) -> np.ndarray | None:
+    """The ``k`` leading principal directions of mostly-zero samples (``d > n``) by ARPACK on the centred Gram
+    matrix ``Xc Xc^T = X X^T - X mu 1^T - 1 (X mu)^T + (mu . mu) 1 1^T``, never formed, each product two passes
+    over the nonzeros of ``X``; None where the samples are not sparse enough, ARPACK does not converge, the
+    ``k``-th eigenvalue is not separated from the next (its eigenvectors would be an arbitrary basis) or ``k``
+    reaches the centred samples' null space: LAPACK's solution is taken there."""
+    n = X.shape[0]
+    if k + 1 >= n or 2 * np.count_nonzero(X) > SPARSE_GRAM_SHARE * n * n:
+        return None
+    S = scipy.sparse.csr_array(X)
+    St = S.T.tocsr()
+    mean = np.asarray(S.mean(axis=0)).ravel()
+    Xm, mm = S @ mean, float(mean @ mean)
+
+    def gram(v):
+        v = np.ravel(v)
+        total = v.sum()
+        return S @ (St @ v) - Xm * total - (Xm @ v) + mm * total
+
+    op = scipy.sparse.linalg.LinearOperator((n, n), matvec=gram, dtype=float)
+    v0 = np.random.RandomState(0).uniform(-1.0, 1.0, n)  # fixed: the same start in every run
+    try:
+        s2, U = scipy.sparse.linalg.eigsh(op, k=k + 1, which="LA", tol=0.0, v0=v0, maxiter=20)
+    except (scipy.sparse.linalg.ArpackNoConvergence, scipy.sparse.linalg.ArpackError):
+        return None
+    by_size = np.argsort(-s2, kind="stable")
+    s2, U = s2[by_size], U[:, by_size]
+    if s2[k - 1] - s2[k] <= 1e-8 * max(abs(s2[0]), np.finfo(float).tiny):
+        return None
+    if not s2[k - 1] > 1e3 * np.finfo(float).eps * n * s2[0]:
+        return None  # the null space of the centred samples: scikit-learn's SVD directions are taken
+    U = U[:, :k]
+    return (St @ U - np.outer(mean, U.sum(axis=0))) / np.sqrt(s2[:k])

@@ -17,6 +17,12 @@ from otfs.adapters._base import (
     register_adapter,
 )
 
+#: ARPACK's mat-vec through sparse features (4 passes over the nonzeros) is taken where it costs at most this
+#: share of ``n^2`` operations: the measured crossover of the mat-vec through dense features (``2 n d`` at
+#: ``d = 0.4 n``). On Amazon 5,000's pairs (1,200 samples, 1.8 % to 8 % nonzero at 625 to 5,000 words) it is
+#: 2.0x to 2.3x faster than LAPACK's dense solver, with embeddings within 3e-14 (docs/performance.md).
+SPARSE_MATVEC_SHARE = 0.8
+
 #: ARPACK's restarts before TCA falls back to LAPACK's dense solver. Where it converges, ARPACK restarts 1 to 3
 #: times (at most 287 mat-vecs for 81 eigenpairs; Amazon 5,000's pairs at 156 and 312 features). Where the
 #: chosen features have a lower rank than the number of components asked for (a ranking that puts words
@@ -55,12 +61,14 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         ``"arpack"``: the implicitly restarted Lanczos method of
         :func:`scipy.sparse.linalg.eigsh` (tolerance 0: machine precision)
         on a matrix-vector product that never forms the matrix, ``O(n d)``
-        through the features or ``O(n^2)`` through the kernel. ``"auto"``
-        takes ``"arpack"`` when the embedding has at most ``n / 8``
-        dimensions and the features are fewer than ``0.4 n`` (the product
-        goes through them), where it was measured faster on the data
-        families and the images (docs/performance.md). The
-        ``"generalized"`` solver is always dense.
+        through the features, ``O(nnz)`` through sparse features (word
+        counts) or ``O(n^2)`` through the kernel. ``"auto"`` takes
+        ``"arpack"`` when the embedding has at most ``n / 8`` dimensions and
+        the features are fewer than ``0.4 n`` (the product goes through
+        them) or have at most ``0.2 n^2`` nonzero values (the product goes
+        through them as a sparse matrix, :data:`SPARSE_MATVEC_SHARE`), where
+        it was measured faster on the data families and the images
+        (docs/performance.md). The ``"generalized"`` solver is always dense.
 
     Attributes
     ----------
@@ -100,13 +108,21 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         self.solver = solver
         self.eigen_solver = eigen_solver
 
-    def _uses_arpack(self, n, n_feat, m):
+    def _uses_arpack(self, n, n_feat, m, nnz=None):
+        """Whether ARPACK finds the components, and whether its mat-vec goes through sparse features."""
         if self.solver != "paper" or self.eigen_solver == "dense":
-            return False
+            return False, False
+        sparse = nnz is not None and 4 * nnz <= SPARSE_MATVEC_SHARE * n * n
         if self.eigen_solver == "arpack":
-            return m < n  # ARPACK finds fewer eigenpairs than the matrix's order
-        # measured crossovers (docs/performance.md): 0.30 n to 0.45 n features, by the data's Lanczos iterations
-        return 8 * m <= n and 5 * n_feat < 2 * n
+            return m < n, sparse and 5 * n_feat >= 2 * n  # ARPACK finds fewer eigenpairs than the matrix's order
+        # measured crossovers (docs/performance.md): 0.30 n to 0.45 n features, by the data's Lanczos
+        # iterations, that is a mat-vec through the dense features of 2 n d <= 0.8 n^2 operations; through
+        # sparse features one of 4 nnz operations, at most as many
+        if 8 * m > n:
+            return False, False
+        if 5 * n_feat < 2 * n:
+            return True, False
+        return sparse, sparse
 
     def _fit_adapt(self, Xs, ys, Xt):
         ns, nt = Xs.shape[0], Xt.shape[0]
@@ -114,16 +130,22 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         m = int(min(self.n_components, n_feat, n))
         X = np.vstack([Xs, Xt])
         e = np.concatenate([np.full(ns, 1.0 / ns), np.full(nt, -1.0 / nt)])
-        arpack = self._uses_arpack(n, n_feat, m)
-        # ARPACK with fewer features than half the samples never forms the n x n kernel
-        K = None if arpack and 2 * n_feat < n else X @ X.T
-        W = self._arpack_components(X, K, e, m) if arpack else None
+        arpack, sparse = self._uses_arpack(n, n_feat, m, nnz=np.count_nonzero(X))
+        # ARPACK with fewer features than half the samples, or through sparse ones, never forms the n x n kernel
+        K = None if arpack and (sparse or 2 * n_feat < n) else X @ X.T
+        S = scipy.sparse.csr_array(X) if sparse else None
+        W = self._arpack_components(X if S is None else S, K, e, m) if arpack else None
         if W is None:  # LAPACK, chosen or because ARPACK did not converge: the dense solver's embedding
             K = X @ X.T if K is None else K
             W = self._dense_components(X, K, e, m)
         W = _flip_signs(W)
         self.X_fit_, self.components_ = X, W
-        Z = X @ (X.T @ W) if K is None else K @ W
+        if K is not None:
+            Z = K @ W
+        elif S is not None:
+            Z = S @ (S.T @ W)
+        else:
+            Z = X @ (X.T @ W)
         return Z[:ns], Z[ns:]
 
     def _dense_components(self, X, K, e, m):
@@ -162,7 +184,16 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         vector in ``O(n)`` by cumulative sums.
         """
         n = X.shape[0]
-        if K is None:  # B v = X Xc^T Xc X^T v = P (X^T v) with P = X (Xc^T Xc): two passes over n x d, O(n d)
+        if scipy.sparse.issparse(X):  # B v = X (X^T X - n mu mu^T) X^T v: four passes over the nonzeros, O(nnz)
+            Xt = X.T.tocsr()
+            mean = np.asarray(X.mean(axis=0)).ravel()
+
+            def B(v):
+                u = Xt @ v
+                return X @ (Xt @ (X @ u) - n * mean * float(mean @ u))
+
+            k = X @ (Xt @ e)
+        elif K is None:  # B v = X Xc^T Xc X^T v = P (X^T v) with P = X (Xc^T Xc): two passes over n x d, O(n d)
             Xc = X - X.mean(axis=0)
             P = X @ (Xc.T @ Xc)
 
