@@ -7,6 +7,7 @@ from __future__ import annotations
 import heapq
 import logging
 import os
+
 import pytest
 
 from .conftest import REPO, mirror_dir

@@ -474,3 +474,140 @@ def test_lfda_keeps_a_multimodal_class_apart_where_fda_merges_it():
     assert accuracy["LFDA"] > 0.98 > accuracy["FDA"], accuracy
     with pytest.raises(ValueError, match="'k' parameter"):
         REDUCERS["LFDA"](1, 2, 0, k=0).fit(X, y)
+
+
+def test_table1_sets_a_computed_lmnn_column_beside_the_papers(tmp_path):
+    from otfs_workflow.io import write_tsv
+    from otfs_workflow.stages import wda_report
+
+    errors = {"wine": [30.0, 34.0, 32.0], "usps": [9.0, 9.5, 8.5]}
+    rows = [{"dataset": d, "split": s, "method": "LMNN", "p": 5, "k": 3, "candidate": 0, "cv_error": 1.0,
+             "error": e, "n_train": 75, "n_test": 75, "d": 104, "seconds": 1.0}
+            for d, errs in errors.items() for s, e in enumerate(errs)]
+    write_tsv(pd.DataFrame(rows), tmp_path / "LMNN.tsv")
+    cfg = {"methods": {"LMNN": {}}, "datasets": ["wine", "usps"], "splits": 3, "cv_folds": 2, "noise_features": 100}
+    out = {k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex", "provenance")}
+    wda_report.table1([tmp_path / "LMNN.tsv"], cfg, out, {})
+    table = out["md"].read_text()
+    header = next(line for line in table.splitlines() if line.startswith("| Data set"))
+    assert "| LMNN |" in header and "| LMNN − paper |" in header and "| paper LMNN |" in header
+    assert "32.00 ± 2.00" in table and "| -0.81 |" in table  # wine: 32.00 against the paper's 32.81
+    assert "| +2.95 * |" in table  # usps: 9.00 against 6.05, beyond 2 of our standard deviations (0.5)
+    assert "not run" not in table
+
+
+# --- LMNN (Weinberger & Saul 2009), Table 1's LMNN column -------------------------------------------------------
+def _lmnn_fixture():
+    """metric-learn 0.7.0's LMNN on three small data sets (tests/data/lmnn_metric_learn.json) and the recipe
+    that rebuilds them. The fixture is made in an isolated environment by tests/data/make_lmnn_fixture.py;
+    to regenerate it, run the commands in that script's docstring (its provenance is in the JSON)."""
+    import importlib.util
+    import json
+
+    path = Path(__file__).parent / "data" / "make_lmnn_fixture.py"
+    spec = importlib.util.spec_from_file_location("make_lmnn_fixture", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fixture = json.loads(path.with_name("lmnn_metric_learn.json").read_text())
+    assert fixture["provenance"]["metric-learn"] == "0.7.0"
+    return module, fixture
+
+
+def test_lmnn_loss_gradient_matches_finite_differences():
+    from otfs.reducers.lmnn import lmnn_loss, target_neighbors
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 8)
+    y = np.arange(60) % 3
+    targets = target_neighbors(X, y, 3)
+    for mu in (0.5, 0.2):
+        L = rng.randn(4, 8) * 0.4
+        loss, grad, active = lmnn_loss(L, X, y, targets, mu)
+        assert active > 0
+        numeric = np.zeros_like(L)
+        for idx in np.ndindex(L.shape):
+            step = np.zeros_like(L)
+            step[idx] = 1e-6
+            numeric[idx] = (lmnn_loss(L + step, X, y, targets, mu)[0] - lmnn_loss(L - step, X, y, targets, mu)[0]) / 2e-6
+        assert np.abs(numeric - grad).max() <= 1e-6 * np.abs(grad).max()
+
+
+def test_lmnn_loss_and_target_neighbours_equal_metric_learns():
+    """The same loss: metric-learn 0.7.0's objective (regularization 0.5) at its fitted map and at a random one."""
+    from otfs.reducers.lmnn import lmnn_loss, target_neighbors
+
+    module, fixture = _lmnn_fixture()
+    for name, case in fixture["cases"].items():
+        Xtr, ytr, Xte, yte = module.dataset(name)
+        assert module.digest(Xtr, ytr, Xte, yte) == case["data_sha256"], name
+        labels = np.unique(ytr, return_inverse=True)[1]
+        targets = target_neighbors(Xtr, labels, 3)
+        np.testing.assert_array_equal(targets, case["target_neighbors"])
+        for which, L in (("fitted", case["components"]), ("random", case["random_map"])):
+            ours = lmnn_loss(np.asarray(L), Xtr, labels, targets, 0.5)[0]
+            assert ours == pytest.approx(case["objective"][which], rel=1e-12), (name, which)
+
+
+def test_lmnn_matches_metric_learn_on_held_out_error_and_leading_eigenvectors():
+    """otfs's L-BFGS and metric-learn 0.7.0's gradient descent reach different local minima of the same loss:
+    ours is no higher; the 3-NN test error is within 1 point on digits (1,079 test samples) and within one
+    test sample on wine and iris (90 and 75: one sample is 1.1 and 1.3 points); the leading eigenvectors of
+    the metric L^T L agree: |cos| >= 0.9 for the first two, the first four on digits (measured 0.95 to 0.99,
+    otfs 2026-11-29; the later ones carry eigenvalues too close to one another to be determined)."""
+    from otfs.reducers.lmnn import LargeMarginNearestNeighbor
+
+    module, fixture = _lmnn_fixture()
+    leading = {"wine": 2, "iris": 2, "digits": 4}
+    for name, case in fixture["cases"].items():
+        Xtr, ytr, Xte, yte = module.dataset(name)
+        ref = np.asarray(case["components"])
+        lmnn = LargeMarginNearestNeighbor(n_components=case["n_components"], n_neighbors=3, push_weight=0.5,
+                                          init="pca").fit(Xtr, ytr)
+        assert lmnn.converged_ and lmnn.objective_ <= case["objective"]["fitted"], name
+        L = lmnn.components_
+        error = 100 * np.mean(KNeighborsClassifier(3).fit(Xtr @ L.T, ytr).predict(Xte @ L.T) != yte)
+        tolerance = 1.0 if name == "digits" else 100.0 / len(yte) + 1e-9
+        assert abs(error - case["knn3_test_error_percent"]) <= tolerance, (name, error)
+        ours = np.linalg.eigh(L.T @ L)[1][:, ::-1][:, : leading[name]]
+        theirs = np.linalg.eigh(ref.T @ ref)[1][:, ::-1][:, : leading[name]]
+        assert (np.abs(np.sum(ours * theirs, axis=0)) >= 0.9).all(), name
+
+
+def test_lmnn_finds_classes_a_euclidean_knn_misses_along_a_low_variance_axis():
+    """Two classes apart only along a low-variance axis, beside two wide noise axes: the Euclidean 3-NN is
+    near chance; LMNN stretches the separating axis and shrinks the others."""
+    from otfs.reducers.lmnn import LargeMarginNearestNeighbor
+
+    rng = np.random.RandomState(3)
+
+    def draw(n):
+        y = np.arange(n) % 2
+        X = np.column_stack([10 * rng.randn(n), 10 * rng.randn(n), (2 * y - 1) * 0.3 + 0.1 * rng.randn(n)])
+        return X, y
+
+    Xtr, ytr = draw(200)
+    Xte, yte = draw(400)
+    euclid = np.mean(KNeighborsClassifier(3).fit(Xtr, ytr).predict(Xte) != yte)
+    lmnn = LargeMarginNearestNeighbor(init="identity").fit(Xtr, ytr)
+    Z = lmnn.transform
+    learned = np.mean(KNeighborsClassifier(3).fit(Z(Xtr), ytr).predict(Z(Xte)) != yte)
+    assert euclid > 0.3 and learned < 0.02, (euclid, learned)
+    scale = np.linalg.norm(lmnn.components_, axis=0)
+    assert scale[2] > 10 * max(scale[0], scale[1])
+
+
+def test_lmnn_checks_its_parameters_and_is_a_reducer():
+    from otfs.reducers import REDUCERS
+    from otfs.reducers.lmnn import LargeMarginNearestNeighbor
+
+    X = np.random.RandomState(0).randn(30, 4)
+    y = np.arange(30) % 3
+    with pytest.raises(ValueError, match="push_weight"):
+        LargeMarginNearestNeighbor(push_weight=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="n_components=5 exceeds the 4 features"):
+        LargeMarginNearestNeighbor(n_components=5).fit(X, y)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        LargeMarginNearestNeighbor().fit(X, np.zeros(30))
+    reducer = REDUCERS["LMNN"](2, 3, 0, max_iter=20).fit(X, y)
+    assert reducer.components_.shape == (2, 4) and reducer.transform(X).shape == (30, 2)
+    assert reducer.target_neighbors_.shape == (30, 3) and reducer.n_iter_ <= 20

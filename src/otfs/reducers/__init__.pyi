@@ -10,3 +10,6 @@ from ._base import (
 from ._wda import (
     WassersteinDiscriminantAnalysis as WassersteinDiscriminantAnalysis,
 )
+from .lmnn import (
+    LargeMarginNearestNeighbor as LargeMarginNearestNeighbor,
+)
