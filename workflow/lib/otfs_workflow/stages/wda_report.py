@@ -114,7 +114,7 @@ def table1(inputs: Sequence[str], cfg: Mapping, outputs: Mapping, provenance: Ma
         f"WDA paper, Table 1: mean kNN test error (%) ± std over {int(cfg['splits'])} random splits; p and k "
         f"chosen by {int(cfg['cv_folds'])}-fold cross-validation on the training part; "
         f"{int(cfg['noise_features'])} Gaussian noise features added except to isolet, usps, mnist and digits. "
-        "Ranks are among the methods run here. The paper's columns are its published numbers "
+        "Ranks are among the methods run here. The paper's columns are its published numbers. "
         "M − paper: our mean of method M minus the published one; * where it exceeds 2 of our standard "
         "deviations. "
         "WDA − PCA: the mean paired difference over the same splits; † where a two-sided Wilcoxon signed-rank "
