@@ -135,7 +135,7 @@ def test_tca_lanczos_restarts_are_capped(monkeypatch):
     # dense solver's embedding is kept (0.7 s)
     import scipy.sparse.linalg
 
-    from otfs.adapters import tca as tca_module
+    from otfs.adapters._base import ARPACK_MAX_RESTARTS
 
     seen, eigsh = [], scipy.sparse.linalg.eigsh
 
@@ -146,7 +146,7 @@ def test_tca_lanczos_restarts_are_capped(monkeypatch):
     monkeypatch.setattr(scipy.sparse.linalg, "eigsh", spy)
     Xs, ys, Xt, _ = office_like(40, 400, 12, seed=8)
     LinearTransferComponentAnalysis(eigen_solver="arpack").adapt(Xs, ys, Xt)
-    assert seen == [tca_module.ARPACK_MAX_RESTARTS] and 1 <= tca_module.ARPACK_MAX_RESTARTS <= 100
+    assert seen == [ARPACK_MAX_RESTARTS] and 1 <= ARPACK_MAX_RESTARTS <= 100
 
 
 @pytest.mark.parametrize("case", ["one constant feature", "a repeated eigenvalue"])

@@ -14,6 +14,7 @@ from otfs.adapters._base import (
     _AT_LEAST_ONE,
     _NON_NEGATIVE,
     BaseAdapter,
+    leading_eigenpairs,
     register_adapter,
 )
 
@@ -23,13 +24,6 @@ from otfs.adapters._base import (
 #: 2.0x to 2.3x faster than LAPACK's dense solver, with embeddings within 3e-14 (docs/performance.md).
 SPARSE_MATVEC_SHARE = 0.8
 
-#: ARPACK's restarts before TCA falls back to LAPACK's dense solver. Where it converges, ARPACK restarts 1 to 3
-#: times (at most 287 mat-vecs for 81 eigenpairs; Amazon 5,000's pairs at 156 and 312 features). Where the
-#: chosen features have a lower rank than the number of components asked for (a ranking that puts words
-#: absent from the samples first: rank 71 at 312 features), SciPy's default of ``10 n`` restarts ran 452,186
-#: mat-vecs, 565 s, before it converged; the dense solver takes under a second. Either way the embedding is
-#: the dense solver's within 1e-10, so the cap decides the time, not the numbers.
-ARPACK_MAX_RESTARTS = 20
 
 
 @register_adapter("TCA")
@@ -176,7 +170,7 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         """The ``m`` leading eigenvectors of the paper's matrix by Lanczos, without forming it (None where
         ARPACK fails or does not converge, and where the m-th eigenvalue is not separated from the next,
         so that LAPACK's solution, an arbitrary basis of a repeated eigenvalue's space, is kept). ARPACK gets
-        :data:`ARPACK_MAX_RESTARTS` restarts, not SciPy's ``10 n``.
+        :data:`~otfs.adapters._base.ARPACK_MAX_RESTARTS` restarts, not SciPy's ``10 n``.
 
         The matrix ``syevr`` reads is ``S = tril(M) + tril(M, -1)^T`` with
         ``M = B - c k g^T`` (``B = K H K``, ``g = B k``): ``S = B - c (tril(k g^T)
@@ -218,22 +212,8 @@ class LinearTransferComponentAnalysis(BaseAdapter):
             upper = g * (np.cumsum(kv[::-1])[::-1] - kv)  # tril(k g^T, -1)^T v
             return B(v) - c * (lower + upper)
 
-        if m + 1 >= n:
-            return None
-        op = scipy.sparse.linalg.LinearOperator((n, n), matvec=S, dtype=float)
-        v0 = np.random.RandomState(0).uniform(-1.0, 1.0, n)  # fixed: the same start in every run
-        try:  # one eigenpair more than asked for, to see whether the m-th is separated from the next
-            vals, vecs = scipy.sparse.linalg.eigsh(op, k=m + 1, which="LA", tol=0.0, v0=v0,
-                                                   maxiter=ARPACK_MAX_RESTARTS)
-        except (scipy.sparse.linalg.ArpackNoConvergence, scipy.sparse.linalg.ArpackError):
-            return None  # also ARPACK's "starting vector is zero": a Krylov space exhausted by a low rank
-        by_size = np.argsort(-vals, kind="stable")
-        vals, vecs = vals[by_size], vecs[:, by_size]
-        if vals[m - 1] - vals[m] <= 1e-8 * max(abs(vals[0]), np.finfo(float).tiny):
-            # the m-th eigenvalue repeats (a rank below m + 1): the basis of its eigenspace is arbitrary, and
-            # ARPACK's would not be LAPACK's
-            return None
-        return vecs[:, :m]
+        found = leading_eigenpairs(S, n, m)
+        return None if found is None else found[1]
 
     def _transform_source(self, X):
         return (X @ self.X_fit_.T) @ self.components_

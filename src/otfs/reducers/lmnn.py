@@ -10,6 +10,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.optimize
+import scipy.sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -58,8 +59,6 @@ def lmnn_loss(L: np.ndarray, X: np.ndarray, y: np.ndarray, targets: np.ndarray,
     ``S = W + W^T`` sparse and ``D`` the diagonal of its row sums: no ``d x d`` outer product is formed.
     Where a hinge is exactly 0, its gradient is taken as 0 (a subgradient).
     """
-    import scipy.sparse
-
     n = X.shape[0]
     Z = X @ L.T
     sq = np.einsum("ij,ij->i", Z, Z)
