@@ -44,7 +44,7 @@ rule acquire_images:
     priority: PRIORITY_IMAGES
     conda:
         "../../envs/otfs.yaml"
-    threads: 4
+    threads: IMAGE_THREADS
     resources:
         mem_mb=256,
         runtime=30,

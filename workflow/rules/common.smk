@@ -131,13 +131,17 @@ wildcard_constraints:
 # Snakemake's default priority, 0. So `available` delivers the paper's tables
 # and figures first, whatever order the DAG lists its jobs in.
 PRIORITY_PAPER = 50
-# The images' acquisition and extraction ask for several threads. A job starts
-# only when its threads are free at once, and a stream of 1-thread jobs frees
-# one core at a time, so these would wait for the end of the run. They rank
-# above every other job instead: acquire_images starts while all cores are
-# free, and each extract_features asks for no more threads than the
+# The images' acquisition and extraction ask for several threads (IMAGE_THREADS).
+# A job starts only when its threads are free at once, and a stream of 1-thread
+# jobs frees one core at a time, so these would wait for the end of the run.
+# They rank above every other job instead: acquire_images starts while all
+# cores are free, and each extract_features asks for no more threads than the
 # acquire_images whose end makes it ready, so it starts on the cores freed.
-PRIORITY_IMAGES = PRIORITY_PAPER + 1
+# Snakemake's default scheduler (ilp) picks the jobs whose priorities have the
+# largest sum, so an image job outranks as many 1-thread paper jobs as it takes
+# cores; the greedy scheduler takes them by priority alone.
+IMAGE_THREADS = 4
+PRIORITY_IMAGES = PRIORITY_PAPER * IMAGE_THREADS + 1
 
 
 # Every rule's code manifest, derived from imports when the workflow is parsed

@@ -22,7 +22,7 @@ rule extract_features:
     priority: PRIORITY_IMAGES
     conda:
         "../../envs/extraction.yaml"
-    threads: 4
+    threads: IMAGE_THREADS
     resources:
         mem_mb=4096,
         runtime=30,
