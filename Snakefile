@@ -98,6 +98,7 @@ include: "workflow/rules/model_selection.smk"
 include: "workflow/rules/recommend.smk"
 include: "workflow/rules/shift.smk"
 include: "workflow/rules/run_log.smk"
+include: "workflow/rules/data_notes.smk"
 
 
 # Local rules run where Snakemake itself runs, never submitted to a cluster:
@@ -123,28 +124,20 @@ localrules:
     plot_figure5,
     plot_figure6,
     plot_figure7,
+    data_notes,
 
 
 rule all:
     default_target: True
     input:
-        all_target_files("paper"),
-        lambda w: feature_tables("paper"),
-        "results/paper/comparison/summary.csv",
-        "results/paper/results_long.tsv",
-        [f for files in CLINICAL_TARGETS.values() for f in files],
-        [getattr(rules, name).input for name in RELATED_EXPERIMENTS],
+        lambda w: main_target_files("paper"),
+        "results/paper/data_notes.csv",
 
 
 rule available:
     input:
-        all_target_files("available"),
-        lambda w: feature_tables("available"),
-        "results/available/comparison/summary.csv",
-        "results/available/results_long.tsv",
-        [f for files in CLINICAL_TARGETS.values() for f in files],
-        # the data families whose files are present (none without them), and their verdict
-        lambda w: shift_available_targets(),
+        lambda w: main_target_files("available"),
+        "results/available/data_notes.csv",
 
 
 rule table1:

@@ -463,7 +463,7 @@ def test_a_new_ranker_file_reruns_no_job_and_a_target_naming_it_runs_only_its_ow
                     else "/ranking/mean-gap/" in inputs), j
         assert {j["rule"] for j in planned} <= {"rank_features", "classify", "aggregate", "collect_results",
                                                  "make_table5", "make_comparison", "available",
-                                                 "feature_table"}, planned
+                                                 "feature_table", "data_notes"}, planned
     finally:
         path.unlink()
         (test_run / "config" / "mean_gap.yaml").unlink(missing_ok=True)

@@ -111,6 +111,20 @@ def test_every_target_is_built(test_run):
     assert r"\begin{tabular}" in tex and r"$\searrow$" in tex
 
 
+def test_the_data_notes_count_every_warning_the_jobs_recorded(test_run):
+    """results/available/data_notes.csv (the report's "Data notes") counts each job's recorded warnings: its
+    groups' warnings sum to the lines of logs/conditions/, and the full listing beside it has every message."""
+    records = [json.loads(line) for f in sorted((test_run / "logs" / "conditions").rglob("*.jsonl"))
+               for line in f.read_text().splitlines() if line.strip()]
+    notes = pd.read_csv(test_run / "results" / "available" / "data_notes.csv", keep_default_na=False)
+    assert list(notes.columns) == ["stage", "key", "category", "condition", "jobs", "warnings", "example_log"]
+    assert int(notes["warnings"].sum()) == len(records)
+    assert len(records) > 0 and (notes["jobs"] <= notes["warnings"]).all()
+    assert notes["jobs"].sum() >= len({r["log"] for r in records})  # a job may meet several kinds
+    listing = (test_run / "results" / "available" / "data_notes.md").read_text()
+    assert all(r["message"] in listing for r in records)
+
+
 def test_tables_and_comparisons(test_run):
     out = test_run / "results" / "available"
     t3 = pd.read_csv(out / "table3" / "GoogleNet1024.csv", keep_default_na=False)

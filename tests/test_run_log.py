@@ -150,3 +150,22 @@ def test_every_condition_is_listed_in_full_under_its_group(tmp_path):
     run_log.write_conditions(records, tmp_path / "conditions.md")
     text = (tmp_path / "conditions.md").read_text()
     assert text.count("\n## ") == 1 and all(f"- `{r['log']}`: {r['message']}" in text for r in records)
+
+
+def test_the_data_notes_are_the_groups_as_a_table_and_in_full(tmp_path):
+    import csv
+
+    records = _records(n_rankers=3, n_pairs=2) + [{"rule": "classify", "key": "heart", "wildcards": {},
+                                                   "category": "", "message": "lbfgs failed after 100 iterations",
+                                                   "log": "logs/c.log"}]
+    run_log.write_data_notes(records, tmp_path / "notes.csv", tmp_path / "notes.md")
+    with open(tmp_path / "notes.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["stage"], r["key"], r["jobs"], r["warnings"]) for r in rows] == [
+        ("rank_features", "surf", "6", "6"), ("classify", "heart", "1", "1")]
+    # the ranges of the numbers over the group's messages: 1 + (r * p) % 15 for r < 3, p < 2
+    assert rows[0]["condition"] == ("1 to 3 of 1,000 features are constant in both domains [...]: they carry no "
+                                    "information")
+    assert rows[0]["category"] == "DegenerateResultWarning" and rows[0]["example_log"] == "logs/r0/p0.log"
+    text = (tmp_path / "notes.md").read_text()
+    assert all(r["message"] in text for r in records)

@@ -7,6 +7,7 @@
 import time as _time
 
 from otfs_workflow.run_log import (
+    CONDITIONS_DIR,
     PlannedJob,
     benchmark_key,
     condition_lines,

@@ -390,3 +390,19 @@ def staged_files():
                     raw_path(feature_set, r) for r in reader_files(feature_set, domain)
                 ]
     return list(dict.fromkeys(files))
+
+
+def main_target_files(target_set):
+    """What `all` (target set paper) or `available` builds, but its data notes."""
+    files = [
+        *all_target_files(target_set),
+        *feature_tables(target_set),
+        f"results/{target_set}/comparison/summary.csv",
+        f"results/{target_set}/results_long.tsv",
+        *[f for files in CLINICAL_TARGETS.values() for f in files],
+    ]
+    if target_set == "paper":
+        files += [f for name in RELATED_EXPERIMENTS for f in getattr(rules, name).input]
+    else:  # the data families whose files are present (none without them), and their verdict
+        files += shift_available_targets()
+    return files

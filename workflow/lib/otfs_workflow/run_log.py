@@ -31,10 +31,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CONDITIONS_DIR", "PlannedJob", "benchmark_key", "collect_costs", "condition_lines", "estimate",
-           "format_duration", "group_conditions", "measured_lines", "plan_lines", "read_benchmark_seconds",
-           "read_conditions", "read_costs", "record_condition", "summary_lines", "write_conditions",
-           "write_costs"]
+__all__ = ["CONDITIONS_DIR", "DATA_NOTES_COLUMNS", "PlannedJob", "benchmark_key", "collect_costs", "condition_lines",
+           "data_notes_rows", "estimate", "format_duration", "group_conditions", "measured_lines", "plan_lines",
+           "read_benchmark_seconds", "read_conditions", "read_costs", "record_condition", "summary_lines",
+           "write_conditions", "write_costs", "write_data_notes"]
 
 #: Where the jobs record their warnings (one JSON line each), relative to the working directory.
 CONDITIONS_DIR = Path("logs") / "conditions"
@@ -345,7 +345,8 @@ def group_conditions(records: Iterable[Mapping]) -> list[dict]:
     return sorted(groups.values(), key=lambda g: (-len(g["logs"]), g["rule"], g["key"], g["template"]))
 
 
-def _group_line(g: Mapping) -> str:
+def _group_text(g: Mapping) -> str:
+    """A group's message template with each number's range."""
     parts = []
     for i, chunk in enumerate(g["template"].split("{}")):
         parts.append(chunk)
@@ -353,7 +354,11 @@ def _group_line(g: Mapping) -> str:
             values = g["numbers"][i]
             lo, hi = min(values), max(values)
             parts.append(_fmt(lo) if lo == hi else f"{_fmt(lo)} to {_fmt(hi)}")
-    text = "".join(parts)
+    return "".join(parts)
+
+
+def _group_line(g: Mapping) -> str:
+    text = _group_text(g)
     varied = [f"{len(v)} {name}s" for name, v in sorted(g["wildcards"].items())
               if name not in ("feature_set", g["key"]) and len(v) > 1 and g["key"] not in v]
     where = f"{g['rule']}" + (f", {g['key']}" if g["key"] != "*" else "")
@@ -391,6 +396,37 @@ def write_conditions(records: Sequence[Mapping], path: str | os.PathLike) -> Non
         lines += [f"- `{r.get('log', '')}`: {r['message']}" for r in g["records"]]
         lines.append("")
     write_text(Path(path), "\n".join(lines))
+
+
+def data_notes_rows(records: Sequence[Mapping]) -> list[dict]:
+    """The conditions as the report's data notes: one row per group (:func:`group_conditions`), with its stage
+    (the rule), its feature set or dataset, the condition with each number's range, how many jobs and warnings
+    it counts, and the log of one of its jobs (sorted: the first)."""
+    rows = []
+    for g in group_conditions(records):
+        rows.append({"stage": g["rule"], "key": g["key"], "category": g["category"], "condition": _group_text(g),
+                     "jobs": len(g["logs"]), "warnings": len(g["records"]),
+                     "example_log": sorted(g["logs"])[0]})
+    return rows
+
+
+DATA_NOTES_COLUMNS = ("stage", "key", "category", "condition", "jobs", "warnings", "example_log")
+
+
+def write_data_notes(records: Sequence[Mapping], csv_path: str | os.PathLike, md_path: str | os.PathLike) -> None:
+    """The report's data notes: the grouped conditions as a CSV table (:func:`data_notes_rows`) and every
+    condition in full under its group (:func:`write_conditions`)."""
+    import csv
+    import io
+
+    from otfs_workflow.io import write_text
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=DATA_NOTES_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(data_notes_rows(records))
+    write_text(Path(csv_path), buffer.getvalue())
+    write_conditions(records, md_path)
 
 
 # --- the end ---------------------------------------------------------------------------------------------

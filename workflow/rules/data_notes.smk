@@ -1,0 +1,31 @@
+# The report's data notes: every warning the jobs of a main target logged
+# (logs/conditions/, one file per job, its latest run), grouped as the run's end
+# summary counts them, as a table (data_notes.csv) and in full (data_notes.md).
+# The job runs after every other job of its target, so that nothing is missing.
+
+
+rule data_notes:
+    input:
+        results=lambda w: main_target_files(w.target_set),
+        code=script_code("data_notes.py"),
+    output:
+        csv=report(
+            "results/{target_set}/data_notes.csv",
+            caption="../report/data_notes.rst",
+            category="Data notes",
+        ),
+        md="results/{target_set}/data_notes.md",
+    log:
+        "logs/data_notes/{target_set}.log",
+    benchmark:
+        "logs/benchmarks/data_notes/{target_set}.tsv"
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    resources:
+        mem_mb=256,
+        runtime=5,
+    params:
+        folder=str(CONDITIONS_DIR),
+    script:
+        "../scripts/data_notes.py"
