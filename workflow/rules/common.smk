@@ -1,4 +1,5 @@
 # Shared set-up: the library on the path, config validation, helpers.
+import atexit
 import functools
 import os
 import re
@@ -19,6 +20,7 @@ SRC = REPO / "src"
 sys.path[:0] = [str(SRC), str(REPO / "workflow" / "lib")]
 
 from otfs_workflow.codedeps import scoped_manifest  # noqa: E402
+from otfs_workflow.plan_cache import PlanCache, code_signature  # noqa: E402
 from otfs.registry import get_registry  # noqa: E402
 from otfs.datasets._clinical import voxel_table_width  # noqa: E402
 from otfs_workflow.config import (
@@ -78,11 +80,40 @@ check_config_size(config)
 EXPERIMENT_SCHEMAS = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
 for _section, _schema in EXPERIMENT_SCHEMAS.items():
     config[_section] = fill_defaults(config.get(_section), _schema)
-validate_config(
-    config,
-    REPO / "workflow" / "schemas" / "config.schema.yaml",
-    sections=EXPERIMENT_SCHEMAS,
+# What parsing asks the library (the configuration's checks, the registries'
+# names and files, the rankers' traits) depends on the code and the
+# configuration alone: the answers are kept in .snakemake/otfs-plan/, under a
+# signature of the library, the workflow's package and schemas and the installed
+# packages, so that a parse after the first imports none of the methods
+# (otfs_workflow.plan_cache). The process that schedules jobs writes them.
+PLAN = PlanCache(
+    code_signature(
+        [
+            SRC / "otfs",
+            REPO / "workflow" / "lib" / "otfs_workflow",
+            REPO / "workflow" / "schemas",
+        ]
+    ),
+    write=workflow.is_main_process,
 )
+atexit.register(PLAN.save)
+
+
+def plan_answer(question, args, compute):
+    """``compute()``, or its answer kept from an earlier parse of the same code (PlanCache.get)."""
+    return PLAN.get(question, args, compute)
+
+
+def _validated():
+    validate_config(
+        config,
+        REPO / "workflow" / "schemas" / "config.schema.yaml",
+        sections=EXPERIMENT_SCHEMAS,
+    )
+    return True
+
+
+plan_answer("validate_config", config, _validated)
 
 
 def repo_file(*parts):
@@ -199,7 +230,11 @@ class _ScopedCode:
             kind: tuple(v) for kind, v in methods.items() if not isinstance(v, str)
         }
         for kind in wild:
-            for module in get_registry(_SCOPED_KINDS[kind]).origins():
+            group = _SCOPED_KINDS[kind]
+            origins = plan_answer(
+                "registry_origins", group, lambda: get_registry(group).origins()
+            )
+            for module in origins:
                 _scoped_code_of_modules(
                     script, _key({**_modules_of(fixed), _SCOPED_KINDS[kind]: [module]})
                 )
@@ -216,9 +251,21 @@ def _modules_of(methods):
     """``{registry group: [module, ...]}`` of ``{kind: [method name, ...]}``."""
     out = {}
     for kind, names in methods.items():
-        registry = get_registry(_SCOPED_KINDS[kind])
-        out[_SCOPED_KINDS[kind]] = sorted({registry.origin(n) for n in names})
+        group = _SCOPED_KINDS[kind]
+        out[group] = sorted({registry_origin(group, n) for n in names})
     return out
+
+
+def registry_origin(group, name):
+    """The module that registers ``name`` in the registry ``group`` (Registry.origin)."""
+    return plan_answer(
+        "registry_origin", [group, name], lambda: get_registry(group).origin(name)
+    )
+
+
+def registry_names(group):
+    """Every name registered in ``group``, plug-ins included, sorted."""
+    return plan_answer("registry_names", group, lambda: sorted(get_registry(group)))
 
 
 def _key(plugins):
@@ -226,8 +273,8 @@ def _key(plugins):
 
 
 # Every registered ranker and adapter: what the benchmarks, which run them all, name.
-ALL_RANKERS = sorted(get_registry("otfs.rankers"))
-ALL_ADAPTERS = sorted(get_registry("otfs.adapters"))
+ALL_RANKERS = registry_names("otfs.rankers")
+ALL_ADAPTERS = registry_names("otfs.adapters")
 
 
 @functools.cache
@@ -334,7 +381,10 @@ def fs_n_features(feature_set):
     """
     fs = fs_config(feature_set)
     if is_extracted(feature_set):
-        return get_extractor(fs["extractor"]).n_features
+        name = fs["extractor"]
+        return plan_answer(
+            "extractor_n_features", name, lambda: get_extractor(name).n_features
+        )
     try:
         return fs_reader(feature_set).count_features(
             list(fs_domains(feature_set)), dataset_manifest(fs["dataset"])
@@ -356,7 +406,29 @@ OT_RANKER_SETTINGS = {
 @functools.cache
 def ranker_strategy(name):
     """The sample-selection strategy whose pairs ranker ``name`` ranks (the OT rankers), else None."""
-    return pairs_strategy(build_ranker(name, config.get("rankers", {}).get(name)))
+    params = config.get("rankers", {}).get(name)
+    return plan_answer(
+        "ranker_strategy",
+        [name, params],
+        lambda: pairs_strategy(build_ranker(name, params)),
+    )
+
+
+def ranker_needs_class_labels(name):
+    """Whether ranker ``name``, with its configured parameters, reads class labels."""
+    params = config.get("rankers", {}).get(name)
+    return plan_answer(
+        "ranker_needs_class_labels",
+        [name, params],
+        lambda: bool(build_ranker(name, params).needs_class_labels()),
+    )
+
+
+def k_selection_kind(name):
+    """The kind of the choice-of-k rule ``name`` (``scorer``, ``data``, ...)."""
+    return plan_answer(
+        "k_selection_kind", name, lambda: get_registry("otfs.k_selection")[name].kind
+    )
 
 
 def ranker_params(name):

@@ -88,9 +88,7 @@ rule recommend_evaluation:
         rankers=RECOMMEND_RANKERS,
         scorers=lambda w: recommend_selector_params()["scorers"],
         data_rules=[
-            n
-            for n in MODEL_SELECTION_CONFIG["rules"]
-            if get_registry("otfs.k_selection")[n].kind == "data"
+            n for n in MODEL_SELECTION_CONFIG["rules"] if k_selection_kind(n) == "data"
         ],
         evaluation=RECOMMEND_CONFIG["evaluation"],
     script:

@@ -59,6 +59,6 @@ def recommend_selector_params(w=None):
         "scorers": [
             n
             for n in MODEL_SELECTION_CONFIG["rules"]
-            if get_registry("otfs.k_selection")[n].kind == "scorer"
+            if k_selection_kind(n) == "scorer"
         ],
     }

@@ -13,9 +13,7 @@ include: "shift_common.smk"
 # family leaves them out; its source-only relevance ranking is the stage's own
 # `source-correlation`), and the adapters that need none.
 CLASS_RANKERS = tuple(
-    r
-    for r in LEADERBOARD_CONFIG["rankers"]
-    if build_ranker(r, config.get("rankers", {}).get(r)).needs_class_labels()
+    r for r in LEADERBOARD_CONFIG["rankers"] if ranker_needs_class_labels(r)
 )
 REGRESSION_ADAPTERS = ("NA", "SA", "CORAL", "TCA")
 

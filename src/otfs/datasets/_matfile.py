@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 
 import numpy as np
-import scipy.io
 
 __all__ = ["MatFileError", "load_mat_features"]
 
@@ -45,6 +44,8 @@ def load_mat_features(
     X : ndarray of float64, shape (n, d)
     y : ndarray of int64, shape (n,)
     """
+    import scipy.io  # here, not at the top: planning reads a reader's files without loading them (0.1-0.3 s)
+
     path = Path(path)
     if not path.is_file():
         raise MatFileError(f"{path}: file not found")
