@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -249,4 +250,6 @@ def test_run(tmp_path_factory):
     require_module("torch", "extraction")  # the test configuration extracts EfficientNet-Lite0 features
     work = copy_workflow(tmp_path_factory.mktemp("run_cores2"))
     snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
+    # the jobs' recorded warnings as the run left them (tests that edit code rerun jobs in this folder later)
+    shutil.copytree(work / "logs" / "conditions", work.parent / f"{work.name}-conditions")
     return work

@@ -113,8 +113,10 @@ def test_every_target_is_built(test_run):
 
 def test_the_data_notes_count_every_warning_the_jobs_recorded(test_run):
     """results/available/data_notes.csv (the report's "Data notes") counts each job's recorded warnings: its
-    groups' warnings sum to the lines of logs/conditions/, and the full listing beside it has every message."""
-    records = [json.loads(line) for f in sorted((test_run / "logs" / "conditions").rglob("*.jsonl"))
+    groups' warnings sum to the lines of logs/conditions/ as the run left them, and the full listing beside it
+    has every message."""
+    snapshot = test_run.parent / f"{test_run.name}-conditions"  # conftest.test_run
+    records = [json.loads(line) for f in sorted(snapshot.rglob("*.jsonl"))
                for line in f.read_text().splitlines() if line.strip()]
     notes = pd.read_csv(test_run / "results" / "available" / "data_notes.csv", keep_default_na=False)
     assert list(notes.columns) == ["stage", "key", "category", "condition", "jobs", "warnings", "example_log"]
