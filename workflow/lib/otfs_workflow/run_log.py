@@ -435,6 +435,7 @@ LANDMARKS = (
     ("the paper's tables and figures", "results/paper"),
     ("every target the data allow", "results/available"),
     ("the comparison with the paper's numbers", "results/available/comparison/summary.csv"),
+    ("the jobs' warnings by kind (the report's data notes)", "results/available/data_notes.csv"),
     ("the data families' verdict", "results/leaderboard/verdict.md"),
     ("the label-free recommendation", "results/recommend/evaluation.md"),
     ("the related methods", "results/related"),
