@@ -49,7 +49,7 @@ from pathlib import Path
 
 __all__ = ["MANIFEST_DIR", "PACKAGE_DIRS", "SCOPED_REGISTRIES", "code_manifest_text", "import_closure",
            "loaded_modules", "manifest_files", "manifest_plugins", "module_file", "scoped_manifest",
-           "scoped_manifest_name"]
+           "scoped_manifest_name", "source_states"]
 
 
 def _package_dirs(package_dir) -> tuple[Path, ...]:
@@ -283,17 +283,28 @@ def _parents(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def _signature(package_dirs: tuple[Path, ...]) -> tuple:
-    """The state of the packages' source files: their paths, sizes and modification times."""
+def source_states(roots: Iterable[str | os.PathLike], suffixes: tuple[str, ...] = (".py", ".pyi")) -> tuple:
+    """``(path, size, mtime in ns)`` of every file ending in one of ``suffixes`` under ``roots``, sorted; folders
+    named ``__pycache__`` or starting with ``.`` are not entered, and a file that vanishes while it is listed
+    is left out."""
     out = []
-    for pkg in package_dirs:
-        for folder, _, names in os.walk(pkg):
+    for root in roots:
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
             for name in names:
-                if name.endswith((".py", ".pyi")):
+                if name.endswith(suffixes):
                     path = os.path.join(folder, name)
-                    st = os.stat(path)
+                    try:
+                        st = os.stat(path)
+                    except OSError:
+                        continue
                     out.append((path, st.st_size, st.st_mtime_ns))
     return tuple(sorted(out))
+
+
+def _signature(package_dirs: tuple[Path, ...]) -> tuple:
+    """The state of the packages' source files: their paths, sizes and modification times."""
+    return source_states(package_dirs)
 
 
 @functools.lru_cache(maxsize=4)

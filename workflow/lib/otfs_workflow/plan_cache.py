@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from otfs_workflow.codedeps import source_states
+
 __all__ = ["CACHE_DIR", "PlanCache", "code_signature", "digest"]
 
 #: Where the answers are kept (beside Snakemake's own state).
@@ -41,20 +43,6 @@ def digest(value: Any) -> str:
     """SHA-256 of ``value`` as canonical JSON (sorted keys; what JSON cannot hold, by ``str``)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _tree_stats(root: Path) -> Iterable[tuple[str, int, int]]:
-    """(path, size, mtime in ns) of every source file under ``root``, in a fixed order."""
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
-        for name in sorted(files):
-            if name.endswith(_SOURCE_SUFFIXES):
-                path = os.path.join(folder, name)
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    continue
-                yield path, st.st_size, st.st_mtime_ns
 
 
 def _installed(paths: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -88,14 +76,9 @@ def code_signature(roots: Iterable[str | os.PathLike], path: Iterable[str] | Non
     h = hashlib.sha256()
     h.update(sys.version.encode())
     h.update("\n".join(dists).encode())
-    seen = set()
-    for root in [*map(str, roots), *editable]:
-        real = os.path.realpath(root)
-        if real in seen:
-            continue
-        seen.add(real)
-        for entry in _tree_stats(Path(real)):
-            h.update(repr(entry).encode())
+    real = dict.fromkeys(os.path.realpath(r) for r in [*map(str, roots), *editable])  # each folder once
+    for entry in source_states(real, _SOURCE_SUFFIXES):
+        h.update(repr(entry).encode())
     return h.hexdigest()[:32]
 
 
