@@ -231,12 +231,9 @@ class _ScopedCode:
         }
         for kind in wild:
             group = _SCOPED_KINDS[kind]
-            origins = plan_answer(
-                "registry_origins", group, lambda: get_registry(group).origins()
-            )
-            for module in origins:
+            for module in registry_origins(group):
                 _scoped_code_of_modules(
-                    script, _key({**_modules_of(fixed), _SCOPED_KINDS[kind]: [module]})
+                    script, _key({**_modules_of(fixed), group: [module]})
                 )
 
     def __call__(self, wildcards):
@@ -261,6 +258,11 @@ def registry_origin(group, name):
     return plan_answer(
         "registry_origin", [group, name], lambda: get_registry(group).origin(name)
     )
+
+
+def registry_origins(group):
+    """Every module that registers a method of the registry ``group`` (Registry.origins)."""
+    return plan_answer("registry_origins", group, lambda: get_registry(group).origins())
 
 
 def registry_names(group):
