@@ -13,7 +13,7 @@ import pytest
 
 from otfs_workflow.plan_cache import PlanCache, code_signature, digest
 
-from .conftest import copy_workflow, mirror_dir
+from .conftest import copy_workflow, snakemake, snakemake_env
 
 
 def _tree(tmp_path):
@@ -112,9 +112,8 @@ print("IMPORTED", sorted(m for m in ("sklearn", "ot", "otfs.rankers._base", "otf
 
 
 def _probe(work):
-    env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir())}
-    proc = subprocess.run([sys.executable, "-c", _PROBE], cwd=work, env=env, capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run([sys.executable, "-c", _PROBE], cwd=work, env=snakemake_env(), capture_output=True,
+                          text=True, timeout=600)
     line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("IMPORTED"))
     return line, proc
 
@@ -132,7 +131,5 @@ def test_a_second_plan_of_one_figure_imports_none_of_the_librarys_methods(tmp_pa
     assert second == "IMPORTED [] EXIT 0", proc.stderr[-3000:]
     # a broken configuration is still checked: it is another question
     (work / "config" / "bad.yaml").write_text("protocol:\n  iterations: 0\n")
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "figure7", "--dry-run", "--cores", "1",
-                           "--configfile", "config/bad.yaml"], cwd=work, capture_output=True, text=True,
-                          env={**os.environ, "OTFS_DATA_MIRROR": str(mirror_dir())}, timeout=600)
+    proc = snakemake(work, "figure7", "--dry-run", "--cores", "1", "--configfile", "config/bad.yaml", check=False)
     assert proc.returncode != 0 and "iterations" in proc.stderr + proc.stdout
