@@ -57,6 +57,36 @@ def test_accuracy_curve_records():
         accuracy_curve(Xs, ys, Xt, yt, {"bad": [0, 0, 1, 2, 3, 4]}, [2])
 
 
+def test_accuracy_curve_hands_the_adapter_the_columns_as_fancy_indexing_gives_them():
+    # the curve gathers its points' columns from column-major copies; an adapter must get the very arrays
+    # Xs[:, cols] of the caller's (row-major) matrix gives, values and memory layout, so that its round-off,
+    # and every accuracy, stays what it was
+    rng = np.random.RandomState(3)
+    Xs, Xt = rng.randn(30, 50), rng.randn(40, 50)
+    ys, yt = rng.randint(2, size=30), rng.randint(2, size=40)
+    order = rng.permutation(50)
+
+    class Spy:
+        def __init__(self):
+            self.seen = []
+
+        def adapt(self, A, y, B):
+            self.seen.append((A.copy(order="K"), A.strides, B.copy(order="K"), B.strides))
+            return get_adapter("CORAL").adapt(A, y, B)
+
+    spy = Spy()
+    rows = accuracy_curve(Xs, ys, Xt, yt, {"o": order}, [1, 7, 50], adapter=spy)
+    for (A, a_strides, B, b_strides), n in zip(spy.seen, [1, 7, 50], strict=True):
+        want_s, want_t = Xs[:, order[:n]], Xt[:, order[:n]]
+        assert (a_strides, b_strides) == (want_s.strides, want_t.strides)
+        np.testing.assert_array_equal(A, want_s)
+        np.testing.assert_array_equal(B, want_t)
+        Zs, Zt = get_adapter("CORAL").adapt(want_s, ys, want_t)
+        row = rows[[1, 7, 50].index(n)]
+        assert row["accuracy"] == one_nn_accuracy(Zs, ys, Zt, yt)
+    assert Xs.flags["C_CONTIGUOUS"] and Xt.flags["C_CONTIGUOUS"]  # the caller's arrays are left as they were
+
+
 def test_adapter_registry():
     assert "NA" in ADAPTERS
     Xs, Xt = np.ones((3, 2)), np.zeros((4, 2))

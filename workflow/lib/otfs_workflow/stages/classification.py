@@ -55,6 +55,10 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
     :func:`otfs_workflow.stages.model_selection.run_pair`, which adapts the same samples on the same features
     (:class:`KeptAdaptations`): each is computed once for the curve and the choice of k.
     """
+    import dataclasses
+
+    import numpy as np
+
     from otfs.classification import accuracy_curve
 
     if set(adapters) != set(outputs):
@@ -62,6 +66,9 @@ def run_adapters(caches: Mapping[str, str], ranking_path, adapters: Mapping[str,
     rank = read_json(ranking_path)
     cache = read_domains({d: caches[d] for d in (rank["source"], rank["target"])})
     src, tgt = cache.domain(rank["source"]), cache.domain(rank["target"])
+    # the target in column-major order, made once for every adapter and iteration: accuracy_curve gathers its
+    # columns from such a copy, which gives the same arrays as from the cache's
+    tgt = dataclasses.replace(tgt, X=np.asfortranarray(tgt.X))
     counts = resolve_feature_counts(counts, cache.n_features)
     metrics = dict(metrics or {})
     if ends is not None:
