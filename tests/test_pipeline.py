@@ -125,6 +125,11 @@ def test_the_data_notes_count_every_warning_the_jobs_recorded(test_run):
     assert notes["jobs"].sum() >= len({r["log"] for r in records})  # a job may meet several kinds
     listing = (test_run / "results" / "available" / "data_notes.md").read_text()
     assert all(r["message"] in listing for r in records)
+    # the jobs it reports on: every job of the target (written at the run's start), not the notes' own
+    scope = json.loads((test_run / "logs" / "data_notes" / "available.jobs.json").read_text())
+    assert {r["log"] for r in records} <= set(scope)
+    assert "logs/data_notes/available.log" not in scope
+    assert any(log.startswith("logs/shift/pairs/") for log in scope) and any("table2" in log for log in scope)
 
 
 def test_tables_and_comparisons(test_run):
@@ -338,9 +343,11 @@ def test_rebuilding_a_figure_runs_only_what_it_needs(test_run):
     assert jobs == {"plot_figure7": 1}
     # Deleting one figure also rebuilds only that figure.
     (test_run / "results" / "available" / "figure1" / "surf.pdf").unlink()
-    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2",
-              "results/available/figure1/surf.pdf")
+    proc = snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2",
+                     "results/available/figure1/surf.pdf")
     assert (test_run / "results" / "available" / "figure1" / "surf.pdf").is_file()
+    # the end summary's report command names the file asked for
+    assert "snakemake --report report.html results/available/figure1/surf.pdf" in proc.stderr
 
 
 def test_an_adapters_hyper_parameters_come_from_config_and_rerun_only_its_jobs(test_run):

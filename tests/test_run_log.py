@@ -169,3 +169,17 @@ def test_the_data_notes_are_the_groups_as_a_table_and_in_full(tmp_path):
     assert rows[0]["category"] == "DegenerateResultWarning" and rows[0]["example_log"] == "logs/r0/p0.log"
     text = (tmp_path / "notes.md").read_text()
     assert all(r["message"] in text for r in records)
+
+
+def test_the_data_notes_keep_the_conditions_of_their_targets_jobs(tmp_path, caplog):
+    records = _records(n_rankers=2, n_pairs=2)
+    scope = tmp_path / "available.jobs.json"
+    run_log.write_data_notes_scope(scope, ["logs/r1/p0.log", "logs/r0/p1.log", "logs/r0/p1.log", "logs/other.log"])
+    assert json.loads(scope.read_text()) == ["logs/other.log", "logs/r0/p1.log", "logs/r1/p0.log"]
+    kept = run_log.scoped_conditions(records, scope)
+    assert [r["log"] for r in kept] == ["logs/r0/p1.log", "logs/r1/p0.log"]  # in the records' order
+    assert kept == [r for r in records if r["log"] in {"logs/r0/p1.log", "logs/r1/p0.log"}]
+    # a job started by hand, outside a run that planned it: every condition, and a warning naming the file
+    with caplog.at_level("WARNING", logger="otfs"):
+        assert run_log.scoped_conditions(records, tmp_path / "paper.jobs.json") == records
+    assert "paper.jobs.json is missing" in caplog.text

@@ -1,7 +1,9 @@
 # The report's data notes: every warning the jobs of a main target logged
 # (logs/conditions/, one file per job, its latest run), grouped as the run's end
 # summary counts them, as a table (data_notes.csv) and in full (data_notes.md).
-# The job runs after every other job of its target, so that nothing is missing.
+# The job runs after every other job of its target, so that nothing is missing;
+# which jobs those are, the main process writes at the start of the run
+# (DATA_NOTES_SCOPE, run_log.smk), so that other targets' jobs are left out.
 
 
 rule data_notes:
@@ -27,5 +29,6 @@ rule data_notes:
         runtime=5,
     params:
         folder=str(CONDITIONS_DIR),
+        scope=lambda w: DATA_NOTES_SCOPE.format(target_set=w.target_set),
     script:
         "../scripts/data_notes.py"

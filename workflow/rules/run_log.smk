@@ -8,6 +8,7 @@ import time as _time
 
 from otfs_workflow.run_log import (
     CONDITIONS_DIR,
+    DATA_NOTES_SCOPE,
     PlannedJob,
     benchmark_key,
     condition_lines,
@@ -17,6 +18,7 @@ from otfs_workflow.run_log import (
     read_costs,
     summary_lines,
     write_conditions,
+    write_data_notes_scope,
 )
 
 JOB_COSTS = REPO / "workflow" / "resources" / "job_costs.tsv"
@@ -54,8 +56,28 @@ def _used_names(dag):
     return names
 
 
-def _target_rules(dag):
-    return sorted({job.rule.name for job in dag.targetjobs if not job.output})
+def _write_data_notes_scopes(dag):
+    """For each data_notes job of the run, the logs of every job it follows: the jobs of its target."""
+    for job in dag.jobs:
+        if job.rule.name != "data_notes":
+            continue
+        seen, todo = set(), [job]
+        while todo:
+            for dep in dag.dependencies.get(todo.pop(), {}):
+                if dep not in seen:
+                    seen.add(dep)
+                    todo.append(dep)
+        write_data_notes_scope(
+            DATA_NOTES_SCOPE.format(**job.wildcards_dict),
+            (str(log) for dep in seen for log in dep.log),
+        )
+
+
+def _targets(dag):
+    """The targets asked for, as the report's command takes them: rule names, then files."""
+    return sorted(rule.name for rule in dag.targetrules) + sorted(
+        str(f) for f in dag.targetfiles
+    )
 
 
 def _cores():
@@ -71,6 +93,7 @@ onstart:
         if fs is None or fs in used:
             print(note, file=sys.stderr)
     _RUN["plan"] = _planned_jobs(workflow.dag)
+    _write_data_notes_scopes(workflow.dag)
     for line in plan_lines(
         _RUN["plan"],
         _cores(),
@@ -106,7 +129,7 @@ def _end(ok):
     for line in (
         timed
         + condition_lines(records)
-        + summary_lines(ok, started, ran, failed, _target_rules(workflow.dag))
+        + summary_lines(ok, started, ran, failed, _targets(workflow.dag))
     ):
         print(line, file=sys.stderr)
 

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import re
@@ -31,10 +32,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CONDITIONS_DIR", "DATA_NOTES_COLUMNS", "PlannedJob", "benchmark_key", "collect_costs", "condition_lines",
-           "data_notes_rows", "estimate", "format_duration", "group_conditions", "measured_lines", "plan_lines",
-           "read_benchmark_seconds", "read_conditions", "read_costs", "record_condition", "summary_lines",
-           "write_conditions", "write_costs", "write_data_notes"]
+__all__ = ["CONDITIONS_DIR", "DATA_NOTES_COLUMNS", "DATA_NOTES_SCOPE", "PlannedJob", "benchmark_key", "collect_costs",
+           "condition_lines", "data_notes_rows", "estimate", "format_duration", "group_conditions", "measured_lines",
+           "plan_lines", "read_benchmark_seconds", "read_conditions", "read_costs", "record_condition", "scoped_conditions",
+           "summary_lines", "write_conditions", "write_costs", "write_data_notes", "write_data_notes_scope"]
 
 #: Where the jobs record their warnings (one JSON line each), relative to the working directory.
 CONDITIONS_DIR = Path("logs") / "conditions"
@@ -412,6 +413,31 @@ def data_notes_rows(records: Sequence[Mapping]) -> list[dict]:
 
 DATA_NOTES_COLUMNS = ("stage", "key", "category", "condition", "jobs", "warnings", "example_log")
 
+#: The logs of the jobs a data-notes job reports on (its target's jobs), written by the main process at the
+#: start of a run that plans it (:func:`write_data_notes_scope`).
+DATA_NOTES_SCOPE = "logs/data_notes/{target_set}.jobs.json"
+
+
+def write_data_notes_scope(path: str | os.PathLike, logs: Iterable[str]) -> None:
+    """The logs of a data-notes job's target's jobs, as a sorted JSON list (atomically)."""
+    from otfs_workflow.io import write_text
+
+    write_text(Path(path), json.dumps(sorted({str(log) for log in logs}), indent=0) + "\n")
+
+
+def scoped_conditions(records: Sequence[Mapping], scope_path: str | os.PathLike) -> list[dict]:
+    """The conditions of the jobs listed in ``scope_path`` (:data:`DATA_NOTES_SCOPE`): a job of another target,
+    or one no longer part of this one, is left out. Every condition where the file is missing (a data-notes
+    job started by hand, outside a run that planned it), with a warning that says so."""
+    try:
+        logs = set(json.loads(Path(scope_path).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        logging.getLogger("otfs").warning(
+            "%s is missing (written when a run that plans this job starts): the data notes list the warnings of "
+            "every job under logs/conditions/, those of other targets too", scope_path)
+        return list(records)
+    return [r for r in records if r.get("log") in logs]
+
 
 def write_data_notes(records: Sequence[Mapping], csv_path: str | os.PathLike, md_path: str | os.PathLike) -> None:
     """The report's data notes: the grouped conditions as a CSV table (:func:`data_notes_rows`) and every
@@ -447,7 +473,8 @@ def summary_lines(ok: bool, started: float | None, ran: int, failed: Sequence[Ma
                   root: str | os.PathLike = ".") -> list[str]:
     """The run's last screen: whether it finished, where its results are, and each failed job with its log.
 
-    ``targets`` are the target rules asked for (``available``, ``figure7``): the report's command names them.
+    ``targets`` are the targets asked for, rules (``available``, ``figure7``) and files: the report's command
+    names them (``available`` where none was named).
     """
     root = Path(root)
     took = f" in {format_duration(time.time() - started)}" if started else ""
