@@ -61,15 +61,10 @@ def _write_data_notes_scopes(dag):
     for job in dag.jobs:
         if job.rule.name != "data_notes":
             continue
-        seen, todo = set(), [job]
-        while todo:
-            for dep in dag.dependencies.get(todo.pop(), {}):
-                if dep not in seen:
-                    seen.add(dep)
-                    todo.append(dep)
+        upstream = [dep for dep in dag.bfs(dag.dependencies, job) if dep is not job]
         write_data_notes_scope(
             DATA_NOTES_SCOPE.format(**job.wildcards_dict),
-            (str(log) for dep in seen for log in dep.log),
+            (str(log) for dep in upstream for log in dep.log),
         )
 
 

@@ -302,11 +302,6 @@ def source_states(roots: Iterable[str | os.PathLike], suffixes: tuple[str, ...] 
     return tuple(sorted(out))
 
 
-def _signature(package_dirs: tuple[Path, ...]) -> tuple:
-    """The state of the packages' source files: their paths, sizes and modification times."""
-    return source_states(package_dirs)
-
-
 @functools.lru_cache(maxsize=4)
 def _graph_at(package_dirs: tuple[Path, ...], signature: tuple) -> _Graph:
     return _Graph(package_dirs)
@@ -314,7 +309,7 @@ def _graph_at(package_dirs: tuple[Path, ...], signature: tuple) -> _Graph:
 
 def _graph(package_dir) -> _Graph:
     dirs = _package_dirs(package_dir)
-    return _graph_at(dirs, _signature(dirs))
+    return _graph_at(dirs, source_states(dirs))
 
 
 def import_closure(paths: str | os.PathLike | Iterable[str | os.PathLike], package_dir, only=None) -> list[Path]:
@@ -445,7 +440,7 @@ def _cached_manifest_text(folder: Path, script, package_dir, plugins) -> str:
     dirs = _package_dirs(package_dir)
     script = Path(script).resolve()
     st = script.stat()
-    state = hashlib.sha256(repr((_signature(dirs), str(script), st.st_size, st.st_mtime_ns,
+    state = hashlib.sha256(repr((source_states(dirs), str(script), st.st_size, st.st_mtime_ns,
                                  sys.version_info[:2])).encode()).hexdigest()
     key = json.dumps([str(script), {g: sorted(m) for g, m in sorted((plugins or {}).items())}])
     cache_path = folder / _PARSE_CACHE

@@ -89,7 +89,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
         it = r_it["iteration"]
         subset = r_it["source_subset"]
         Xs, ys = src.X[subset], src.y[subset]
-        Xs_columns = None
+        Xs_columns = np.asfortranarray(Xs)
         order = np.asarray(r_it["orders"]["Descending"])
         seed = derive_seed(rank["feature_set"], rank["pair"], it, "model_selection")
         memo = scoring.data_key(rank["feature_set"], rank["pair"], _digest(subset))
@@ -109,8 +109,6 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
                 # all d features in the data's order, as the leaderboard's point of all features
                 # (classification.run_all_features): a ranker's order would only permute the columns
                 cols = np.arange(n) if n == d else order[:n]
-                if Xs_columns is None:
-                    Xs_columns = np.asfortranarray(Xs)
                 Xs_n, Xt_n = Xs_columns[:, cols], Xt_columns[:, cols]
                 kept = None if shared is None else KeptAdaptations(shared).take(adapter, adapters[adapter], Xs_n,
                                                                                  ys, Xt_n)
