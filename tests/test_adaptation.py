@@ -139,6 +139,7 @@ def test_tca_generalized_solver_solves_the_eigenproblem(domains):
         get_adapter("TCA", solver="svd").adapt(Xs, ys, Xt)
 
 
+@pytest.mark.simd
 def test_ot_matches_pot_emd_transport(domains):
     Xs, ys, Xt = domains
     ref = ot.da.EMDTransport(metric="sqeuclidean", max_iter=100000).fit(Xs=Xs, Xt=Xt).transform(Xs=Xs)
@@ -147,6 +148,7 @@ def test_ot_matches_pot_emd_transport(domains):
     np.testing.assert_array_equal(Ta, Xt)
 
 
+@pytest.mark.simd
 def test_ot2_matches_pot_sinkhorn_transport(domains):
     Xs, ys, Xt = domains
     ref = ot.da.SinkhornTransport(
@@ -157,6 +159,7 @@ def test_ot2_matches_pot_sinkhorn_transport(domains):
     np.testing.assert_allclose(Sa, ref, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.simd
 @pytest.mark.filterwarnings("ignore:Sinkhorn did not converge")
 def test_ot3_matches_pot_sinkhorn_lpl1_transport(domains):
     Xs, ys, Xt = domains
@@ -167,6 +170,7 @@ def test_ot3_matches_pot_sinkhorn_lpl1_transport(domains):
     np.testing.assert_allclose(Sa, ref, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.simd
 @pytest.mark.filterwarnings("ignore:Sinkhorn did not converge")
 @pytest.mark.filterwarnings("ignore:Warning. numerical errors")
 @pytest.mark.parametrize("seed", range(7))
@@ -199,6 +203,7 @@ def test_ot3_solver_is_pots_coupling_bit_for_bit(seed):
     assert np.array_equal(M, before) and M.flags.f_contiguous == before.flags.f_contiguous
 
 
+@pytest.mark.simd
 def test_ot3_keeps_classes_apart_more_than_ot2():
     # The class regulariser stops a target sample from receiving mass from
     # several source classes: fewer mixed columns than plain entropic OT.
@@ -308,6 +313,7 @@ def test_transform_refuses_source_rows_unless_allowed_and_checks_its_input(domai
         get_adapter("NA").fit(Xs, ys, sample_domain=np.ones(len(Xs), int))
 
 
+@pytest.mark.simd
 def test_ot_adapters_map_new_source_samples_as_pots_transport_does(domains):
     """A source sample outside the training set moves as its nearest training source sample (POT's
     out-of-sample map, Ferradans et al. 2014): checked against ot.da.EMDTransport and SinkhornTransport."""

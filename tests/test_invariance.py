@@ -23,6 +23,7 @@ def _domains(shift=0.0, seed=0, n=12, d=5, classes=3):
     return Xs, ys, Xt, yt
 
 
+@pytest.mark.simd
 def test_hsic_equals_the_direct_formula():
     Xs, ys, _, _ = _domains()
     n = len(ys)
@@ -83,12 +84,14 @@ def test_signed_output_kernel_is_indefinite_beyond_two_classes():
     assert np.linalg.eigvalsh(output_kernel(y[:4], y[:4], "signed")).min() > -1e-9
 
 
+@pytest.mark.simd
 def test_non_dominated_and_knee():
     F = np.array([[0, 5], [1, 3], [2, 2.5], [3, 0], [2, 4], [4, 4]], dtype=float)
     assert non_dominated(F).tolist() == [True, True, True, True, False, False]
     assert knee_point(F[:4]) == 2  # normalised: farthest from the line x + y = 1
 
 
+@pytest.mark.simd
 def test_selector_front_is_non_dominated_and_prefers_stable_relevant_features():
     rng = np.random.default_rng(0)
     ys = np.repeat(np.arange(4), 15)

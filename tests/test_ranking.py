@@ -19,6 +19,7 @@ from otfs.rankers import (
 from .conftest import shifted_domains, sklearn_checks
 
 
+@pytest.mark.simd
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("per_domain_zscore", [False, True])
 def test_planted_shifted_features_rank_last(seed, per_domain_zscore):
@@ -34,6 +35,7 @@ def test_planted_shifted_features_rank_last(seed, per_domain_zscore):
     assert result.scores[shifted].max() < result.scores[others].min()
 
 
+@pytest.mark.simd
 def test_diagonal_is_part_of_a_coupling_and_identity_scores_high():
     rng = np.random.RandomState(0)
     X = rng.randn(30, 12)
@@ -44,6 +46,7 @@ def test_diagonal_is_part_of_a_coupling_and_identity_scores_high():
     assert np.all(diag > 1 / 12**2)
 
 
+@pytest.mark.simd
 def test_solver_methods_agree_on_the_order():
     Xs, _, Xt, _, _ = shifted_domains(seed=4)
     a = rank_features(Xs, Xt, method="sinkhorn").scores
@@ -51,6 +54,7 @@ def test_solver_methods_agree_on_the_order():
     np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-9)
 
 
+@pytest.mark.simd
 def test_feature_orders():
     scores = np.array([0.1, 0.5, 0.5, 0.2])
     orders = feature_orders(scores, random_state=0)
@@ -63,6 +67,7 @@ def test_feature_orders():
     )
 
 
+@pytest.mark.simd
 def test_constant_feature_gives_no_nan():
     Xs, _, Xt, _, _ = shifted_domains(seed=5)
     Xs[:, 0] = 3.0

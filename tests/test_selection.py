@@ -5,6 +5,8 @@ import pytest
 
 from otfs.sample_selection._base import argmax_rows, select_samples
 
+pytestmark = pytest.mark.simd  # tests/test_simd.py runs them under a second SIMD path too
+
 
 def _clusters(n=6, extra=2, seed=0):
     """n far-apart points, each with ``extra`` near neighbours (the distractors)."""

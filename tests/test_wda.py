@@ -57,6 +57,7 @@ def _pot_objective(X, y, P0, reg, k):
     return cost
 
 
+@pytest.mark.simd
 def test_batched_objective_and_gradient_equal_pots():
     X, y = _wine()
     P0 = random_stiefel(X.shape[1], 3, 0)
@@ -76,6 +77,7 @@ def test_batched_objective_and_gradient_equal_pots():
     ("iris", 2, 0.05, 10, False),  # a small reg: most of the kernel underflows to 0
     ("digits", 10, 1.0, 10, False),
 ])
+@pytest.mark.simd
 def test_written_out_gradient_is_autograds_to_the_bit(data, p, reg, k, normalize):
     from sklearn.datasets import load_digits
 
@@ -102,6 +104,7 @@ def test_written_out_gradient_is_autograds_to_the_bit(data, p, reg, k, normalize
     {"reg_lambda": 1.0, "normalize": False, "init": "random"},
     {"reg_lambda": 1.0, "normalize": True, "init": "pca"},
 ])
+@pytest.mark.simd
 def test_batched_fit_takes_autograds_steps_to_the_bit(params):
     # the written-out gradient changes no iterate: the same projection, objective and iterations
     X, y = _wine()
@@ -126,6 +129,7 @@ def test_fit_contract_and_inputs_untouched():
     np.testing.assert_array_equal(a.components_, b.components_)
 
 
+@pytest.mark.simd
 def test_backends_reach_the_same_objective():
     X, y = load_iris(return_X_y=True)
     pot = WassersteinDiscriminantAnalysis(n_components=2, max_iter=20, backend="pot", random_state=0).fit(X, y)
@@ -136,6 +140,7 @@ def test_backends_reach_the_same_objective():
     assert overlap.min() > 0.99
 
 
+@pytest.mark.simd
 def test_wda_finds_the_discriminant_subspace():
     rng = np.random.default_rng(0)
     y = np.repeat(np.arange(3), 40)
@@ -431,6 +436,7 @@ def _lfda_scatters_by_the_double_sum(X, y, k):
     return Sb, Sw
 
 
+@pytest.mark.simd
 def test_lfda_scatters_are_the_papers_double_sums_and_its_directions_solve_the_eigenproblem():
     from otfs.reducers import REDUCERS
     from otfs.reducers.lfda import local_scatters
@@ -513,6 +519,7 @@ def _lmnn_fixture():
     return module, fixture
 
 
+@pytest.mark.simd
 def test_lmnn_loss_gradient_matches_finite_differences():
     from otfs.reducers.lmnn import lmnn_loss, target_neighbors
 
@@ -532,6 +539,7 @@ def test_lmnn_loss_gradient_matches_finite_differences():
         assert np.abs(numeric - grad).max() <= 1e-6 * np.abs(grad).max()
 
 
+@pytest.mark.simd
 def test_lmnn_loss_and_target_neighbours_equal_metric_learns():
     """The same loss: metric-learn 0.7.0's objective (regularization 0.5) at its fitted map and at a random one."""
     from otfs.reducers.lmnn import lmnn_loss, target_neighbors
@@ -548,12 +556,16 @@ def test_lmnn_loss_and_target_neighbours_equal_metric_learns():
             assert ours == pytest.approx(case["objective"][which], rel=1e-12), (name, which)
 
 
+@pytest.mark.simd
 def test_lmnn_matches_metric_learn_on_held_out_error_and_leading_eigenvectors():
     """otfs's L-BFGS and metric-learn 0.7.0's gradient descent reach different local minima of the same loss:
     ours is no higher; the 3-NN test error is within 1 point on digits (1,079 test samples) and within one
     test sample on wine and iris (90 and 75: one sample is 1.1 and 1.3 points); the leading eigenvectors of
     the metric L^T L agree: |cos| >= 0.9 for the first two, the first four on digits (measured 0.95 to 0.99,
-    otfs 2026-11-29; the later ones carry eigenvalues too close to one another to be determined)."""
+    otfs 2026-11-29; the later ones carry eigenvalues too close to one another to be determined).
+
+    These are the claims. How many iterations L-BFGS takes, and so whether it stops within a given budget,
+    follows the CPU's SIMD kernels (the ``max_iter`` docstring), and is not asserted."""
     from otfs.reducers.lmnn import LargeMarginNearestNeighbor
 
     module, fixture = _lmnn_fixture()
@@ -563,7 +575,7 @@ def test_lmnn_matches_metric_learn_on_held_out_error_and_leading_eigenvectors():
         ref = np.asarray(case["components"])
         lmnn = LargeMarginNearestNeighbor(n_components=case["n_components"], n_neighbors=3, push_weight=0.5,
                                           init="pca").fit(Xtr, ytr)
-        assert lmnn.converged_ and lmnn.objective_ <= case["objective"]["fitted"], name
+        assert lmnn.objective_ <= case["objective"]["fitted"], (name, lmnn.objective_)
         L = lmnn.components_
         error = 100 * np.mean(KNeighborsClassifier(3).fit(Xtr @ L.T, ytr).predict(Xte @ L.T) != yte)
         tolerance = 1.0 if name == "digits" else 100.0 / len(yte) + 1e-9
@@ -573,6 +585,7 @@ def test_lmnn_matches_metric_learn_on_held_out_error_and_leading_eigenvectors():
         assert (np.abs(np.sum(ours * theirs, axis=0)) >= 0.9).all(), name
 
 
+@pytest.mark.simd
 def test_lmnn_finds_classes_a_euclidean_knn_misses_along_a_low_variance_axis():
     """Two classes apart only along a low-variance axis, beside two wide noise axes: the Euclidean 3-NN is
     near chance; LMNN stretches the separating axis and shrinks the others."""
