@@ -6,7 +6,7 @@ asserts an iteration count, a convergence flag, an exact float or a tie-break or
 machine and fails on a user's. The tests marked ``simd`` (LMNN, WDA, the OT solvers, the NSGA-II selection)
 run here a second time, in a child process with other kernels: OpenBLAS's ``OPENBLAS_CORETYPE`` names another
 core type than the one it picked here, and ``NPY_DISABLE_CPU_FEATURES`` turns off numpy's dispatched kernels,
-so that numpy runs its baseline ones. ``docs/testing.md`` says how to run the whole suite so.
+so that numpy runs its baseline ones. The whole suite runs so with the same two variables set.
 """
 
 from __future__ import annotations
