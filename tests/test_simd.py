@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from .conftest import REPO
 
 #: What a child process reports of its kernels: OpenBLAS's core types (numpy's and SciPy's libraries) and
 #: numpy's dispatched groups of instruction sets, with whether each is on.
@@ -71,7 +71,8 @@ def test_second_simd_path_is_another_path():
 def test_solver_tests_pass_under_a_second_simd_path():
     env = dict(os.environ)
     native = _kernels(env)
-    env.update(second_simd_path(native))
+    settings = second_simd_path(native)
+    env.update(settings)
     second = _kernels(env)
     blas_changed = bool(second["blas"]) and second["blas"] != native["blas"]
     numpy_changed = second["dispatch"] != native["dispatch"]
@@ -83,7 +84,7 @@ def test_solver_tests_pass_under_a_second_simd_path():
     proc = subprocess.run([sys.executable, "-m", "pytest", "-m", "simd", "-q", "-p", "no:cacheprovider",
                            "-p", "no:xdist", "--durations=0", "--durations-min=5", *files],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
-    summary = f"under {second_simd_path(native)} (native {native}):\n{proc.stdout[-6000:]}{proc.stderr[-2000:]}"
+    summary = f"under {settings} (native {native}):\n{proc.stdout[-6000:]}{proc.stderr[-2000:]}"
     assert proc.returncode == 0, summary
     assert " passed" in proc.stdout.splitlines()[-1] and "failed" not in proc.stdout.splitlines()[-1], summary
 
