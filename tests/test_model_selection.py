@@ -23,6 +23,7 @@ def test_the_rules_are_registered_one_file_each():
     # every rule, built with its defaults, keeps its kind (a parameter must not shadow it: the report dispatches on it)
     kinds = {n: get_rule(n).kind for n in SELECTION_RULES}
     assert set(kinds.values()) == {"scorer", "data", "oracle"} and kinds["MixVal"] == "scorer", kinds
+    assert all(kinds[n] == "scorer" for n in ("MaNo", "ATC", "COT")), kinds
     assert all(getattr(type(get_rule(n)), "kind") == k for n, k in kinds.items())
     with pytest.raises(KeyError, match=r"unknown selection rule 'entropie'; registered selection rules: .*"
                                        r"\(did you mean 'entropy'\?\)"):
@@ -137,7 +138,8 @@ def test_direct_scores_equal_skadas_scorers(case):
     IW's effective sample size, warning counts): two and three classes, ties, one feature, domains so far apart
     that IW's weights all underflow, a classifier with log-probabilities and sample weights (logistic
     regression), and a target predicted as one class (circular validation's shortcut)."""
-    rules = {name: get_rule(name) for name in ("IW", "DEV", "circular", "entropy", "SND", "MixVal")}
+    rules = {name: get_rule(name) for name in ("IW", "DEV", "circular", "entropy", "SND", "MixVal", "MaNo", "ATC",
+                                               "COT")}
     knn = make_classifier({"name": "knn", "n_neighbors": 5})
     if case in ("gaussian", "logistic", "far"):
         Xs, ys, Xt, _, _ = shifted_domains(n_s=120, n_t=150, d=10, k=2)
@@ -441,3 +443,50 @@ def test_the_configuration_of_model_selection_is_checked(change, message):
         cfg["grids"]["table1"]["feature_counts"] = ["d/8"]
     with pytest.raises(ConfigError, match=".*".join(map(__import__("re").escape, message.split("'")))):
         validate_config(cfg, SCHEMA)
+
+
+def test_mano_atc_and_cot_against_hand_computations():
+    """The three accuracy estimates on probabilities small enough to compute by hand."""
+    from otfs.k_selection.atc import confidence, thresholded_share
+    from otfs.k_selection.cot import cot_error
+
+    # MaNo: (mean of P ** 4) ** (1 / 4) over the whole matrix (skada's MaNoScorer on a pipeline)
+    P = np.array([[0.8, 0.2], [0.4, 0.6], [1.0, 0.0]])
+    by_hand = ((0.8**4 + 0.2**4 + 0.4**4 + 0.6**4 + 1.0) / 6) ** 0.25
+    from types import SimpleNamespace
+
+    split = SimpleNamespace(predict_proba=lambda which: P)
+    assert get_rule("MaNo").score_split(split, 0)[0] == pytest.approx(by_hand, rel=1e-15)
+    # ATC: 5 source samples, 3 right (accuracy 0.6), confidences 0.9 0.8 0.7 0.6 0.5: the threshold keeps the 3
+    # largest, t = 0.7; target confidences 0.95 0.75 0.7 0.65: 2 above t, 1 at t (lam = 1): 3 of 4
+    value, t = thresholded_share([0.9, 0.8, 0.7, 0.6, 0.5], [1, 0, 1, 1, 0], [0.95, 0.75, 0.7, 0.65])
+    assert (value, t) == (0.75, 0.7)
+    # ties split: confidences 1 1 1 0.5 with accuracy 0.5 keep 2 of the 3 tied samples (lam = 2/3), so a target
+    # all at 1 is estimated at 2/3, and one at 0.5 at 0
+    assert thresholded_share([1, 1, 1, 0.5], [1, 1, 0, 0], [1, 1, 1])[0] == pytest.approx(2 / 3)
+    assert thresholded_share([1, 1, 1, 0.5], [1, 1, 0, 0], [0.5, 0.5])[0] == 0
+    # negative entropy, 0 log 0 = 0
+    np.testing.assert_allclose(confidence(P, "negative-entropy"),
+                               [0.8 * np.log(0.8) + 0.2 * np.log(0.2), 0.4 * np.log(0.4) + 0.6 * np.log(0.6), 0.0])
+    np.testing.assert_array_equal(confidence(P, "max-confidence"), [0.8, 0.6, 1.0])
+    # COT: source classes a, b in halves; target probabilities (0.9, 0.1) and (0.2, 0.8): the cost 1 - p_c,
+    # [[0.1, 0.8], [0.9, 0.2]]; the plan sends a to the first sample, b to the second: 0.5 * 0.1 + 0.5 * 0.2
+    assert cot_error(["a", "b"], ["a", "b"], [[0.9, 0.1], [0.2, 0.8]]) == pytest.approx(0.15, rel=1e-14)
+    # and against POT's emd2 on the total-variation cost written out, three classes, unequal shares
+    import ot
+
+    rng = np.random.default_rng(0)
+    Pt = rng.dirichlet(np.ones(3), size=7)
+    ys = np.array([0, 0, 0, 1, 2, 2])
+    onehot = np.eye(3)
+    M = 0.5 * np.abs(onehot[:, None, :] - Pt[None, :, :]).sum(axis=2)
+    ref = ot.emd2(np.array([3, 1, 2]) / 6, np.full(7, 1 / 7), M)
+    assert cot_error(ys, [0, 1, 2], Pt) == pytest.approx(ref, rel=1e-12)
+    with pytest.raises(ValueError, match="not all among the classifier's classes"):
+        cot_error([0, 3], [0, 1], Pt[:, :2])
+    # the rules' scores: estimated accuracies in [0, 1]
+    assert get_rule("COT").estimate(None, ["a", "b"], ["a", "b"], [[0.9, 0.1], [0.2, 0.8]])[0] == pytest.approx(0.85)
+    with pytest.raises(ValueError, match="score"):
+        get_rule("ATC", score="entropy")
+    with pytest.raises(ValueError, match="p"):
+        get_rule("MaNo", p=0)

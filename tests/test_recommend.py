@@ -18,12 +18,13 @@ from otfs_workflow.stages import recommend
 RANKERS = ["ot", "source-anova"]
 SCORERS = ["IW", "circular"]
 DATA = ["shift-test"]
+OUTPUTS = ("csv", "tasks", "md", "pdf", "png", "signals", "signals_png", "policy", "provenance")
 
 
 def _rows(best: dict[str, str], noise=None, seed=0) -> pd.DataFrame:
     """Three families of two tasks each, 2 iterations, k in (2, 4, 8): in each family ``best[family]`` is the
     better ranker, at k = 4; IW's score is the accuracy (a perfect scorer), circular's its opposite."""
-    rng = np.random.default_rng(seed)
+    rng, noise_rng = np.random.default_rng(seed), np.random.default_rng(seed + 1)  # noise apart: same accuracies
     rows = []
     for family, winner in best.items():
         for task in range(2):
@@ -33,7 +34,7 @@ def _rows(best: dict[str, str], noise=None, seed=0) -> pd.DataFrame:
                         acc = 60.0 + (10 if ranker == winner else 0) * (k == 4) + rng.integers(0, 3)
                         if k == 8:
                             acc = 55.0  # all features: the same for both rankers
-                        iw = acc / 100 if noise is None or family not in noise else rng.random()
+                        iw = acc / 100 if noise is None or family not in noise else noise_rng.random()
                         rows.append({"d": 8, "ranker": ranker, "pair": f"s{task}-t{task}", "feature_set": family,
                                      "iteration": it, "adapter": "NA", "n_features": k, "accuracy": acc,
                                      "IW:score": iw, "circular:score": -acc, "shift-test:k": 4,
@@ -47,7 +48,7 @@ def _evaluate(tmp_path, long: pd.DataFrame, margin=0.25):
         p = tmp_path / f"{fs}_{pair}_{ranker}.tsv"
         write_tsv(part, p)
         paths.append(str(p))
-    outputs = {k: str(tmp_path / f"out.{k}") for k in ("csv", "tasks", "md", "pdf", "png", "policy", "provenance")}
+    outputs = {k: str(tmp_path / f"out.{k}") for k in OUTPUTS}
     res = recommend.evaluate(paths, {f: f for f in set(long["feature_set"])}, RANKERS, SCORERS, DATA, margin, 0.05,
                              {"git_commit": "test"}, outputs)
     return res, outputs
@@ -57,9 +58,11 @@ def test_regrets_against_a_hand_computation(tmp_path):
     long = _rows({"A": "ot", "B": "source-anova", "C": "source-anova"})
     res, outputs = _evaluate(tmp_path, long)
     tasks = res["tasks"].set_index(["feature_set", "pair"])
-    # IW is a perfect scorer: learned on any two families it is the policy of no regret, on every task
-    assert (res["folds"]["recommendation"] == "scorer:IW").all()
+    # IW is a perfect scorer: on any two families the ways that learn it (the switch to IW, the least regret) have
+    # no regret, the fixed policies some: the nested choice takes one of them, and loses nothing on any task
+    assert set(res["folds"]["procedure"]) <= {"switch", "least regret"}
     assert (tasks["recommendation"] == 0).all()
+    assert res["policies"]["NA"]["nested_regret"] == 0
     # by hand: the oracle is the best (ranker, k)'s mean over the two iterations; always OT at its best k rule
     # (IW: no regret on OT's own k) loses, on B and C, what OT's best k lacks of source ANOVA's
     for (fs, pair), row in tasks.iterrows():
@@ -72,12 +75,26 @@ def test_regrets_against_a_hand_computation(tmp_path):
     # the outputs: the comparisons, a page that says which goals are met, a figure, the policy with provenance
     table = pd.read_csv(outputs["csv"])
     assert set(table["scope"]) == {"A", "B", "C", recommend.POOLED}
-    assert set(table["versus"]) == set(recommend.BASELINES)
+    assert set(table["versus"]) == {*recommend.BASELINES, recommend.BEST_FIXED}
     md = open(outputs["md"]).read()
     # each fixed policy loses somewhere (the best-on-average ranker, learned on B and C, on A), IW nowhere
-    assert "Mean regret below every fixed policy's, pooled: **met**" in md
     shipped = json.load(open(outputs["policy"]))
-    assert shipped["policies"]["NA"] == {"kind": "scorer", "rule": "IW"} and shipped["provenance"]["git_commit"] == "test"
+    # the shipped policy, read by the library, picks IW's best candidate on every run
+    from otfs.k_selection import choose_candidate
+    from otfs.k_selection._label_free import check_policy
+
+    policy = check_policy(shipped["policies"]["NA"])
+    for _, run in long.groupby(["feature_set", "pair", "iteration"]):
+        table = run.sort_values(["ranker", "n_features"]).rename(columns={"n_features": "k"}).reset_index(drop=True)
+        assert (table["accuracy"].iloc[choose_candidate(table, policy, {"unshifted_fraction": 0.5})]
+                == table["accuracy"].iloc[choose_candidate(table, {"kind": "scorer", "rule": "IW"})])
+    assert shipped["provenance"]["git_commit"] == "test"
+    assert "Never worse than the simplest rule: nested regret at most the best fixed policy's, pooled: **met**" in md
+    signals = pd.read_csv(outputs["signals"]).set_index(["scorer", "scope"])
+    # IW's score is the accuracy: a within-task Spearman of 1; circular's its opposite: -1
+    assert signals.loc[("IW", recommend.POOLED), "spearman"] == pytest.approx(1.0)
+    assert signals.loc[("circular", recommend.POOLED), "spearman"] == pytest.approx(-1.0)
+    assert signals.loc[("IW", recommend.POOLED), "within_1_point"] == 1.0
     assert open(outputs["png"], "rb").read().startswith(b"\x89PNG")
 
 
@@ -88,10 +105,12 @@ def test_a_familys_own_rows_never_reach_its_policy(tmp_path):
     noisy_rows = _rows({"A": "ot", "B": "ot", "C": "ot"}, noise={"A"})
     noisy, _ = _evaluate(tmp_path / "noisy", _mkdir(tmp_path / "noisy", noisy_rows))
     fold = lambda res, f: res["folds"].set_index("family").loc[f]  # noqa: E731
-    assert fold(clean, "A")["recommendation"] == fold(noisy, "A")["recommendation"]
-    assert fold(clean, "A")["train_regret"] == fold(noisy, "A")["train_regret"]
-    # on every family together IW's noise on A shows: another policy of no regret (OT at the shift test's k)
-    assert clean["policies"]["NA"]["name"] == "scorer:IW" and noisy["policies"]["NA"]["name"] == "fixed:ot/shift-test"
+    same = ["procedure", "policy", "train_regret", *[c for c in clean["folds"] if c.startswith("inner: ")]]
+    pd.testing.assert_series_equal(fold(clean, "A")[same], fold(noisy, "A")[same])
+    # A's rows do reach the other folds: B's training (on A and C) sees IW's noise, and so does the nested figure
+    inner = [c for c in same if c.startswith("inner: ")]
+    assert not fold(clean, "B")[inner].equals(fold(noisy, "B")[inner])
+    assert clean["policies"]["NA"]["nested_regret"] == 0 < noisy["policies"]["NA"]["nested_regret"]
 
 
 def _mkdir(path, long):
@@ -134,3 +153,57 @@ def test_rows_of_a_missing_ranker_or_an_unknown_feature_set_are_errors():
         recommend.Runs(long, {"A": "A"}, RANKERS, SCORERS, DATA)
     with pytest.raises(ValueError, match=r"rows of the rankers \['ot'\], the candidates are \['ot', 'source-anova'\]"):
         recommend.Runs(long[long["ranker"] == "ot"].assign(), {"A": "A", "B": "B"}, RANKERS, SCORERS, DATA)
+
+
+def _tables(long):
+    for key, run in long.groupby(["feature_set", "pair", "adapter", "iteration"]):
+        order = {r: i for i, r in enumerate(RANKERS)}
+        yield key, (run.assign(_o=run["ranker"].map(order)).sort_values(["_o", "n_features"])
+                    .rename(columns={"n_features": "k"}).reset_index(drop=True))
+
+
+def test_the_evaluations_switch_is_the_librarys():
+    # random scores: every (default, scorer, margin) of the evaluation's vectorised switch picks, run by run, the
+    # accuracy the library's switch policy picks on that run's candidates
+    from otfs.k_selection import choose_candidate
+
+    rng = np.random.default_rng(3)
+    long = _rows({"A": "ot", "B": "source-anova", "C": "ot"})
+    long["IW:score"] = rng.random(len(long))
+    long["circular:score"] = rng.random(len(long))
+    runs = recommend.Runs(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
+    tables = dict(_tables(long))
+    keys = list(zip(runs.runs["feature_set"], runs.runs["pair"], runs.runs["adapter"], runs.runs["iteration"]))
+    for default in recommend.fixed_names(runs, "circular"):
+        for rule in SCORERS:
+            for margin in (0.0, 0.1, 0.3, 2.0):
+                acc = recommend._switch_accuracy(runs, default, rule, margin)
+                policy = recommend.switch_policy(runs, default, rule, margin)
+                expect = [tables[k]["accuracy"].iloc[choose_candidate(tables[k], policy)] for k in keys]
+                np.testing.assert_array_equal(acc, expect)
+
+
+def test_the_nested_choice_keeps_a_fixed_policy_where_learning_does_not_transfer(tmp_path):
+    # four families; in each one scorer is perfect and the other picks the worst candidate, and which one changes
+    # from family to family: on any three families a scorer looks good in sample, and fails on the fourth.
+    # All features loses 3 points everywhere: the nested choice keeps it, and its regret is all features'.
+    rows = []
+    for f, good in zip("ABCD", ("IW", "IW", "circular", "circular")):
+        for it in range(2):
+            for ranker in RANKERS:
+                for k in (2, 4, 8):
+                    acc = {2: 50.0, 4: 70.0 if ranker == "ot" else 40.0, 8: 67.0}[k] + it
+                    perfect, worst = acc, -acc
+                    rows.append({"d": 8, "ranker": ranker, "pair": "s-t", "feature_set": f, "iteration": it,
+                                 "adapter": "NA", "n_features": k, "accuracy": acc,
+                                 "IW:score": perfect if good == "IW" else worst,
+                                 "circular:score": perfect if good == "circular" else worst,
+                                 "shift-test:k": 2, "shift-test:unshifted": 4})
+    long = pd.DataFrame(rows)
+    res, outputs = _evaluate(tmp_path, long)
+    tasks = res["tasks"]
+    assert tasks["recommendation"].mean() <= tasks["all-features"].mean() + 1e-9
+    # every outer fold: on its three other families, learning a scorer loses on the one left out of them
+    assert (res["folds"]["procedure"] == "all-features").all()
+    assert res["policies"]["NA"]["nested_regret"] == pytest.approx(3.0)
+    assert (tasks["recommendation"] == tasks["all-features"]).all()

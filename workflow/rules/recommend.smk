@@ -69,6 +69,14 @@ rule recommend_evaluation:
             category="Label-free recommendation",
             subcategory="evaluation",
         ),
+        signals=f"{RECOMMEND_OUT}/signals.csv",
+        signals_pdf=f"{RECOMMEND_OUT}/signals.pdf",
+        signals_png=report(
+            f"{RECOMMEND_OUT}/signals.png",
+            caption="../report/recommend_signals.rst",
+            category="Label-free recommendation",
+            subcategory="evaluation",
+        ),
         policy=f"{RECOMMEND_OUT}/policy.json",
         provenance=f"{RECOMMEND_OUT}/provenance.json",
     log:

@@ -24,4 +24,5 @@ with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
         reference=cfg["reference"],
         relevance=cfg["relevance"],
         weighting=cfg["weighting"],
+        fixed_k_rule=cfg["fixed_k_rule"],
     )

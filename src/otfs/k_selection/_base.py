@@ -61,6 +61,7 @@ from otfs.registry import Registry
 __all__ = [
     "DataRule",
     "OracleRule",
+    "ProbabilityScorer",
     "SELECTION_RULES",
     "ScorerRule",
     "SelectionRule",
@@ -401,3 +402,22 @@ def _score_parameters(estimator) -> set[str]:
     import inspect
 
     return set(inspect.signature(estimator.score).parameters)
+
+
+class ProbabilityScorer:
+    """A scorer of a fitted skada pipeline (``scorer(estimator, X, y, sample_domain)``) computed from its
+    probabilities on the validation source and target samples, for :func:`otfs.k_selection.score_adapted`'s
+    ``engine="skada"``."""
+
+    def __init__(self, compute):
+        self.compute, self.last_info = compute, {}
+
+    def __call__(self, estimator, X, y=None, sample_domain=None):
+        X, domain = np.asarray(X), np.asarray(sample_domain)
+        source = domain > 0
+        ps = estimator.predict_proba(X[source], sample_domain=domain[source])
+        pt = estimator.predict_proba(X[~source], sample_domain=domain[~source])
+        last = estimator[-1]  # skada's selector of the classifier
+        classes = (last.get_estimator() if hasattr(last, "get_estimator") else last).classes_
+        value, self.last_info = self.compute(ps, np.asarray(y)[source], classes, pt)
+        return value

@@ -37,7 +37,16 @@ The policies (:func:`choose_candidate`), each a mapping with a ``kind``:
     policy ``P`` where the label-free measure ``F`` of the two domains is
     below ``t``, else ``Q``. The measure is ``"unshifted_fraction"``, the
     share of features the Benjamini–Hochberg KS test finds unshifted
-    (``shift-test``'s count over ``d``).
+    (``shift-test``'s count over ``d``);
+``{"kind": "switch", "default": P, "challenger": Q, "rule": R, "margin": m}``
+    a conservative switch: policy ``P``'s candidate unless policy ``Q``'s
+    scores more than ``m`` above it under the scorer rule ``R`` (``m >= 0``,
+    in ``R``'s units), then ``Q``'s. With ``P`` a fixed policy (all features,
+    or a ranker at its label-free k) it keeps the simple rule unless a
+    challenger is clearly better by the label-free score.
+
+:func:`fixed_policy` and :data:`ALL_FEATURES` build the fixed policies; a fitted selector's
+:meth:`LabelFreeFeatureSelector.choose` applies any policy to its candidates without refitting.
 
 Ties go to the most features, then to the earlier ranker of ``rankers``.
 
@@ -73,19 +82,22 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["DEFAULT_GRID", "DEFAULT_RANKERS", "LabelFreeFeatureSelector", "MEASURES", "POLICY_KINDS",
-           "SCORER_RULES", "DATA_RULES", "choose_candidate", "learned_policy", "policy_rules", "resolve_grid"]
+__all__ = ["ALL_FEATURES", "DEFAULT_GRID", "DEFAULT_RANKERS", "LabelFreeFeatureSelector", "MEASURES",
+           "POLICY_KINDS", "SCORER_RULES", "DATA_RULES", "check_policy", "choose_candidate", "fixed_policy",
+           "canonical_row_order", "learned_policy", "policy_rules", "resolve_grid"]
 
 #: The benchmark's rankers (config ``model_selection.rankers``): the candidates by default.
 DEFAULT_RANKERS = ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
 #: The benchmark's numbers of features (grid ``leaderboard``).
 DEFAULT_GRID = ("d/32", "d/16", "d/8", "d/4", "d/2", "d")
 #: The label-free scorer rules of :mod:`otfs.k_selection` computed by default.
-SCORER_RULES = ("IW", "DEV", "circular", "entropy", "SND", "MixVal")
+SCORER_RULES = ("IW", "DEV", "circular", "entropy", "SND", "MixVal", "MaNo", "ATC", "COT")
 #: The data rules, read once from the two domains.
 DATA_RULES = {"shift-test": {"q": 0.05}, "failing-loudly": {"alpha": 0.05}}
 #: The kinds of policy :func:`choose_candidate` knows.
-POLICY_KINDS = ("scorer", "rank-average", "fixed", "all-features", "gate")
+POLICY_KINDS = ("scorer", "rank-average", "fixed", "all-features", "gate", "switch")
+#: The policy of every feature.
+ALL_FEATURES = {"kind": "all-features"}
 #: The label-free measures of the two domains a ``gate`` policy reads.
 MEASURES = ("unshifted_fraction",)
 
@@ -129,11 +141,46 @@ def resolve_grid(grid, d: int, name: str = "n_features_grid") -> list[int]:
     return sorted(set(out))
 
 
+def fixed_policy(ranker: str, k_rule: str = "circular") -> dict:
+    """The fixed policy "always ``ranker``, its k chosen by the rule ``k_rule``" (a scorer's best k, or a
+    data rule's k*).
+
+    >>> fixed_policy("ot")
+    {'kind': 'fixed', 'ranker': 'ot', 'k_rule': 'circular'}
+    """
+    return {"kind": "fixed", "ranker": str(ranker), "k_rule": str(k_rule)}
+
+
+def read_policy_file(path) -> dict:
+    """A policy file (``label_free_policy.json``'s format) read and checked: a mapping with ``policies``
+    (adapter name to policy) and ``default_adapter`` among them; an error names the file and what it lacks."""
+    path = Path(path)
+    try:
+        shipped = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path}: the policy file cannot be read ({err})") from err
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from err
+    if not isinstance(shipped, Mapping):
+        raise ValueError(f"{path}: a JSON object with 'policies' and 'default_adapter', got {type(shipped).__name__}")
+    missing = [k for k in ("policies", "default_adapter") if k not in shipped]
+    if missing:
+        raise ValueError(f"{path}: the policy file lacks {missing}")
+    policies = shipped["policies"]
+    if not isinstance(policies, Mapping) or not policies:
+        raise ValueError(f"{path}: 'policies' must map adapter names to policies, got {policies!r}")
+    if shipped["default_adapter"] not in policies:
+        raise ValueError(f"{path}: 'default_adapter' {shipped['default_adapter']!r} is none of its policies' "
+                         f"adapters {sorted(policies)}")
+    for adapter, policy in policies.items():
+        check_policy(policy, f"{path}: policies.{adapter}")
+    return dict(shipped)
+
+
 def learned_policy(adapter: str | None = None) -> tuple[dict, dict]:
     """The shipped policy for ``adapter`` (its own, or the file's default with a warning), and the file's
     provenance."""
-    text = (Path(__file__).parent / _POLICY_FILE).read_text(encoding="utf-8")
-    shipped = json.loads(text)
+    shipped = read_policy_file(Path(__file__).parent / _POLICY_FILE)
     policies = shipped["policies"]
     if adapter in policies:
         return dict(policies[adapter]), dict(shipped.get("provenance", {}))
@@ -155,6 +202,8 @@ def policy_rules(policy: Mapping) -> set[str]:
         return {policy["k_rule"]}
     if kind == "gate":
         return {"shift-test"} | policy_rules(policy["below"]) | policy_rules(policy["above"])
+    if kind == "switch":
+        return {policy["rule"]} | policy_rules(policy["default"]) | policy_rules(policy["challenger"])
     return set()
 
 
@@ -166,7 +215,8 @@ def check_policy(policy, where: str = "policy") -> dict:
         raise ValueError(f"{where}: a mapping whose 'kind' is one of {list(POLICY_KINDS)}, got {policy!r}")
     kind = policy["kind"]
     need = {"scorer": ("rule",), "rank-average": ("rules",), "fixed": ("ranker", "k_rule"), "all-features": (),
-            "gate": ("feature", "threshold", "below", "above")}[kind]
+            "gate": ("feature", "threshold", "below", "above"),
+            "switch": ("default", "challenger", "rule", "margin")}[kind]
     missing = [k for k in need if k not in policy]
     if missing:
         raise ValueError(f"{where}: a {kind!r} policy needs {list(need)}; missing {missing}")
@@ -175,12 +225,21 @@ def check_policy(policy, where: str = "policy") -> dict:
             raise ValueError(f"{where}.feature: one of {list(MEASURES)}, got {policy['feature']!r}")
         check_policy(policy["below"], f"{where}.below")
         check_policy(policy["above"], f"{where}.above")
+    if kind == "switch":
+        check_policy(policy["default"], f"{where}.default")
+        check_policy(policy["challenger"], f"{where}.challenger")
+        m = policy["margin"]
+        if isinstance(m, bool) or not isinstance(m, Real) or not np.isfinite(m) or m < 0:
+            raise ValueError(f"{where}.margin: a finite number >= 0 (in the rule's units), got {m!r}")
     for rule in policy_rules(policy) - {"shift-test"} if kind == "gate" else policy_rules(policy):
         if rule not in SELECTION_RULES:
             raise ValueError(f"{where}: unknown selection rule {rule!r}; registered: {sorted(SELECTION_RULES)}")
         if SELECTION_RULES[rule].reads_target_labels or SELECTION_RULES[rule].kind == "oracle":
-            raise ValueError(f"{where}: the rule {rule!r} is a reference that reads the target labels or the "
-                             "accuracies, not a label-free rule")
+            raise ValueError(f"{where}: the rule {rule!r} reads target labels (or the accuracies, which do): "
+                             "it is a reference, not a label-free rule")
+    if kind == "switch" and SELECTION_RULES[policy["rule"]].kind != "scorer":
+        raise ValueError(f"{where}.rule: a switch compares scores, so a scorer rule; {policy['rule']!r} is a "
+                         f"{SELECTION_RULES[policy['rule']].kind} rule")
     if kind == "rank-average" and not policy["rules"]:
         raise ValueError(f"{where}.rules: at least one rule")
     return dict(policy)
@@ -225,6 +284,12 @@ def choose_candidate(table: pd.DataFrame, policy: Mapping, measures: Mapping[str
             raise ValueError(f"the gate reads the measure {policy['feature']!r}, which is missing ({measures!r})")
         branch = policy["below"] if value < policy["threshold"] else policy["above"]
         return choose_candidate(table, branch, measures)
+    if kind == "switch":
+        keep = choose_candidate(table, policy["default"], measures)
+        other = choose_candidate(table, policy["challenger"], measures)
+        s = table[_score_column(table, policy["rule"])].to_numpy(dtype=float)
+        gain = s[other] - s[keep]
+        return other if np.isfinite(gain) and gain > policy["margin"] else keep
     if kind in ("scorer", "rank-average") and policy.get("rankers"):
         rows = np.flatnonzero(table["ranker"].isin(policy["rankers"]).to_numpy())
         if rows.size == 0:
@@ -327,6 +392,9 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         count, each data rule's ``<rule>:k``, and ``chosen``.
     measures_ : dict
         The label-free measures of the two domains (``unshifted``, ``unshifted_fraction``, ``d``).
+    candidate_orders_ : dict of str to ndarray
+        Every candidate ranker's feature order (its ``order_``), by name: the kept features of any
+        candidate (ranker, k) are ``candidate_orders_[ranker][:k]``.
     runner_up_ : dict
         The best candidate of another ranker under the same policy's ordering, where one exists
         (``ranker``, ``k``), with what separates it from the choice.
@@ -396,8 +464,17 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
             raise ValueError("LabelFreeFeatureSelector: y (the source labels) is required")
         Xs, Xt, ys = check_two_domains(self, X, X_target, sample_domain, y, min_samples=2)
         self._check_labels(ys, y, sample_domain)
+        # each domain in a canonical order of its rows: the splits, subsamples and seeded rankers then see the
+        # same arrays whatever order the rows came in, so a permutation of the rows gives the same choice
+        source_order = canonical_row_order(Xs, ys)
+        Xs, ys = Xs[source_order], np.asarray(ys)[source_order]
+        Xt = Xt[canonical_row_order(Xt)]
         d = Xs.shape[1]
-        counts = resolve_grid(list(self.n_features_grid) + ["d"], d)
+        if len(self.n_features_grid) == 0:
+            raise ValueError("n_features_grid: an empty grid; give at least one number of features (all the "
+                             "features is always a candidate beside them)")
+        counts = resolve_grid(list(self.n_features_grid), d)
+        counts = sorted(set(counts) | {d})
         policy, self.policy_provenance_ = self._resolve_policy()
         seed = self._seed()
         rankers = self._build_rankers(seed)
@@ -441,6 +518,7 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         self.candidates_, self.policy_ = table, policy
         self.ranker_, self.k_ = str(table["ranker"].iloc[pick]), int(table["k"].iloc[pick])
         self.runner_up_ = self._runner_up(table, policy)
+        self.candidate_orders_ = {name: np.asarray(est.order_).copy() for name, est in fitted.items()}
         self.ranker_estimator_ = fitted[self.ranker_]
         est = self.ranker_estimator_
         self.scores_, self.order_, self.ranking_ = est.scores_, est.order_, est.ranking_
@@ -449,6 +527,19 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         self.support_, self.n_features_ = support, self.k_
         self._warn_degenerate(table, scorer_names)
         return self
+
+    def choose(self, policy) -> tuple[str, int]:
+        """The (ranker, k) that ``policy`` (a mapping, a rule's name, ``"rank-average"`` or ``"learned"``)
+        picks among the fitted candidates, without refitting: compare the candidates under a fixed policy
+        (:func:`fixed_policy`, :data:`ALL_FEATURES`) or another scorer. The policy's rules must be among the
+        computed scores (``scorers``)."""
+        check_is_fitted(self, "candidates_")
+        if isinstance(policy, Mapping):
+            policy = check_policy(policy)
+        else:
+            policy = clone(self).set_params(policy=policy)._resolve_policy()[0]
+        pick = choose_candidate(self.candidates_, policy, self.measures_)
+        return str(self.candidates_["ranker"].iloc[pick]), int(self.candidates_["k"].iloc[pick])
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")
@@ -461,10 +552,15 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
 
     # -- helpers ---------------------------------------------------------------------------------------------
     def _check_labels(self, ys, y, sample_domain) -> None:
-        classes = np.unique(ys)
+        classes, sizes = np.unique(ys, return_counts=True)
         if classes.size < 2:
             raise ValueError(f"LabelFreeFeatureSelector: the source has one class ({classes.tolist()}); the "
                              "rankers and scorers need at least two")
+        if sizes.min() < 2:
+            lone = classes[sizes < 2].tolist()
+            raise ValueError(f"LabelFreeFeatureSelector: y (the source labels) has one sample of the class "
+                             f"{lone[0]!r}" + (f" (and of {lone[1:]})" if len(lone) > 1 else "") + "; the "
+                             "validation splits are stratified by class, so each class needs at least two")
         if sample_domain is None:
             return
         from otfs._checks import source_mask
@@ -567,6 +663,24 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
                 "runner_up": self.runner_up_, "measures": self.measures_, "policy": self.policy_,
                 "policy_provenance": self.policy_provenance_,
                 "candidates": json.loads(self.candidates_.to_json(orient="records"))}
+
+
+def canonical_row_order(X: np.ndarray, y=None) -> np.ndarray:
+    """An order of the rows of ``X`` (with their labels ``y``) that depends on their values alone: the rows sorted
+    by a 64-bit BLAKE2 digest of each row's bytes (and label), ties (identical rows) in their given order, which
+    changes nothing. Permuted rows give the same sorted array."""
+    import hashlib
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = X + 0.0  # -0.0 and 0.0 hash alike
+    labels = None if y is None else [repr(v).encode() for v in np.asarray(y).tolist()]
+    keys = np.empty(X.shape[0], dtype=np.uint64)
+    for i, row in enumerate(X):
+        h = hashlib.blake2b(row.tobytes(), digest_size=8)
+        if labels is not None:
+            h.update(labels[i])
+        keys[i] = int.from_bytes(h.digest(), "little")
+    return np.argsort(keys, kind="stable")
 
 
 def _masked(y: np.ndarray) -> np.ndarray:

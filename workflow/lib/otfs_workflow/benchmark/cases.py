@@ -391,18 +391,21 @@ def make_cases(size: str = "full") -> list[Case]:
     return cases
 
 
-_RECOMMEND_RULES = ("IW", "DEV", "circular", "entropy", "SND", "MixVal")
+def _recommend_rules() -> tuple[str, ...]:
+    from otfs.k_selection._label_free import SCORER_RULES
+
+    return SCORER_RULES
 
 
 def _recommend(D, rankers):
-    """Every candidate's scores from the library's selector (rank average of the six scorers)."""
+    """Every candidate's scores from the library's selector (rank average of its default scorers)."""
     from otfs.k_selection import LabelFreeFeatureSelector
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sel = LabelFreeFeatureSelector(rankers=list(rankers), policy="rank-average", random_state=0).fit(
             D["Xs"], D["ys"], X_target=D["Xt"])
-    return sel.candidates_[[f"{r}:score" for r in _RECOMMEND_RULES]].to_numpy()
+    return sel.candidates_[[f"{r}:score" for r in _recommend_rules()]].to_numpy()
 
 
 def _recommend_reference(D, rankers):
@@ -411,12 +414,14 @@ def _recommend_reference(D, rankers):
     from otfs._checks import derive_seed
     from otfs.classification import make_classifier
     from otfs.k_selection._base import get_rule, score_adapted
-    from otfs.k_selection._label_free import DEFAULT_GRID, resolve_grid
+    from otfs.k_selection._label_free import DEFAULT_GRID, canonical_row_order, resolve_grid
     from otfs.rankers import FEATURE_RANKERS
 
     Xs, ys, Xt = D["Xs"], D["ys"], D["Xt"]
+    o = canonical_row_order(Xs, ys)  # the selector's order of the rows
+    Xs, ys, Xt = Xs[o], ys[o], Xt[canonical_row_order(Xt)]
     d = Xs.shape[1]
-    rules = {r: get_rule(r) for r in _RECOMMEND_RULES}
+    rules = {r: get_rule(r) for r in _recommend_rules()}
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -430,7 +435,7 @@ def _recommend_reference(D, rankers):
                 Zs, Zt = get_adapter("NA").adapt(Xs[:, cols], ys, Xt[:, cols])
                 out = score_adapted(Zs, ys, Zt, rules, make_classifier({"name": "knn", "n_neighbors": 5}), 2, 0.5, 0,
                                     engine="skada")
-                rows.append([out[r]["score"] for r in _RECOMMEND_RULES])
+                rows.append([out[r]["score"] for r in _recommend_rules()])
     return np.asarray(rows)
 
 

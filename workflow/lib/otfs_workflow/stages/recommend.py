@@ -53,6 +53,8 @@ POOLED = "all tasks"
 #: The fixed policies the recommendation is compared with, in the tables' order.
 BASELINES = ("always OT", "always source-ANOVA", "best-on-average ranker", "all features")
 RECOMMENDATION = "recommendation"
+#: The fixed policy of the least pooled regret in hindsight (the simplest rule to beat).
+BEST_FIXED = "best fixed policy"
 THRESHOLDS = tuple(np.round(np.arange(0.05, 1.0, 0.05), 2))
 
 
@@ -103,7 +105,7 @@ class Runs:
         self.policies = menu(rankers, scorers, data_rules, pair)
         self.names = list(self.policies)
         order = {r: i for i, r in enumerate(rankers)}
-        runs, acc = [], []
+        runs, acc, picked, signal_rows = [], [], {}, []
         task_keys = ["feature_set", "pair", "adapter"]
         oracle = (long.groupby([*task_keys, "ranker", "n_features"])["accuracy"].mean()
                   .groupby(level=task_keys).max())
@@ -118,13 +120,22 @@ class Runs:
             d = int(table["d"].iloc[0])
             measures = {"unshifted_fraction": float(table["shift-test:unshifted"].iloc[0]) / d}
             accuracy = table["accuracy"].to_numpy(dtype=float)
-            acc.append([accuracy[choose_candidate(table, p, measures)] for p in self.policies.values()])
+            picks = [choose_candidate(table, p, measures) for p in self.policies.values()]
+            acc.append(accuracy[picks])
+            for rule in scorers:
+                picked.setdefault(rule, []).append(table[f"{rule}:score"].to_numpy(dtype=float)[picks])
+            signal_rows.extend(_signal_rows(table, scorers, (fs, pair, adapter, int(it))))
             runs.append({"family": families[fs], "feature_set": fs, "pair": pair, "adapter": adapter,
                          "iteration": int(it), "unshifted_fraction": measures["unshifted_fraction"],
                          "oracle": float(oracle.loc[(fs, pair, adapter)])})
         self.runs = pd.DataFrame(runs)
         self.runs["task"] = self.runs.groupby(["feature_set", "pair", "adapter"], sort=False).ngroup()
         self.accuracy = np.asarray(acc, dtype=float)
+        #: {rule: (runs, policies)}: the score under ``rule`` of each menu policy's pick, for the switches
+        self.picked = {rule: np.asarray(v, dtype=float) for rule, v in picked.items()}
+        self.scorers, self.rankers = list(scorers), list(rankers)
+        #: one row per run and scorer: the within-run Spearman correlation of its score with the accuracy
+        self.signals = pd.DataFrame(signal_rows)
         self.tasks = (self.runs.groupby("task", sort=True)
                       .agg(family=("family", "first"), feature_set=("feature_set", "first"), pair=("pair", "first"),
                            adapter=("adapter", "first"), oracle=("oracle", "first"), runs=("iteration", "size"))
@@ -253,6 +264,160 @@ def leave_one_family_out(runs: Runs, long: pd.DataFrame, rankers: Sequence[str],
     return pd.DataFrame(per_run), pd.DataFrame(folds)
 
 
+# -- the ways of choosing a policy, and their nested validation ------------------------------------------------
+#: Margins of a switch are learned among these quantiles of its challengers' positive score gains (and 0).
+SWITCH_QUANTILES = (0.25, 0.5, 0.75, 0.9)
+
+
+def _signal_rows(table: pd.DataFrame, scorers: Sequence[str], key: tuple) -> list[dict]:
+    """One run's rows of signal quality: per scorer, the Spearman correlation over the candidates of its
+    score with the 1-NN target accuracy (NaN where either is constant) and its pick's accuracy gap to the run's
+    best candidate (points)."""
+    from scipy.stats import spearmanr
+
+    acc = table["accuracy"].to_numpy(dtype=float)
+    out = []
+    for rule in scorers:
+        s = table[f"{rule}:score"].to_numpy(dtype=float)
+        ok = np.isfinite(s)
+        rho = (float(spearmanr(s[ok], acc[ok]).statistic)
+               if ok.sum() > 2 and np.ptp(s[ok]) > 0 and np.ptp(acc[ok]) > 0 else float("nan"))
+        out.append({"feature_set": key[0], "pair": key[1], "adapter": key[2], "iteration": key[3], "scorer": rule,
+                    "spearman": rho})
+    return out
+
+
+def fixed_names(runs: Runs, k_rule: str) -> list[str]:
+    """The fixed policies a user could follow without learning anything: all features, and every ranker at
+    ``k_rule``'s k."""
+    names = ["all-features", *(f"fixed:{r}/{k_rule}" for r in runs.rankers)]
+    missing = [n for n in names if n not in runs.names]
+    if missing:
+        raise ValueError(f"recommend.evaluation.fixed_k_rule: {k_rule!r} is not a rule of the rows (fixed policies "
+                         f"{missing} are not on the menu)")
+    return names
+
+
+def _switch_accuracy(runs: Runs, default: str, rule: str, margin: float) -> np.ndarray:
+    """Per-run accuracy of the switch from the menu policy ``default`` to ``scorer:<rule>`` where the latter's
+    pick scores more than ``margin`` above the default's (the library's ``switch`` kind)."""
+    d, c = runs.names.index(default), runs.names.index(f"scorer:{rule}")
+    gain = runs.picked[rule][:, c] - runs.picked[rule][:, d]
+    switch = np.isfinite(gain) & (gain > margin)
+    return np.where(switch, runs.accuracy[:, c], runs.accuracy[:, d])
+
+
+def switch_policy(runs: Runs, default: str, rule: str, margin: float) -> dict:
+    """The library's policy of :func:`_switch_accuracy`."""
+    return {"kind": "switch", "default": runs.policies[default], "challenger": runs.policies[f"scorer:{rule}"],
+            "rule": rule, "margin": float(margin)}
+
+
+def _task_regret(runs: Runs, accuracy: np.ndarray, rows: np.ndarray, weighting: str) -> float:
+    """The weighted mean regret over the runs ``rows`` of one per-run accuracy vector."""
+    w = _weights(runs, weighting)[rows]
+    return float((runs.regret(accuracy[rows], rows) * w).sum() / w.sum())
+
+
+def learn_switch(runs: Runs, rows: np.ndarray, fixed: Sequence[str], weighting: str = "family") -> dict:
+    """The switch of the least mean regret on ``rows``: a fixed policy kept unless a scorer's pick beats its
+    score by a margin, the margin among the quantiles of the training gains (:data:`SWITCH_QUANTILES`) and 0.
+    Ties go to the larger margin (the more conservative switch), then to the earlier fixed policy and
+    scorer."""
+    best = None
+    for default in fixed:
+        d = runs.names.index(default)
+        for rule in runs.scorers:
+            c = runs.names.index(f"scorer:{rule}")
+            gain = (runs.picked[rule][:, c] - runs.picked[rule][:, d])[rows]
+            positive = gain[np.isfinite(gain) & (gain > 0)]
+            margins = sorted({0.0, *(float(q) for q in np.quantile(positive, SWITCH_QUANTILES))}
+                             if positive.size else {0.0}, reverse=True)
+            for m in margins:
+                r = _task_regret(runs, _switch_accuracy(runs, default, rule, m), rows, weighting)
+                if best is None or r < best[0] - 1e-9:
+                    best = (r, default, rule, m)
+    r, default, rule, m = best
+    return {"name": f"switch({default} -> scorer:{rule} above {m:.4g})", "policy": switch_policy(runs, default, rule, m),
+            "train_regret": r}
+
+
+def procedures(runs: Runs, fixed: Sequence[str], gate_margin: float | None, weighting: str) -> dict:
+    """The ways of choosing a policy, by name, simplest first (ties go to the earlier): each fixed policy as it
+    is, the best fixed policy on the training families, the conservative switch, and the menu's policy (or gate)
+    of the least training regret. Each maps a run mask (the training runs) to ``{"name", "policy",
+    "train_regret"}``."""
+    out = {}
+    for name in fixed:
+        out[name] = (lambda rows, name=name: {"name": name, "policy": runs.policies[name],
+                                             "train_regret": _task_regret(runs, runs.column(name), rows, weighting)})
+
+    def best_fixed(rows):
+        regrets = [_task_regret(runs, runs.column(n), rows, weighting) for n in fixed]
+        i = int(np.argmin(regrets))
+        return {"name": fixed[i], "policy": runs.policies[fixed[i]], "train_regret": float(regrets[i])}
+
+    out["best fixed"] = best_fixed
+    out["switch"] = lambda rows: learn_switch(runs, rows, fixed, weighting)
+    out["least regret"] = lambda rows: learn(runs, rows, gate_margin, weighting)
+    return out
+
+
+def apply_policy(runs: Runs, policy: Mapping, rows: np.ndarray) -> np.ndarray:
+    """The per-run accuracies of a learned policy (a menu policy, a gate or a switch) on the runs ``rows``
+    (NaN elsewhere)."""
+    if policy["kind"] != "switch":
+        return _apply(runs, policy, rows)
+    default = next(n for n, p in runs.policies.items() if p == dict(policy["default"]))
+    out = np.full(len(runs.runs), np.nan)
+    out[rows] = _switch_accuracy(runs, default, policy["rule"], policy["margin"])[rows]
+    return out
+
+
+def family_out(runs: Runs, procedure, rows: np.ndarray) -> tuple[np.ndarray, list[dict]]:
+    """Leave one family out within the runs ``rows``: each family's runs scored by what ``procedure`` learns on
+    the other families of ``rows``; the per-run accuracies (NaN outside ``rows``) and each fold's choice."""
+    fam = runs.runs["family"].to_numpy()
+    out, folds = np.full(len(runs.runs), np.nan), []
+    families = sorted(set(fam[rows]))
+    if len(families) < 2:
+        raise ValueError(f"leave one family out needs two families or more; only {families} have rows")
+    for family in families:
+        test, train = rows & (fam == family), rows & (fam != family)
+        learned = procedure(train)
+        out[test] = apply_policy(runs, learned["policy"], test)[test]
+        folds.append({"family": family, **learned})
+    return out, folds
+
+
+def nested(runs: Runs, procs: Mapping, weighting: str) -> tuple[np.ndarray, pd.DataFrame, dict]:
+    """Nested leave one family out. For each family left out, every way of choosing (``procs``) is scored by
+    leave one family out on the other families alone, the one of the least mean regret there is learned on all
+    of them, and the family left out scores that. Returns the per-run accuracies, the outer folds (the way
+    chosen, its inner regrets, the policy) and the choice on every family (what ships): the way of the least
+    regret in a plain leave one family out over all families, learned on every family."""
+    fam = runs.runs["family"].to_numpy()
+    every = np.ones(len(fam), dtype=bool)
+    if len(set(fam)) < 3:
+        raise ValueError(f"a nested leave one family out needs three families or more; the rows have "
+                         f"{sorted(set(fam))}")
+    out, folds = np.full(len(fam), np.nan), []
+    for family in sorted(set(fam)):
+        test, train = fam == family, fam != family
+        inner = {name: _task_regret(runs, family_out(runs, proc, train)[0], train, weighting)
+                 for name, proc in procs.items()}
+        chosen = min(inner, key=lambda n: (round(inner[n], 9), list(procs).index(n)))
+        learned = procs[chosen](train)
+        out[test] = apply_policy(runs, learned["policy"], test)[test]
+        folds.append({"family": family, "procedure": chosen, "policy": learned["name"],
+                      "train_regret": learned["train_regret"], **{f"inner: {n}": v for n, v in inner.items()}})
+    plain = {name: family_out(runs, proc, every)[0] for name, proc in procs.items()}
+    top = {name: _task_regret(runs, acc, every, weighting) for name, acc in plain.items()}
+    chosen = min(top, key=lambda n: (round(top[n], 9), list(procs).index(n)))
+    final = {"procedure": chosen, **procs[chosen](every), "plain_regret": top, "plain_accuracy": plain}
+    return out, pd.DataFrame(folds), final
+
+
 def compare(task_regret: pd.DataFrame, scope: str) -> pd.DataFrame:
     """The recommendation's per-task regret against each fixed policy's on the tasks of ``task_regret``
     (columns: the policies): one row per comparison, Holm-corrected over them."""
@@ -262,7 +427,7 @@ def compare(task_regret: pd.DataFrame, scope: str) -> pd.DataFrame:
 
     rec = task_regret[RECOMMENDATION].to_numpy()
     rows = []
-    for name in BASELINES:
+    for name in (*BASELINES, *([BEST_FIXED] if BEST_FIXED in task_regret else [])):
         other = task_regret[name].to_numpy()
         diff = rec - other  # negative: the recommendation loses less
         rows.append({"scope": scope, "tasks": len(diff), "versus": name,
@@ -283,86 +448,136 @@ def _fmt_p(p: float) -> str:
     return "–" if not np.isfinite(p) else (f"{p:.1e}" if p < 1e-3 else f"{p:.3f}")
 
 
-def _goals(table: pd.DataFrame, tasks: pd.DataFrame, adapter: str, alpha: float) -> list[str]:
-    """The issue's goals, each checked on the numbers and said as met or not."""
+def _goals(table: pd.DataFrame, tasks: pd.DataFrame, adapter: str, alpha: float, fixed: Sequence[str]) -> list[str]:
+    """The goals, each checked on the numbers and said as met or not."""
     pooled = table[(table["scope"] == POOLED) & (table["adapter"] == adapter)].set_index("versus")
     lines = []
     if pooled.empty:
         return lines
-    lower = all(pooled.loc[b, "difference"] < 0 for b in BASELINES)
-    lines.append(f"- Mean regret below every fixed policy's, pooled: **{'met' if lower else 'not met'}** "
-                 f"(recommendation {_fmt(pooled['recommendation_regret'].iloc[0])} points; "
-                 + ", ".join(f"{b} {_fmt(pooled.loc[b, 'versus_regret'])}" for b in BASELINES) + ").")
-    for b in ("always OT", "always source-ANOVA"):
-        sig = pooled.loc[b, "difference"] < 0 and pooled.loc[b, "p_holm"] < alpha
-        lines.append(f"- Significantly lower than {b} (Holm p < {alpha:g}): **{'met' if sig else 'not met'}** "
-                     f"(difference {_fmt(pooled.loc[b, 'difference'])} points, Holm p {_fmt_p(pooled.loc[b, 'p_holm'])}).")
     part = tasks[tasks["adapter"] == adapter]
+    rec = float(part[RECOMMENDATION].mean())
+    fixed_means = {n: float(part[n].mean()) for n in fixed}
+    best = min(fixed_means, key=fixed_means.get)
+    ok = rec <= fixed_means[best] + 1e-9
+    lines.append(f"- Never worse than the simplest rule: nested regret at most the best fixed policy's, pooled: "
+                 f"**{'met' if ok else 'not met'}** (recommendation {_fmt(rec)} points; best fixed policy in "
+                 f"hindsight `{best}` {_fmt(fixed_means[best])}).")
+    lower = all(pooled.loc[b, "difference"] < 0 for b in BASELINES)
+    lines.append(f"- Mean regret below every learned baseline's, pooled: **{'met' if lower else 'not met'}** "
+                 f"(" + ", ".join(f"{b} {_fmt(pooled.loc[b, 'versus_regret'])}" for b in BASELINES) + ").")
+    sig = pooled.loc[BEST_FIXED, "difference"] < 0 and pooled.loc[BEST_FIXED, "p_holm"] < alpha
+    worst_rec = float(part[RECOMMENDATION].max())
+    worst_fixed = {n: float(part[n].max()) for n in fixed}
+    below = all(worst_rec < w for w in worst_fixed.values())
+    lines.append(f"- Moonshot, significantly below the best fixed policy (Wilcoxon, Holm p < {alpha:g}): "
+                 f"**{'met' if sig else 'not met'}** (difference {_fmt(pooled.loc[BEST_FIXED, 'difference'])} "
+                 f"points, Holm p {_fmt_p(pooled.loc[BEST_FIXED, 'p_holm'])}); worst-case regret below every fixed "
+                 f"policy's: **{'met' if below else 'not met'}** (recommendation {_fmt(worst_rec)}; least worst "
+                 f"case of a fixed policy {_fmt(min(worst_fixed.values()))}).")
     per_family = part.groupby("family")[[RECOMMENDATION, "all features"]].mean()
     worst = (per_family[RECOMMENDATION] - per_family["all features"])
-    ok = bool((worst <= 1.0).all())
-    lines.append(f"- On no family more than 1 point worse than all features: **{'met' if ok else 'not met'}** "
+    lines.append(f"- On no family more than 1 point worse than all features: **{'met' if (worst <= 1.0).all() else 'not met'}** "
                  f"(worst: {worst.idxmax()}, {_fmt(worst.max())} points of regret above all features').")
     return lines
+
+
+def signal_table(runs: Runs, adapter: str) -> pd.DataFrame:
+    """Why each scorer works or not: per family and pooled, the mean over the tasks of the within-task Spearman
+    correlation (over the candidates, mean over the runs) of its score with the target accuracy, the share of
+    tasks where its best candidate is within 1 point of the best in hindsight (SKADA-Bench's measure), and its
+    mean and worst-case regret."""
+    sig = runs.signals.groupby(["feature_set", "pair", "adapter", "scorer"])["spearman"].mean().reset_index()
+    family = dict(zip(runs.tasks["feature_set"], runs.tasks["family"]))
+    sig["family"] = sig["feature_set"].map(family)
+    rows = []
+    for rule in runs.scorers:
+        regret = runs.task_means(runs.regret(runs.column(f"scorer:{rule}")))
+        fam = runs.tasks["family"].to_numpy()
+        s = sig[sig["scorer"] == rule]
+        for scope in [*sorted(set(fam)), POOLED]:
+            mask = np.ones(len(fam), dtype=bool) if scope == POOLED else fam == scope
+            rho = s["spearman"] if scope == POOLED else s.loc[s["family"] == scope, "spearman"]
+            rows.append({"adapter": adapter, "scorer": rule, "scope": scope, "tasks": int(mask.sum()),
+                         "spearman": float(rho.mean()) if rho.notna().any() else float("nan"),
+                         "within_1_point": float(np.mean(regret[mask] <= 1.0)),
+                         "mean_regret": float(regret[mask].mean()), "worst_regret": float(regret[mask].max())})
+    return pd.DataFrame(rows)
 
 
 def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: Sequence[str],
              scorers: Sequence[str], data_rules: Sequence[str], gate_margin: float, alpha: float,
              provenance: Mapping, outputs: Mapping[str, str], reference: str = "ot",
-             relevance: str = "source-anova", weighting: str = "family") -> dict:
+             relevance: str = "source-anova", weighting: str = "family", fixed_k_rule: str = "circular") -> dict:
     """The meta-evaluation (module docstring); writes ``outputs``: ``csv``, ``tasks``, ``md``, ``pdf``,
-    ``png``, ``policy``, ``provenance``."""
+    ``png``, ``signals`` (the scorers' signal quality, :func:`signal_table`), ``policy``, ``provenance``."""
     if not pair_tables:
         raise ValueError("recommend evaluation: no per-pair tables of the choice of k to read")
     long = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
-    tables, task_rows, fold_rows, policies, variant_rows = [], [], [], {}, []
+    tables, task_rows, fold_rows, policies, variant_rows, signal_rows, fixed_by = [], [], [], {}, [], [], {}
     for adapter, part in long.groupby("adapter", sort=True):
         runs = Runs(part, families, rankers, scorers, data_rules, (reference, relevance))
-        if runs.runs["family"].nunique() < 2:
+        if runs.runs["family"].nunique() < 3:
             continue
-        per_run, folds = leave_one_family_out(runs, part, rankers, gate_margin, reference, relevance, weighting)
+        per_run, baseline_folds = leave_one_family_out(runs, part, rankers, gate_margin, reference, relevance,
+                                                       weighting)
+        fixed = fixed_names(runs, fixed_k_rule)
+        procs = procedures(runs, fixed, gate_margin, weighting)
+        nested_acc, outer, final = nested(runs, procs, weighting)
+        per_run[RECOMMENDATION] = nested_acc
+        for name in fixed:
+            per_run[name] = runs.column(name)
         regret = pd.DataFrame({c: runs.task_means(runs.regret(per_run[c].to_numpy())) for c in per_run.columns})
+        best_fixed = min(fixed, key=lambda n: float(regret[n].mean()))
+        regret[BEST_FIXED] = regret[best_fixed]
+        fixed_by[adapter] = fixed
         tasks = pd.concat([runs.tasks.reset_index(drop=True), regret], axis=1)
         task_rows.append(tasks)
-        fold_rows.append(folds.assign(adapter=adapter))
+        fold_rows.append(outer.merge(baseline_folds.drop(columns=["recommendation", "train_regret"]), on="family")
+                         .assign(adapter=adapter))
         for family, group in tasks.groupby("family", sort=True):
             tables.append(compare(group, family).assign(adapter=adapter))
         tables.append(compare(tasks, POOLED).assign(adapter=adapter))
-        final = learn(runs, np.ones(len(runs.runs), dtype=bool), gate_margin, weighting)
-        for w_name in ("task", "family"):
-            for margin in (None, 1.0 if gate_margin is None else gate_margin):
-                used = (w_name, margin) == (weighting, gate_margin)
-                if used:  # the configured way: the folds above
-                    alt_regret = regret[RECOMMENDATION].to_numpy()
-                else:
-                    alt, _ = leave_one_family_out(runs, part, rankers, margin, reference, relevance, w_name)
-                    alt_regret = runs.task_means(runs.regret(alt[RECOMMENDATION].to_numpy()))
-                variant_rows.append({"adapter": adapter, "weighting": w_name, "gate_margin": margin, "used": used,
-                                     "regret": float(alt_regret.mean()),
-                                     **{f: float(alt_regret[runs.tasks["family"].to_numpy() == f].mean())
-                                        for f in sorted(set(runs.tasks["family"]))}})
-        policies[adapter] = {**final["policy"], "name": final["name"], "train_regret": final["train_regret"],
+        fam = runs.tasks["family"].to_numpy()
+        for name in procs:
+            r = runs.task_means(runs.regret(final["plain_accuracy"][name]))
+            variant_rows.append({"adapter": adapter, "procedure": name, "shipped": name == final["procedure"],
+                                 "regret": float(r.mean()),
+                                 **{f: float(r[fam == f].mean()) for f in sorted(set(fam))}})
+        variant_rows.append({"adapter": adapter, "procedure": "nested choice", "shipped": False,
+                             "regret": float(regret[RECOMMENDATION].mean()),
+                             **{f: float(regret[RECOMMENDATION][fam == f].mean()) for f in sorted(set(fam))}})
+        signal_rows.append(signal_table(runs, adapter))
+        policies[adapter] = {**final["policy"], "name": final["name"], "procedure": final["procedure"],
+                             "train_regret": final["train_regret"],
+                             "nested_regret": float(regret[RECOMMENDATION].mean()),
+                             "best_fixed": best_fixed, "best_fixed_regret": float(regret[best_fixed].mean()),
                              "tasks": int(len(runs.tasks)), "families": sorted(set(runs.runs["family"]))}
     if not tables:
-        raise ValueError("recommend evaluation: fewer than two families with rows under any adapter")
+        raise ValueError("recommend evaluation: fewer than three families with rows under any adapter (a nested "
+                         "leave one family out needs three)")
     table = pd.concat(tables, ignore_index=True)
     table = table[["adapter", *[c for c in table.columns if c != "adapter"]]]
     tasks = pd.concat(task_rows, ignore_index=True)
     folds = pd.concat(fold_rows, ignore_index=True)
+    signals = pd.concat(signal_rows, ignore_index=True)
     write_csv(table, outputs["csv"], float_format="%.6g")
     write_csv(tasks, outputs["tasks"], float_format="%.6g")
+    write_csv(signals, outputs["signals"], float_format="%.6g")
+    if "signals_png" in outputs:
+        _signal_figure(signals, outputs)
     default = "NA" if "NA" in policies else sorted(policies)[0]
+    keys = ("kind", "rule", "rules", "rankers", "ranker", "k_rule", "feature", "threshold", "below", "above",
+            "default", "challenger", "margin")
     shipped = {"default_adapter": default,
-               "policies": {a: {k: v for k, v in p.items() if k in ("kind", "rule", "rules", "rankers", "ranker", "k_rule",
-                                                                    "feature", "threshold", "below", "above")}
-                            for a, p in policies.items()},
+               "policies": {a: {k: v for k, v in p.items() if k in keys} for a, p in policies.items()},
                "learned": policies, "provenance": _compact_provenance(provenance)}
     write_json(outputs["policy"], shipped, sealed=False)
     variants = pd.DataFrame(variant_rows)
-    write_text(outputs["md"], _markdown(table, tasks, folds, policies, alpha, variants))
+    write_text(outputs["md"], _markdown(table, tasks, folds, policies, alpha, variants, signals, fixed_by))
     _figure(tasks, outputs)
     write_json(outputs["provenance"], dict(provenance))
-    return {"table": table, "tasks": tasks, "folds": folds, "policies": policies, "variants": variants}
+    return {"table": table, "tasks": tasks, "folds": folds, "policies": policies, "variants": variants,
+            "signals": signals}
 
 
 def _compact_provenance(provenance: Mapping) -> dict:
@@ -379,57 +594,68 @@ def _compact_provenance(provenance: Mapping) -> dict:
 
 
 def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, policies: Mapping, alpha: float,
-              variants: pd.DataFrame) -> str:
+              variants: pd.DataFrame, signals: pd.DataFrame, fixed_by: Mapping) -> str:
     lines = ["# The label-free recommendation, measured on every task", "",
              "Which ranker and how many features a user without target labels should take "
-             "(`otfs.k_selection.LabelFreeFeatureSelector`), scored on each task of the benchmark by the policy "
-             "learned on the other families (leave one family out). Regret: the best (ranker, k) in hindsight "
-             "minus the choice, in points of 1-NN target accuracy, mean over the tasks. A negative difference: "
-             "the recommendation loses less than the fixed policy. Wins, ties, losses: tasks where it loses less, "
-             "as much, more. p: Wilcoxon's signed-rank test over the tasks, two-sided; Holm over the four "
-             "comparisons of each row group.", ""]
+             "(`otfs.k_selection.LabelFreeFeatureSelector`), scored on each task of the benchmark by **nested** "
+             "leave one family out: for each family left out, the way of choosing a policy (each fixed policy, "
+             "the best fixed policy, a conservative switch, the menu's policy of the least regret) is itself "
+             "chosen by leave one family out on the other families alone, learned on them, and scored on the "
+             "family left out. Regret: the best (ranker, k) in hindsight minus the choice, in points of 1-NN "
+             "target accuracy, mean over the tasks. A negative difference: the recommendation loses less than the "
+             "other policy. Wins, ties, losses: tasks where it loses less, as much, more. p: Wilcoxon's signed-rank "
+             "test over the tasks, two-sided; Holm over the comparisons of each row group.", ""]
     for adapter in sorted(set(table["adapter"]), key=lambda a: (a != "NA", a)):
+        pol = policies[adapter]
         lines += [f"## Adapter {adapter}", "", "Goals:", ""]
-        lines += _goals(table, tasks, adapter, alpha)
-        lines += ["", f"Learned on every family (the policy the library ships for {adapter}): "
-                  f"`{policies[adapter]['name']}`, mean regret {_fmt(policies[adapter]['train_regret'])} points "
-                  f"on its {policies[adapter]['tasks']} tasks (in sample).", "",
-                  "| family | tasks | recommendation | always OT | always source-ANOVA | best-on-average ranker | "
-                  "all features | vs OT (Holm p) | vs source-ANOVA (Holm p) | vs all features (Holm p) |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += _goals(table, tasks, adapter, alpha, fixed_by[adapter])
+        lines += ["", f"Shipped for {adapter} (`label_free_policy.json`): the way `{pol['procedure']}`, chosen by "
+                  f"leave one family out over every family, learned on all {pol['tasks']} tasks: `{pol['name']}`. "
+                  f"Its expected regret is the nested figure, {_fmt(pol['nested_regret'])} points (in sample "
+                  f"{_fmt(pol['train_regret'])}); the best fixed policy in hindsight, `{pol['best_fixed']}`, "
+                  f"{_fmt(pol['best_fixed_regret'])}.", ""]
+        if pol["procedure"] in fixed_by[adapter] or pol["procedure"] == "best fixed":
+            lines += ["Nothing learned beats a fixed policy out of sample here, so the default *is* a fixed "
+                      "policy: a label-free score that picks among the candidates loses more, on families it has "
+                      "not seen, than it gains.", ""]
+        cmp = [*BASELINES, BEST_FIXED]
+        lines += ["| family | tasks | recommendation | " + " | ".join(cmp) + " | vs best fixed (Holm p) | "
+                  "vs all features (Holm p) |", "|---|---|---|" + "---|" * (len(cmp) + 2)]
         part = table[table["adapter"] == adapter]
         for scope, group in part.groupby("scope", sort=False):
             g = group.set_index("versus")
             cells = [f"**{scope}**" if scope == POOLED else scope, str(int(g["tasks"].iloc[0])),
                      _fmt(g["recommendation_regret"].iloc[0])]
-            cells += [_fmt(g.loc[b, "versus_regret"]) for b in BASELINES]
+            cells += [_fmt(g.loc[b, "versus_regret"]) for b in cmp]
             cells += [f"{_fmt(g.loc[b, 'difference'], 2)} ({_fmt_p(g.loc[b, 'p_holm'])})"
-                      for b in ("always OT", "always source-ANOVA", "all features")]
+                      for b in (BEST_FIXED, "all features")]
             lines.append("| " + " | ".join(cells) + " |")
-        lines += ["", "Policies learned per fold (on the other families):", "",
-                  "| left out | recommendation | training regret | always OT | always source-ANOVA | "
-                  "best-on-average ranker |", "|---|---|---|---|---|---|"]
+        lines += ["", "Each fold: the way chosen on the other families (by its inner leave one family out regret) "
+                  "and the policy it learned there:", "",
+                  "| left out | way chosen | policy | training regret |", "|---|---|---|---|"]
         for _, f in folds[folds["adapter"] == adapter].iterrows():
-            lines.append(f"| {f['family']} | `{f['recommendation']}` | {_fmt(f['train_regret'])} | "
-                         f"`{f['always OT (policy)']}` | `{f['always source-ANOVA (policy)']}` | "
-                         f"`{f['best-on-average ranker (policy)']}` |")
+            lines.append(f"| {f['family']} | {f['procedure']} | `{f['policy']}` | {_fmt(f['train_regret'])} |")
         part = variants[variants["adapter"] == adapter]
-        families = [c for c in part.columns if c not in ("adapter", "weighting", "gate_margin", "used", "regret")
-                    and part[c].notna().any()]
-        lines += ["", "What was tried: the recommendation's mean regret, family left out, under each way of learning "
-                  "it (each training task or each training family weighing the same; gates on the share of "
-                  "unshifted features allowed from a gain of so many points, or never). The row in bold is the "
-                  "configured one (`recommend.evaluation`), above.", "",
-                  "| weighting | gates | all tasks | " + " | ".join(families) + " |",
-                  "|---|---|---|" + "---|" * len(families)]
+        fams = [c for c in part.columns if c not in ("adapter", "procedure", "shipped", "regret")
+                and part[c].notna().any()]
+        lines += ["", "What was tried: each way of choosing, scored by plain leave one family out (each family by "
+                  "what the way learns on the others), and the nested choice among them. The row in bold is the "
+                  "way that ships.", "",
+                  "| way | all tasks | " + " | ".join(fams) + " |", "|---|---|" + "---|" * len(fams)]
         for _, v in part.iterrows():
-            gates = "never" if v["gate_margin"] is None or not np.isfinite(v["gate_margin"]) else f"> {v['gate_margin']:g} points"
-            cells = [v["weighting"], gates, _fmt(v["regret"]), *[_fmt(v[f]) for f in families]]
-            row = "| " + " | ".join(cells) + " |"
-            lines.append(row.replace("| ", "| **", 1).replace(" |", "** |", 1) if v["used"] else row)
+            row = "| " + " | ".join([v["procedure"], _fmt(v["regret"]), *[_fmt(v[f]) for f in fams]]) + " |"
+            lines.append(row.replace("| ", "| **", 1).replace(" |", "** |", 1) if v["shipped"] else row)
+        sig = signals[(signals["adapter"] == adapter) & (signals["scope"] == POOLED)]
+        lines += ["", "Why a scorer works or not (pooled; per family in `signals.csv`): the mean within-task "
+                  "Spearman correlation of its score with the target accuracy over the candidates, the share of "
+                  "tasks where its best candidate is within 1 point of the best, its mean and worst regret.", "",
+                  "| scorer | Spearman | within 1 point | mean regret | worst regret |", "|---|---|---|---|---|"]
+        for _, r in sig.sort_values("spearman", ascending=False).iterrows():
+            lines.append(f"| {r['scorer']} | {_fmt(r['spearman'])} | {100 * r['within_1_point']:.0f} % | "
+                         f"{_fmt(r['mean_regret'])} | {_fmt(r['worst_regret'])} |")
         lines.append("")
-    lines += ["Per-task regrets: `tasks.csv`; every comparison: `evaluation.csv`; the policies learned on every "
-              "family, with their provenance: `policy.json`.", ""]
+    lines += ["Per-task regrets: `tasks.csv`; every comparison: `evaluation.csv`; the scorers' signals: "
+              "`signals.csv`; the policies learned on every family, with their provenance: `policy.json`.", ""]
     return "\n".join(lines)
 
 
@@ -442,7 +668,7 @@ def _figure(tasks: pd.DataFrame, outputs: Mapping[str, str]) -> None:
     from otfs_workflow.io import atomic_path
 
     adapters = sorted(set(tasks["adapter"]), key=lambda a: (a != "NA", a))
-    policies = [RECOMMENDATION, *BASELINES]
+    policies = [RECOMMENDATION, *BASELINES, BEST_FIXED]
     fig, axes = plt.subplots(len(adapters), 1, figsize=(10, 3.4 * len(adapters)), squeeze=False)
     for ax, adapter in zip(axes[:, 0], adapters):
         part = tasks[tasks["adapter"] == adapter]
@@ -460,6 +686,34 @@ def _figure(tasks: pd.DataFrame, outputs: Mapping[str, str]) -> None:
     for key in ("pdf", "png"):
         with atomic_path(outputs[key]) as tmp:
             fig.savefig(tmp, format=key, dpi=120)
+    plt.close(fig)
+
+
+def _signal_figure(signals: pd.DataFrame, outputs: Mapping[str, str]) -> None:
+    """Each scorer's pooled within-task Spearman correlation with the target accuracy, per adapter."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from otfs_workflow.io import atomic_path
+
+    pooled = signals[signals["scope"] == POOLED]
+    adapters = sorted(set(pooled["adapter"]), key=lambda a: (a != "NA", a))
+    fig, axes = plt.subplots(1, len(adapters), figsize=(4.5 * len(adapters), 3.6), squeeze=False, sharey=True)
+    for ax, adapter in zip(axes[0], adapters):
+        part = pooled[pooled["adapter"] == adapter].sort_values("scorer")
+        ax.barh(part["scorer"], part["spearman"], color="tab:blue")
+        ax.axvline(0, color="black", lw=0.8)
+        ax.axvline(0.5, color="tab:red", lw=0.8, ls="--")
+        ax.set_xlim(-1, 1)
+        ax.set_xlabel("mean within-task Spearman with the target accuracy")
+        ax.set_title(f"adapter {adapter}", fontsize=10)
+    fig.tight_layout()
+    for key, ext in (("signals_png", "png"), ("signals_pdf", "pdf")):
+        if key in outputs:
+            with atomic_path(outputs[key]) as tmp:
+                fig.savefig(tmp, format=ext, dpi=120)
     plt.close(fig)
 
 
@@ -550,23 +804,37 @@ def _pair_figure(candidates: pd.DataFrame, rec: Mapping, outputs: Mapping[str, s
     used = policy_rules(rec["policy"])
     ncol = min(3, len(rules))
     nrow = int(np.ceil(len(rules) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.2 * nrow), squeeze=False)
+    counts = sorted(set(candidates["k"]))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.0 * nrow + 0.6), squeeze=False)
+    chosen = candidates[candidates["chosen"]].iloc[0]
+    handles = {}
     for ax, rule in zip(axes.ravel(), rules):
+        values = candidates[f"{rule}:score"].to_numpy(dtype=float)
         for ranker, group in candidates.groupby("ranker", sort=False):
-            ax.plot(group["k"], group[f"{rule}:score"], marker="o", ms=3, label=ranker)
-        chosen = candidates[candidates["chosen"]].iloc[0]
+            (line,) = ax.plot(group["k"], group[f"{rule}:score"], marker="o", ms=3, label=ranker)
+            handles.setdefault(ranker, line)
         ax.plot([chosen["k"]], [chosen[f"{rule}:score"]], marker="*", ms=14, color="black", ls="none")
         ax.set_xscale("log")
+        ax.set_xticks(counts, [str(k) for k in counts], fontsize=7)
+        ax.minorticks_off()
+        finite = values[np.isfinite(values)]
+        if finite.size > 3:  # the scale of the bulk of the scores: one outlier does not flatten the rest
+            lo, hi = np.percentile(finite, [5, 95])
+            pad = 0.15 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1e-9)
+            if finite.min() < lo - pad or finite.max() > hi + pad:
+                ax.set_ylim(lo - pad, hi + pad)
+                ax.text(0.01, 0.01, "outliers off the scale", transform=ax.transAxes, fontsize=6, color="grey")
         ax.set_title(f"{rule} (the policy's)" if rule in used else rule, fontsize=9,
                      fontweight="bold" if rule in used else "normal")
-        ax.set_xlabel("k, features kept (log scale)")
+        ax.set_xlabel("k, features kept", fontsize=8)
         ax.set_ylabel("score (higher is better)", fontsize=8)
     for ax in axes.ravel()[len(rules):]:
         ax.axis("off")
-    axes[0, 0].legend(fontsize=6)
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(len(handles), 7), fontsize=7,
+               frameon=False)
     fig.suptitle(f"{rec['feature_set']} {rec['pair']}: candidates' label-free scores; ★ the choice "
                  f"({rec['ranker']}, k = {rec['k']})", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     for key in ("pdf", "png"):
         with atomic_path(outputs[key]) as tmp:
             fig.savefig(tmp, format=key, dpi=110)
