@@ -45,6 +45,8 @@ rule recommend_pair:
     params:
         selector=recommend_selector_params(),
         per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
+        draws=grid_config(MODEL_SELECTION_CONFIG["grid"]).get("iterations")
+        or len(ITERATIONS),
     script:
         "../scripts/recommend_pair.py"
 

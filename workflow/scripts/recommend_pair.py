@@ -11,4 +11,5 @@ with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
         per_class=sm.params.per_class,
         params=sm.params.selector,
         outputs=dict(sm.output.items()),
+        draws=sm.params.draws,
     )

@@ -84,7 +84,8 @@ from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["ALL_FEATURES", "DEFAULT_GRID", "DEFAULT_RANKERS", "LabelFreeFeatureSelector", "MEASURES",
            "POLICY_KINDS", "SCORER_RULES", "DATA_RULES", "check_policy", "choose_candidate", "fixed_policy",
-           "canonical_row_order", "learned_policy", "policy_rules", "resolve_grid"]
+           "canonical_row_order", "learned_policy", "policy_rules", "read_policy_file", "resolve_grid",
+           "shipped_policy_file"]
 
 #: The benchmark's rankers (config ``model_selection.rankers``): the candidates by default.
 DEFAULT_RANKERS = ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
@@ -177,10 +178,15 @@ def read_policy_file(path) -> dict:
     return dict(shipped)
 
 
+def shipped_policy_file() -> Path:
+    """The path of the shipped policy file, ``otfs/k_selection/label_free_policy.json``."""
+    return Path(__file__).parent / _POLICY_FILE
+
+
 def learned_policy(adapter: str | None = None) -> tuple[dict, dict]:
     """The shipped policy for ``adapter`` (its own, or the file's default with a warning), and the file's
     provenance."""
-    shipped = read_policy_file(Path(__file__).parent / _POLICY_FILE)
+    shipped = read_policy_file(shipped_policy_file())
     policies = shipped["policies"]
     if adapter in policies:
         return dict(policies[adapter]), dict(shipped.get("provenance", {}))

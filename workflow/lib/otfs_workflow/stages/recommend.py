@@ -719,35 +719,83 @@ def _signal_figure(signals: pd.DataFrame, outputs: Mapping[str, str]) -> None:
 
 # -- one pair's recommendation --------------------------------------------------------------------------------
 def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, params: Mapping,
-             outputs: Mapping[str, str]) -> dict:
-    """The selector on one pair's first iteration (the protocol's source subset, the whole target); writes
-    ``json``, ``md``, ``pdf``, ``png``.
+             outputs: Mapping[str, str], draws: int = 1) -> dict:
+    """The selector on each of the pair's first ``draws`` iterations of the protocol (each its source subset and
+    the whole target); the recommendation is the (ranker, k) chosen on the most draws (ties: the earliest draw's),
+    with how often it wins. Writes ``json``, ``md``, ``pdf``, ``png``.
 
     ``params``: the selector's parameters (``rankers``, ``adapter``, ``n_features_grid``, ``policy``,
-    ``scorers``, ``classifier``, ``n_splits``, ``test_size``); its ``random_state`` is derived from
-    (feature set, pair, 0, "recommend")."""
+    ``scorers``, ``classifier``, ``n_splits``, ``test_size``); each draw's ``random_state`` is derived from
+    (feature set, pair, iteration, "recommend")."""
     from otfs.k_selection import LabelFreeFeatureSelector
     from otfs_workflow.data.cache import read_domains
     from otfs_workflow.protocol import derive_seed, iteration_source_subset, parse_pair
     from otfs_workflow.stages import source_classes
 
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
+        raise ValueError(f"recommend draws: a positive number of the protocol's iterations, got {draws!r}")
     source, target = parse_pair(pair)
     cache = read_domains({d: caches[d] for d in (source, target)})
     src, tgt = cache.domain(source), cache.domain(target)
     classes = source_classes(cache, pair, selection=False)
-    subset, _ = iteration_source_subset(feature_set, pair, 0, src.y, per_class, classes=classes,
-                                        class_names=cache.class_names)
     names = list(getattr(cache, "feature_names", None) or [f"f{i}" for i in range(cache.n_features)])
-    Xs = pd.DataFrame(src.X[subset], columns=names)
     Xt = pd.DataFrame(tgt.X, columns=names)
-    selector = LabelFreeFeatureSelector(**dict(params), random_state=derive_seed(feature_set, pair, 0, "recommend"))
-    selector.fit(Xs, src.y[subset], X_target=Xt)
-    rec = {"feature_set": feature_set, "pair": pair, "source_samples": int(len(subset)),
-           "target_samples": int(tgt.X.shape[0]), **selector.recommendation()}
+    fitted, sizes = [], []
+    for it in range(draws):
+        subset, _ = iteration_source_subset(feature_set, pair, it, src.y, per_class, classes=classes,
+                                            class_names=cache.class_names)
+        selector = LabelFreeFeatureSelector(**dict(params), random_state=derive_seed(feature_set, pair, it, "recommend"))
+        fitted.append(selector.fit(pd.DataFrame(src.X[subset], columns=names), src.y[subset], X_target=Xt))
+        sizes.append(int(len(subset)))
+    choices = [(sel.ranker_, sel.k_) for sel in fitted]
+    counts = {c: choices.count(c) for c in choices}
+    winner = max(counts, key=lambda c: (counts[c], -choices.index(c)))
+    selector = fitted[choices.index(winner)]
+    rec = {"feature_set": feature_set, "pair": pair, "source_samples": sizes[choices.index(winner)],
+           "target_samples": int(tgt.X.shape[0]), **selector.recommendation(),
+           "draws": {"n": draws, "wins": counts[winner], "agreement": counts[winner] / draws,
+                     "choices": [{"iteration": it, "ranker": r, "k": k} for it, (r, k) in enumerate(choices)]},
+           "how_sure": _how_sure(selector, params)}
     write_json(outputs["json"], rec, sealed=False)
     write_text(outputs["md"], pair_markdown(rec))
     _pair_figure(selector.candidates_, rec, outputs)
     return rec
+
+
+def _how_sure(selector, params: Mapping) -> dict:
+    """What the user should know of the choice's reliability: the shipped policy's nested regret where the
+    policy is the shipped one, ATC's estimate of the chosen candidate's target accuracy beside its source
+    validation accuracy, and whether any ranker beats a random order under the policy."""
+    out: dict = {}
+    provenance = getattr(selector, "policy_provenance_", {}) or {}
+    if params.get("policy", "learned") == "learned":
+        from otfs.k_selection._label_free import read_policy_file, shipped_policy_file
+
+        shipped = read_policy_file(shipped_policy_file())
+        adapter = params.get("adapter", "NA")
+        learned = shipped.get("learned", {}).get(adapter if adapter in shipped["policies"] else shipped["default_adapter"], {})
+        out["nested_regret"] = learned.get("nested_regret")
+        out["policy_learned_on"] = provenance.get("learned_on")
+    chosen = selector.candidates_[selector.candidates_["chosen"]].iloc[0]
+    if "ATC:score" in chosen:
+        out["atc_target_accuracy"] = float(chosen["ATC:score"])
+        out["source_validation_accuracy"] = float(chosen.get("ATC:source_accuracy", float("nan")))
+    table = selector.candidates_
+    if "random" in set(table["ranker"]) and selector.ranker_ != "random":
+        rules = sorted(r for r in _policy_score_rules(selector.policy_) if f"{r}:score" in table)
+        rand = table[table["ranker"] == "random"]
+        if rules:
+            best_random = {r: float(rand[f"{r}:score"].max()) for r in rules}
+            out["random_ties_or_beats"] = bool(all(best_random[r] >= float(chosen[f"{r}:score"]) for r in rules))
+    elif selector.ranker_ == "random":
+        out["random_ties_or_beats"] = True
+    return out
+
+
+def _policy_score_rules(policy: Mapping) -> set[str]:
+    from otfs.k_selection._label_free import DATA_RULES, policy_rules
+
+    return {r for r in policy_rules(policy) if r not in DATA_RULES}
 
 
 def describe_policy(policy: Mapping) -> str:
@@ -775,6 +823,26 @@ def pair_markdown(rec: Mapping) -> str:
              "", f"Policy: {describe_policy(policy)} (`{json.dumps(dict(policy), sort_keys=True)}`); the BH shift test "
              f"finds {rec['measures']['unshifted']} of {rec['d']} features unshifted "
              f"({100 * rec['measures']['unshifted_fraction']:.1f} %).", ""]
+    draws = rec.get("draws")
+    if draws:
+        lines += [f"How sure: the same (ranker, k) wins on {draws['wins']} of the protocol's {draws['n']} source draws "
+                  f"({100 * draws['agreement']:.0f} %); the draws chose "
+                  + ", ".join(f"({c['ranker']}, {c['k']})" for c in draws["choices"]) + ".", ""]
+    sure = rec.get("how_sure") or {}
+    if sure.get("nested_regret") is not None:
+        lines += [f"The shipped policy loses {sure['nested_regret']:.2f} points of target accuracy on average against "
+                  "the best (ranker, k) in hindsight, measured by nested leave one family out on the benchmark's "
+                  "tasks (`results/recommend/evaluation.md`).", ""]
+    elif "nested_regret" in sure:
+        lines += ["The shipped policy file records no nested regret: its expected regret is not measured "
+                  "(`snakemake recommend` on the benchmark's data measures it).", ""]
+    if "atc_target_accuracy" in sure:
+        lines += [f"ATC estimates the chosen candidate's target accuracy (its validation classifier's) at "
+                  f"{100 * sure['atc_target_accuracy']:.1f} %, beside {100 * sure['source_validation_accuracy']:.1f} % "
+                  "on the source's validation samples.", ""]
+    if sure.get("random_ties_or_beats"):
+        lines += ["**No ranker beats a random order here**: a random order's best candidate scores at least as well "
+                  "as the choice under the policy's scores. The ranking is not to be trusted on this pair.", ""]
     ru = rec.get("runner_up") or {}
     if ru:
         margins = ", ".join(f"{r} {v:+.4g}" for r, v in ru["margin"].items())
@@ -818,12 +886,14 @@ def _pair_figure(candidates: pd.DataFrame, rec: Mapping, outputs: Mapping[str, s
         ax.set_xticks(counts, [str(k) for k in counts], fontsize=7)
         ax.minorticks_off()
         finite = values[np.isfinite(values)]
-        if finite.size > 3:  # the scale of the bulk of the scores: one outlier does not flatten the rest
-            lo, hi = np.percentile(finite, [5, 95])
-            pad = 0.15 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1e-9)
-            if finite.min() < lo - pad or finite.max() > hi + pad:
-                ax.set_ylim(lo - pad, hi + pad)
-                ax.text(0.01, 0.01, "outliers off the scale", transform=ax.transAxes, fontsize=6, color="grey")
+        if finite.size > 3:  # far low outliers off the scale, so that they do not flatten the rest; the best kept
+            q1, q3 = np.percentile(finite, [25, 75])
+            floor = q1 - 3 * (q3 - q1)
+            if q3 > q1 and finite.min() < floor:
+                top = finite.max()
+                ax.set_ylim(floor - 0.05 * (top - floor), top + 0.05 * (top - floor))
+                ax.text(0.01, 0.01, f"{int((finite < floor).sum())} low outlier(s) off the scale",
+                        transform=ax.transAxes, fontsize=6, color="grey")
         ax.set_title(f"{rule} (the policy's)" if rule in used else rule, fontsize=9,
                      fontweight="bold" if rule in used else "normal")
         ax.set_xlabel("k, features kept", fontsize=8)

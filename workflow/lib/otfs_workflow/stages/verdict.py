@@ -427,13 +427,14 @@ def _glance(rows: pd.DataFrame, k: pd.DataFrame, families: Sequence[str], mains:
 def _recommend_lines(tasks: pd.DataFrame, families: Sequence[str]) -> list[str]:
     """The label-free recommendation's row per family: its mean regret, family left out, beside the fixed
     policies' (``results/recommend/evaluation.md`` has the tests)."""
-    from otfs_workflow.stages.recommend import BASELINES, RECOMMENDATION, _fmt
+    from otfs_workflow.stages.recommend import BASELINES, BEST_FIXED, RECOMMENDATION, _fmt
 
-    cols = [RECOMMENDATION, *BASELINES]
+    cols = [RECOMMENDATION, *BASELINES, *([BEST_FIXED] if BEST_FIXED in tasks else [])]
     out = ["## Label-free recommendation", "",
            "Which ranker and k to take on an unlabelled target (`otfs.k_selection.LabelFreeFeatureSelector`): "
            "mean regret against the best (ranker, k) in hindsight, in points of 1-NN accuracy, each family "
-           "scored by the policy learned on the others; tests and every task: `results/recommend/evaluation.md`.",
+           "scored by nested leave one family out (the way of choosing the policy is itself chosen on the other "
+           "families); tests and every task: `results/recommend/evaluation.md`.",
            "", "| family | adapter | tasks | " + " | ".join(cols) + " |", "|---|---|---|" + "---|" * len(cols)]
     order = [*families, *sorted(set(tasks["family"]) - set(families))]  # the image feature sets after the families
     for adapter, part in tasks.groupby("adapter", sort=False):
