@@ -125,6 +125,9 @@ def test_the_summary_names_the_results_the_report_and_every_failed_job(tmp_path)
     assert lines[0] == "otfs: stopped: 1 job(s) failed, 12 ran."
     assert "  the data families' verdict: results/leaderboard/verdict.md" in lines
     assert "  the HTML report: snakemake --report report.html available" in lines
+    # the run's config files after the targets (--configfile takes every word after it)
+    mine = run_log.summary_lines(True, None, 3, [], ["recommend"], root=tmp_path, configfiles=["my config.yaml"])
+    assert "  the HTML report: snakemake --report report.html recommend --configfile 'my config.yaml'" in mine
     assert lines[-1] == "  FAILED classify feature_set=surf, pair=a-b: logs/classify/a-b.log"
     assert run_log.format_duration(6240) == "1 h 44 min" and run_log.format_duration(45) == "45 s"
 

@@ -47,6 +47,7 @@ rule recommend_pair:
         per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
         draws=grid_config(MODEL_SELECTION_CONFIG["grid"]).get("iterations")
         or len(ITERATIONS),
+        evaluated=lambda w: recommend_evaluation_ready(),
     script:
         "../scripts/recommend_pair.py"
 
@@ -113,4 +114,6 @@ localrules:
 rule recommend:
     input:
         lambda w: recommend_pair_outputs("md"),
-        rules.recommend_evaluation.output,
+        lambda w: (
+            rules.recommend_evaluation.output if recommend_evaluation_ready() else []
+        ),

@@ -44,6 +44,17 @@ def recommend_evaluation_tables(w=None):
     ]
 
 
+def recommend_evaluation_ready():
+    """Whether the evaluation has what it needs: the choice of k's rows of three families or more (a nested
+    leave one family out). A configuration of a user's own data alone has none of the benchmark's.
+    """
+    families = recommend_evaluation_families()
+    present = {
+        families[fs] for fs in families if scope_pairs(fs, scope_for("available", fs))
+    }
+    return len(present) >= 3
+
+
 def recommend_selector_params(w=None):
     """The library selector's parameters of a per-pair recommendation (otfs.k_selection._label_free)."""
     return {

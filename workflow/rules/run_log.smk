@@ -98,6 +98,19 @@ onstart:
         print(line, file=sys.stderr)
 
 
+def _configfiles():
+    """The run's --configfile files, relative to the working directory where they are inside it."""
+    out = []
+    for f in getattr(workflow, "overwrite_configfiles", None) or ():
+        p = Path(f)
+        try:
+            p = p.resolve().relative_to(Path.cwd().resolve())
+        except ValueError:
+            pass
+        out.append(str(p))
+    return out
+
+
 def _end(ok):
     started = _RUN.get("started")
     records = read_conditions(since=started - 1 if started else None)
@@ -124,7 +137,14 @@ def _end(ok):
     for line in (
         timed
         + condition_lines(records)
-        + summary_lines(ok, started, ran, failed, _targets(workflow.dag))
+        + summary_lines(
+            ok,
+            started,
+            ran,
+            failed,
+            _targets(workflow.dag),
+            configfiles=_configfiles(),
+        )
     ):
         print(line, file=sys.stderr)
 

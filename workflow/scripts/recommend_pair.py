@@ -12,4 +12,5 @@ with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
         params=sm.params.selector,
         outputs=dict(sm.output.items()),
         draws=sm.params.draws,
+        evaluated=sm.params.evaluated,
     )

@@ -34,3 +34,15 @@ from ._label_free import (
 from ._label_free import (
     resolve_grid as resolve_grid,
 )
+from ._label_free import (
+    ALL_FEATURES as ALL_FEATURES,
+)
+from ._label_free import (
+    check_policy as check_policy,
+)
+from ._label_free import (
+    fixed_policy as fixed_policy,
+)
+from ._label_free import (
+    read_policy_file as read_policy_file,
+)

@@ -25,6 +25,7 @@ import logging
 import math
 import os
 import re
+import shlex
 import statistics
 import time
 from collections import defaultdict
@@ -470,11 +471,13 @@ LANDMARKS = (
 
 
 def summary_lines(ok: bool, started: float | None, ran: int, failed: Sequence[Mapping], targets: Sequence[str],
-                  root: str | os.PathLike = ".") -> list[str]:
+                  root: str | os.PathLike = ".", configfiles: Sequence[str] = ()) -> list[str]:
     """The run's last screen: whether it finished, where its results are, and each failed job with its log.
 
     ``targets`` are the targets asked for, rules (``available``, ``figure7``) and files: the report's command
-    names them (``available`` where none was named).
+    names them (``available`` where none was named). ``configfiles``: the run's ``--configfile`` files, which
+    the report's command carries after its targets (``--configfile`` takes every word after it), so that it
+    runs pasted as printed.
     """
     root = Path(root)
     took = f" in {format_duration(time.time() - started)}" if started else ""
@@ -482,7 +485,8 @@ def summary_lines(ok: bool, started: float | None, ran: int, failed: Sequence[Ma
             f"otfs: stopped{took}: {len(failed)} job(s) failed, {ran} ran.")
     lines = [head]
     lines += [f"  {label}: {rel}" for label, rel in LANDMARKS if (root / rel).exists()]
-    lines.append(f"  the HTML report: snakemake --report report.html {' '.join(targets) or 'available'}")
+    config = f" --configfile {' '.join(shlex.quote(str(c)) for c in configfiles)}" if configfiles else ""
+    lines.append(f"  the HTML report: snakemake --report report.html {' '.join(targets) or 'available'}{config}")
     for job in failed[:10]:
         logs = ", ".join(job.get("log") or []) or "no log"
         lines.append(f"  FAILED {job['rule']} {job.get('wildcards', '')}: {logs}")

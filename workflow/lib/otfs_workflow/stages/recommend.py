@@ -719,10 +719,11 @@ def _signal_figure(signals: pd.DataFrame, outputs: Mapping[str, str]) -> None:
 
 # -- one pair's recommendation --------------------------------------------------------------------------------
 def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, params: Mapping,
-             outputs: Mapping[str, str], draws: int = 1) -> dict:
+             outputs: Mapping[str, str], draws: int = 1, evaluated: bool = True) -> dict:
     """The selector on each of the pair's first ``draws`` iterations of the protocol (each its source subset and
     the whole target); the recommendation is the (ranker, k) chosen on the most draws (ties: the earliest draw's),
-    with how often it wins. Writes ``json``, ``md``, ``pdf``, ``png``.
+    with how often it wins. Writes ``json``, ``md``, ``pdf``, ``png``. ``evaluated``: whether this run also
+    measures the policy on the benchmark's tasks (it needs the benchmark's data); the page says so where not.
 
     ``params``: the selector's parameters (``rankers``, ``adapter``, ``n_features_grid``, ``policy``,
     ``scorers``, ``classifier``, ``n_splits``, ``test_size``); each draw's ``random_state`` is derived from
@@ -755,7 +756,7 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
            "target_samples": int(tgt.X.shape[0]), **selector.recommendation(),
            "draws": {"n": draws, "wins": counts[winner], "agreement": counts[winner] / draws,
                      "choices": [{"iteration": it, "ranker": r, "k": k} for it, (r, k) in enumerate(choices)]},
-           "how_sure": _how_sure(selector, params)}
+           "how_sure": _how_sure(selector, params), "evaluated": bool(evaluated)}
     write_json(outputs["json"], rec, sealed=False)
     write_text(outputs["md"], pair_markdown(rec))
     _pair_figure(selector.candidates_, rec, outputs)
@@ -836,6 +837,10 @@ def pair_markdown(rec: Mapping) -> str:
     elif "nested_regret" in sure:
         lines += ["The shipped policy file records no nested regret: its expected regret is not measured "
                   "(`snakemake recommend` on the benchmark's data measures it).", ""]
+    if not rec.get("evaluated", True):
+        lines += ["This run does not measure the policy itself: its evaluation on the benchmark's tasks "
+                  "(`results/recommend/evaluation.md`) needs the benchmark's data, the choice of k's rows of three "
+                  "families or more, and this configuration has fewer.", ""]
     if "atc_target_accuracy" in sure:
         lines += [f"ATC estimates the chosen candidate's target accuracy (its validation classifier's) at "
                   f"{100 * sure['atc_target_accuracy']:.1f} %, beside {100 * sure['source_validation_accuracy']:.1f} % "
