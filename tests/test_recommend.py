@@ -207,3 +207,25 @@ def test_the_nested_choice_keeps_a_fixed_policy_where_learning_does_not_transfer
     assert (res["folds"]["procedure"] == "all-features").all()
     assert res["policies"]["NA"]["nested_regret"] == pytest.approx(3.0)
     assert (tasks["recommendation"] == tasks["all-features"]).all()
+
+
+def test_each_family_is_judged_by_its_own_metric(tmp_path):
+    long = _rows({"A": "ot", "B": "source-anova", "C": "ot"})
+    long["balanced_accuracy"] = long["accuracy"] - 10 * (long["feature_set"] == "B")
+    judged = recommend.judged_by(long, {f: f for f in "ABC"}, {"B": "balanced_accuracy", "C": "second_auc"})
+    b = (judged["feature_set"] == "B").to_numpy()
+    np.testing.assert_array_equal(judged.loc[b, "accuracy"], long.loc[b, "accuracy"] - 10)
+    np.testing.assert_array_equal(judged.loc[~b, "accuracy"], long.loc[~b, "accuracy"])
+    assert set(judged.loc[b, "metric"]) == {"balanced_accuracy"} and set(judged.loc[~b, "metric"]) == {"accuracy"}
+    with pytest.raises(ValueError, match="family 'B' is judged by 'balanced_accuracy'.*which its choice-of-k rows lack"):
+        recommend.judged_by(long.drop(columns="balanced_accuracy"), {f: f for f in "ABC"}, {"B": "balanced_accuracy"})
+    paths = []
+    for (fs, pair, ranker), part in long.groupby(["feature_set", "pair", "ranker"]):
+        p = tmp_path / f"{fs}_{pair}_{ranker}.tsv"
+        write_tsv(part, p)
+        paths.append(str(p))
+    outputs = {k: str(tmp_path / f"out.{k}") for k in OUTPUTS}
+    res = recommend.evaluate(paths, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA, None, 0.05, {}, outputs,
+                             metrics={"B": "balanced_accuracy"})
+    assert dict(zip(res["tasks"]["feature_set"], res["tasks"]["metric"])) == {"A": "accuracy", "B": "balanced_accuracy",
+                                                                             "C": "accuracy"}

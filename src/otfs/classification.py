@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from otfs.adapters._base import BaseAdapter
 
 __all__ = ["CLASSIFIERS", "METRICS", "accuracy_curve", "balanced_accuracy", "make_classifier", "nested_one_nn_accuracies",
-           "one_nn_accuracy", "roc_auc", "second_classifier_scores"]
+           "one_nn_accuracies", "one_nn_accuracy", "roc_auc", "second_classifier_scores"]
 
 #: The optional metrics of :func:`accuracy_curve` (``metrics``): the 1-NN's balanced accuracy, and a second,
 #: probabilistic classifier's accuracy, balanced accuracy and AUC (its columns: ``second_*``).
@@ -189,6 +189,18 @@ def one_nn_accuracy(Xs, ys, Xt, yt) -> float:
     yt = as_label_vector(yt, Xt.shape[0], "yt")
     knn = _one_nn().fit(Xs, ys)
     return 100.0 * float(np.mean(knn.predict(Xt) == yt))
+
+
+def one_nn_accuracies(Xs, ys, Xt, yt) -> dict[str, float]:
+    """The accuracy and the balanced accuracy (both in %) on ``(Xt, yt)`` of one 1-NN classifier fitted on
+    ``(Xs, ys)``: :func:`one_nn_accuracy`'s number and :func:`balanced_accuracy` of the same predictions."""
+    Xs = as_float_matrix(Xs, "Xs")
+    Xt = as_float_matrix(Xt, "Xt")
+    check_same_features(Xs, Xt)
+    ys = as_label_vector(ys, Xs.shape[0], "ys")
+    yt = as_label_vector(yt, Xt.shape[0], "yt")
+    pred = _one_nn().fit(Xs, ys).predict(Xt)
+    return {"accuracy": 100.0 * float(np.mean(pred == yt)), "balanced_accuracy": balanced_accuracy(yt, pred)}
 
 
 def accuracy_curve(

@@ -102,6 +102,8 @@ rule recommend_evaluation:
             n for n in MODEL_SELECTION_CONFIG["rules"] if k_selection_kind(n) == "data"
         ],
         evaluation=RECOMMEND_CONFIG["evaluation"],
+        # each family by the verdict's metric of it (balanced accuracy for the imbalanced ones)
+        metrics=config["shift"]["primary_metrics"],
     script:
         "../scripts/recommend_evaluation.py"
 

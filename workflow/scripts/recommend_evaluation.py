@@ -25,4 +25,5 @@ with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
         relevance=cfg["relevance"],
         weighting=cfg["weighting"],
         fixed_k_rule=cfg["fixed_k_rule"],
+        metrics=sm.params.metrics,
     )

@@ -23,26 +23,26 @@ from ._base import (
     score_adapted as score_adapted,
 )
 from ._label_free import (
-    LabelFreeFeatureSelector as LabelFreeFeatureSelector,
-)
-from ._label_free import (
-    choose_candidate as choose_candidate,
-)
-from ._label_free import (
-    learned_policy as learned_policy,
-)
-from ._label_free import (
-    resolve_grid as resolve_grid,
-)
-from ._label_free import (
     ALL_FEATURES as ALL_FEATURES,
+)
+from ._label_free import (
+    LabelFreeFeatureSelector as LabelFreeFeatureSelector,
 )
 from ._label_free import (
     check_policy as check_policy,
 )
 from ._label_free import (
+    choose_candidate as choose_candidate,
+)
+from ._label_free import (
     fixed_policy as fixed_policy,
 )
 from ._label_free import (
+    learned_policy as learned_policy,
+)
+from ._label_free import (
     read_policy_file as read_policy_file,
+)
+from ._label_free import (
+    resolve_grid as resolve_grid,
 )

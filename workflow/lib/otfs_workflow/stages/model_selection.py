@@ -199,7 +199,7 @@ class _Scoring:
 
     def point(self, adapter: str, Xs, ys, Xt, n: int, seed: int, kept) -> dict:
         """One row's numbers: ``Xs``, ``Xt`` are the point's columns; ``kept``: the curves' adaptation of them."""
-        from otfs.classification import one_nn_accuracy
+        from otfs.classification import one_nn_accuracies
         from otfs.k_selection._base import score_adapted
 
         if kept is None:
@@ -208,8 +208,7 @@ class _Scoring:
             seconds = time.perf_counter() - start
         else:  # the curves' adaptation of the same samples (rule run_family_pair)
             Zs, Zt, seconds = kept
-        row = {"adapter": adapter, "n_features": n, "accuracy": one_nn_accuracy(Zs, ys, Zt, self.tgt.y),
-               "seconds": seconds}
+        row = {"adapter": adapter, "n_features": n, **one_nn_accuracies(Zs, ys, Zt, self.tgt.y), "seconds": seconds}
         if self.scorers:
             start = time.perf_counter()
             scored = score_adapted(Zs, ys, Zt, self.scorers, self.clf, self.settings["n_splits"],

@@ -504,15 +504,41 @@ def signal_table(runs: Runs, adapter: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: The per-candidate metrics of the choice of k's rows a family may be judged by.
+CANDIDATE_METRICS = ("accuracy", "balanced_accuracy")
+
+
+def judged_by(long: pd.DataFrame, families: Mapping[str, str], metrics: Mapping[str, str]) -> pd.DataFrame:
+    """The rows with each family's own metric in ``accuracy`` (``metrics``: family to a column of
+    :data:`CANDIDATE_METRICS`; the 1-NN's accuracy elsewhere), and the metric named in ``metric``. A family
+    judged by a metric its rows lack is an error naming both; a metric of no candidate's rows (a second
+    classifier's) is left to the 1-NN's accuracy, said in ``metric``."""
+    long = long.copy()
+    family = long["feature_set"].map(families)
+    long["metric"] = "accuracy"
+    for fam, metric in metrics.items():
+        rows = (family == fam).to_numpy()
+        if not rows.any() or metric == "accuracy" or metric not in CANDIDATE_METRICS:
+            continue
+        if metric not in long.columns or long.loc[rows, metric].isna().any():
+            raise ValueError(f"recommend evaluation: family {fam!r} is judged by {metric!r} "
+                             f"(shift.primary_metrics), which its choice-of-k rows lack")
+        long.loc[rows, "accuracy"] = long.loc[rows, metric].to_numpy(dtype=float)
+        long.loc[rows, "metric"] = metric
+    return long
+
+
 def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: Sequence[str],
              scorers: Sequence[str], data_rules: Sequence[str], gate_margin: float, alpha: float,
              provenance: Mapping, outputs: Mapping[str, str], reference: str = "ot",
-             relevance: str = "source-anova", weighting: str = "family", fixed_k_rule: str = "circular") -> dict:
+             relevance: str = "source-anova", weighting: str = "family", fixed_k_rule: str = "circular",
+             metrics: Mapping[str, str] | None = None) -> dict:
     """The meta-evaluation (module docstring); writes ``outputs``: ``csv``, ``tasks``, ``md``, ``pdf``,
-    ``png``, ``signals`` (the scorers' signal quality, :func:`signal_table`), ``policy``, ``provenance``."""
+    ``png``, ``signals`` (the scorers' signal quality, :func:`signal_table`), ``policy``, ``provenance``.
+    ``metrics``: the metric each family is judged by where not the 1-NN's accuracy (:func:`judged_by`)."""
     if not pair_tables:
         raise ValueError("recommend evaluation: no per-pair tables of the choice of k to read")
-    long = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
+    long = judged_by(pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True), families, metrics or {})
     tables, task_rows, fold_rows, policies, variant_rows, signal_rows, fixed_by = [], [], [], {}, [], [], {}
     for adapter, part in long.groupby("adapter", sort=True):
         runs = Runs(part, families, rankers, scorers, data_rules, (reference, relevance))
@@ -531,6 +557,8 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
         regret[BEST_FIXED] = regret[best_fixed]
         fixed_by[adapter] = fixed
         tasks = pd.concat([runs.tasks.reset_index(drop=True), regret], axis=1)
+        tasks.insert(tasks.columns.get_loc("adapter") + 1, "metric",
+                     tasks["feature_set"].map(part.groupby("feature_set")["metric"].first()))
         task_rows.append(tasks)
         fold_rows.append(outer.merge(baseline_folds.drop(columns=["recommendation", "train_regret"]), on="family")
                          .assign(adapter=adapter))
@@ -601,8 +629,9 @@ def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, pol
              "leave one family out: for each family left out, the way of choosing a policy (each fixed policy, "
              "the best fixed policy, a conservative switch, the menu's policy of the least regret) is itself "
              "chosen by leave one family out on the other families alone, learned on them, and scored on the "
-             "family left out. Regret: the best (ranker, k) in hindsight minus the choice, in points of 1-NN "
-             "target accuracy, mean over the tasks. A negative difference: the recommendation loses less than the "
+             "family left out. Regret: the best (ranker, k) in hindsight minus the choice, in points of the "
+             "1-NN's target accuracy (of its balanced accuracy for the families the verdict judges by it: "
+             "`tasks.csv`'s `metric`), mean over the tasks. A negative difference: the recommendation loses less than the "
              "other policy. Wins, ties, losses: tasks where it loses less, as much, more. p: Wilcoxon's signed-rank "
              "test over the tasks, two-sided; Holm over the comparisons of each row group.", ""]
     for adapter in sorted(set(table["adapter"]), key=lambda a: (a != "NA", a)):
