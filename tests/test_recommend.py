@@ -229,3 +229,42 @@ def test_each_family_is_judged_by_its_own_metric(tmp_path):
                              metrics={"B": "balanced_accuracy"})
     assert dict(zip(res["tasks"]["feature_set"], res["tasks"]["metric"])) == {"A": "accuracy", "B": "balanced_accuracy",
                                                                              "C": "accuracy"}
+
+
+def test_a_pairs_recommendation_reads_every_draw_and_says_how_sure(tmp_path):
+    # the selector on each of 3 draws of the protocol, by hand: the page's choice is the most frequent one, with
+    # its share of the draws, and a random order that does as well is said plainly
+    from otfs.k_selection import LabelFreeFeatureSelector
+    from otfs_workflow.data.cache import read_domains
+    from otfs_workflow.protocol import derive_seed, iteration_source_subset
+
+    from .conftest import toy_caches
+
+    caches, _ = toy_caches(tmp_path, seed=2)
+    params = {"rankers": ["ks", "random"], "adapter": "NA", "n_features_grid": ["d/4", "d/2"], "policy": "circular",
+              "scorers": ["circular", "ATC"], "classifier": {"name": "knn", "n_neighbors": 5}, "n_splits": 2,
+              "test_size": 0.5}
+    outputs = {k: str(tmp_path / f"r.{k}") for k in ("json", "md", "pdf", "png")}
+    rec = recommend.run_pair(caches, "toy", "src-tgt", 10, params, outputs, draws=3, evaluated=False)
+    cache = read_domains(caches)
+    src, tgt = cache.domain("src"), cache.domain("tgt")
+    by_hand = []
+    for it in range(3):
+        subset, _ = iteration_source_subset("toy", "src-tgt", it, src.y, 10, class_names=cache.class_names)
+        sel = LabelFreeFeatureSelector(**params, random_state=derive_seed("toy", "src-tgt", it, "recommend"))
+        sel.fit(src.X[subset], src.y[subset], X_target=tgt.X)
+        by_hand.append((sel.ranker_, sel.k_))
+    assert [(c["ranker"], c["k"]) for c in rec["draws"]["choices"]] == by_hand
+    winner = max(set(by_hand), key=lambda c: (by_hand.count(c), -by_hand.index(c)))
+    assert (rec["ranker"], rec["k"]) == winner and rec["draws"]["wins"] == by_hand.count(winner)
+    md = open(outputs["md"]).read()
+    assert f"wins on {by_hand.count(winner)} of the protocol's 3 source draws" in md
+    assert "needs the benchmark's data" in md  # evaluated=False
+    chosen = next(c for c in rec["candidates"] if c["chosen"])
+    assert rec["how_sure"]["atc_target_accuracy"] == pytest.approx(chosen["ATC:score"], abs=1e-9)
+    best_random = max(c["circular:score"] for c in rec["candidates"] if c["ranker"] == "random")
+    ties = rec["ranker"] == "random" or best_random >= chosen["circular:score"]
+    assert rec["how_sure"]["random_ties_or_beats"] == ties
+    assert ("No ranker beats a random order here" in md) == ties
+    with pytest.raises(ValueError, match="recommend draws: a positive number"):
+        recommend.run_pair(caches, "toy", "src-tgt", 10, params, outputs, draws=0)
