@@ -42,7 +42,7 @@ def _rows(best: dict[str, str], noise=None, seed=0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _evaluate(tmp_path, long: pd.DataFrame, margin=0.25):
+def _evaluate(tmp_path, long: pd.DataFrame, margin=0.25, **kw):
     paths = []
     for (fs, pair, ranker), part in long.groupby(["feature_set", "pair", "ranker"]):
         p = tmp_path / f"{fs}_{pair}_{ranker}.tsv"
@@ -50,7 +50,7 @@ def _evaluate(tmp_path, long: pd.DataFrame, margin=0.25):
         paths.append(str(p))
     outputs = {k: str(tmp_path / f"out.{k}") for k in OUTPUTS}
     res = recommend.evaluate(paths, {f: f for f in set(long["feature_set"])}, RANKERS, SCORERS, DATA, margin, 0.05,
-                             {"git_commit": "test"}, outputs)
+                             {"git_commit": "test"}, outputs, **kw)
     return res, outputs
 
 
@@ -219,14 +219,7 @@ def test_each_family_is_judged_by_its_own_metric(tmp_path):
     assert set(judged.loc[b, "metric"]) == {"balanced_accuracy"} and set(judged.loc[~b, "metric"]) == {"accuracy"}
     with pytest.raises(ValueError, match="family 'B' is judged by 'balanced_accuracy'.*which its choice-of-k rows lack"):
         recommend.judged_by(long.drop(columns="balanced_accuracy"), {f: f for f in "ABC"}, {"B": "balanced_accuracy"})
-    paths = []
-    for (fs, pair, ranker), part in long.groupby(["feature_set", "pair", "ranker"]):
-        p = tmp_path / f"{fs}_{pair}_{ranker}.tsv"
-        write_tsv(part, p)
-        paths.append(str(p))
-    outputs = {k: str(tmp_path / f"out.{k}") for k in OUTPUTS}
-    res = recommend.evaluate(paths, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA, None, 0.05, {}, outputs,
-                             metrics={"B": "balanced_accuracy"})
+    res, _ = _evaluate(tmp_path, long, None, metrics={"B": "balanced_accuracy"})
     assert dict(zip(res["tasks"]["feature_set"], res["tasks"]["metric"])) == {"A": "accuracy", "B": "balanced_accuracy",
                                                                              "C": "accuracy"}
 
