@@ -37,8 +37,9 @@ rule recommend_pair:
     conda:
         "../../envs/otfs.yaml"
     threads: 1
-    # Measured 2026-11-28 (7 rankers, NA, 6 numbers of features, 2 splits): 3.9 s (heart),
-    # 4.8 s (SURF amazon-dslr), 12.6 s (Amazon 5,000 books-dvd), at most 760 MB.
+    # One draw, measured 2026-11-28 (7 rankers, NA, 6 numbers of features, 2 splits, 6 scorers):
+    # 3.9 s (heart), 4.8 s (SURF amazon-dslr), 12.6 s (Amazon 5,000 books-dvd), at most 760 MB;
+    # the job runs one per draw (5), with 9 scorers: 32 s for wine red-white on 2026-12-03.
     resources:
         mem_mb=2048,
         runtime=20,
