@@ -180,6 +180,9 @@ def test_bad_input_names_the_culprit():
         LabelFreeFeatureSelector(rankers=["ks"], policy="oracle").fit(Xs, ys, X_target=Xt)
     with pytest.raises(ValueError, match="'ks' is given twice"):
         LabelFreeFeatureSelector(rankers=["ks", "ks"], policy="IW").fit(Xs, ys, X_target=Xt)
+    with pytest.raises(ValueError, match=r"policy: always 'ot', k by 'circular' reads the ranker\(s\) \['ot'\], which "
+                       r"are not among the candidate rankers \['ks'\]"):
+        LabelFreeFeatureSelector(rankers=["ks"], policy=fixed_policy("ot")).fit(Xs, ys, X_target=Xt)
     with pytest.raises(ValueError, match="n_features_grid: an empty grid"):
         LabelFreeFeatureSelector(rankers=["ks"], policy="IW", n_features_grid=[]).fit(Xs, ys, X_target=Xt)
     lone = ys.copy()
@@ -279,3 +282,14 @@ def test_permuted_rows_give_the_same_choice():
         pd.testing.assert_frame_equal(a.candidates_, b.candidates_)
         for name in a.candidate_orders_:
             np.testing.assert_array_equal(a.candidate_orders_[name], b.candidate_orders_[name])
+
+
+def test_the_runner_up_of_a_fixed_policy_is_the_other_rankers_best_at_its_rule():
+    Xs, ys, Xt = _domains(seed=6)
+    sel = LabelFreeFeatureSelector(rankers=["ks", "source-anova"], policy=fixed_policy("ks"), n_features_grid=["d/2"],
+                                   scorers=["circular"], random_state=0).fit(Xs, ys, X_target=Xt)
+    assert sel.ranker_ == "ks"
+    others = sel.candidates_[sel.candidates_["ranker"] == "source-anova"]
+    others = others[others["k"] < Xs.shape[1]] if sel.k_ == Xs.shape[1] else others
+    best = others.iloc[choose_candidate(others, {"kind": "scorer", "rule": "circular"})]
+    assert (sel.runner_up_["ranker"], sel.runner_up_["k"]) == ("source-anova", int(best["k"]))

@@ -251,6 +251,16 @@ def check_policy(policy, where: str = "policy") -> dict:
     return dict(policy)
 
 
+def describe(policy: Mapping) -> str:
+    """A policy in a few words."""
+    kind = policy["kind"]
+    if kind == "fixed":
+        return f"always {policy['ranker']!r}, k by {policy['k_rule']!r}"
+    if kind == "scorer":
+        return f"the best {policy['rule']!r} score" + (f" among {policy['rankers']}" if policy.get("rankers") else "")
+    return f"a {kind!r} policy"
+
+
 def _tie_break(table: pd.DataFrame, best: np.ndarray) -> int:
     """Among the rows ``best`` (a mask), the one of the most features, then of the earliest row."""
     idx = np.flatnonzero(best)
@@ -484,6 +494,12 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         policy, self.policy_provenance_ = self._resolve_policy()
         seed = self._seed()
         rankers = self._build_rankers(seed)
+        missing = sorted(_policy_rankers(policy) - set(rankers))
+        if missing:
+            shipped = " (the shipped policy)" if self.policy == "learned" else ""
+            raise ValueError(f"policy{shipped}: {describe(policy)} reads the ranker(s) {missing}, which are not among "
+                             f"the candidate rankers {list(rankers)}; add them to rankers, or give another policy "
+                             "(policy='circular', a scorer's name, or a mapping)")
         scorer_names = list(dict.fromkeys([*(self.scorers if self.scorers is not None else SCORER_RULES),
                                            *(r for r in policy_rules(policy) if r not in DATA_RULES)]))
         scorers = {name: get_rule(name) for name in scorer_names}
@@ -638,7 +654,7 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         others = others[~((others["k"] == table["k"].max()) & (self.k_ == table["k"].max()))]
         if others.empty:
             return {}
-        pos = choose_candidate(others, policy, self.measures_)
+        pos = choose_candidate(others, _for_other_rankers(policy, others), self.measures_)
         row = others.iloc[pos]
         chosen = table[table["chosen"]].iloc[0]
         score_cols = [c for c in table.columns if c.endswith(":score")]
@@ -669,6 +685,33 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
                 "runner_up": self.runner_up_, "measures": self.measures_, "policy": self.policy_,
                 "policy_provenance": self.policy_provenance_,
                 "candidates": json.loads(self.candidates_.to_json(orient="records"))}
+
+
+def _for_other_rankers(policy: Mapping, table: pd.DataFrame) -> dict:
+    """``policy`` as it applies to the rows ``table`` of the other rankers: a fixed policy of a ranker absent
+    there becomes its k rule's best candidate among them (every feature where the rule has no score)."""
+    kind = policy["kind"]
+    if kind == "fixed" and policy["ranker"] not in set(table["ranker"]):
+        rule = policy["k_rule"]
+        return {"kind": "scorer", "rule": rule} if f"{rule}:score" in table.columns else dict(ALL_FEATURES)
+    if kind == "gate":
+        return {**policy, "below": _for_other_rankers(policy["below"], table),
+                "above": _for_other_rankers(policy["above"], table)}
+    if kind == "switch":
+        return {**policy, "default": _for_other_rankers(policy["default"], table),
+                "challenger": _for_other_rankers(policy["challenger"], table)}
+    return dict(policy)
+
+
+def _policy_rankers(policy: Mapping) -> set[str]:
+    """The rankers a policy names (fixed policies and ``rankers`` restrictions), at any depth."""
+    out = set(policy.get("rankers") or ())
+    if policy.get("kind") == "fixed":
+        out.add(policy["ranker"])
+    for key in ("below", "above", "default", "challenger"):
+        if isinstance(policy.get(key), Mapping):
+            out |= _policy_rankers(policy[key])
+    return out
 
 
 def canonical_row_order(X: np.ndarray, y=None) -> np.ndarray:
