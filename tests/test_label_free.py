@@ -240,6 +240,10 @@ def test_bad_policies_and_policy_files_name_what_is_wrong(tmp_path):
         check_policy({**switch, "rule": "shift-test"})
     with pytest.raises(ValueError, match="policy.challenger: the rule 'oracle' reads target labels"):
         check_policy({**switch, "challenger": {"kind": "scorer", "rule": "oracle"}})
+    from otfs.k_selection._label_free import describe_policy
+
+    assert describe_policy(switch) == ("every feature, unless the candidate of the best ATC score scores more than "
+                                       "0.01 above it under ATC")
     good = {"default_adapter": "NA", "policies": {"NA": switch}}
     path = tmp_path / "label_free_policy.json"
     path.write_text(json.dumps(good))

@@ -83,7 +83,8 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["ALL_FEATURES", "DEFAULT_GRID", "DEFAULT_RANKERS", "LabelFreeFeatureSelector", "MEASURES",
-           "POLICY_KINDS", "SCORER_RULES", "DATA_RULES", "check_policy", "choose_candidate", "fixed_policy",
+           "POLICY_KINDS", "SCORER_RULES", "DATA_RULES", "check_policy", "choose_candidate", "describe_policy",
+           "fixed_policy",
            "canonical_row_order", "learned_policy", "policy_rules", "read_policy_file", "resolve_grid",
            "shipped_policy_file"]
 
@@ -251,14 +252,27 @@ def check_policy(policy, where: str = "policy") -> dict:
     return dict(policy)
 
 
-def describe(policy: Mapping) -> str:
-    """A policy in a few words."""
+def describe_policy(policy: Mapping) -> str:
+    """A policy in words.
+
+    >>> describe_policy(fixed_policy("ot"))
+    "always 'ot', k by 'circular'"
+    """
     kind = policy["kind"]
+    among = f" among {' and '.join(policy['rankers'])}" if policy.get("rankers") else ""
+    if kind == "scorer":
+        return f"the candidate of the best {policy['rule']} score{among}"
+    if kind == "rank-average":
+        return f"the candidate of the best mean rank over {', '.join(policy['rules'])}{among}"
     if kind == "fixed":
         return f"always {policy['ranker']!r}, k by {policy['k_rule']!r}"
-    if kind == "scorer":
-        return f"the best {policy['rule']!r} score" + (f" among {policy['rankers']}" if policy.get("rankers") else "")
-    return f"a {kind!r} policy"
+    if kind == "all-features":
+        return "every feature"
+    if kind == "switch":
+        return (f"{describe_policy(policy['default'])}, unless {describe_policy(policy['challenger'])} scores more "
+                f"than {policy['margin']:g} above it under {policy['rule']}")
+    return (f"where under {policy['threshold']:g} of the features test unshifted, {describe_policy(policy['below'])}; "
+            f"else {describe_policy(policy['above'])}")
 
 
 def _tie_break(table: pd.DataFrame, best: np.ndarray) -> int:
@@ -497,7 +511,7 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         missing = sorted(_policy_rankers(policy) - set(rankers))
         if missing:
             shipped = " (the shipped policy)" if self.policy == "learned" else ""
-            raise ValueError(f"policy{shipped}: {describe(policy)} reads the ranker(s) {missing}, which are not among "
+            raise ValueError(f"policy{shipped}: {describe_policy(policy)} reads the ranker(s) {missing}, which are not among "
                              f"the candidate rankers {list(rankers)}; add them to rankers, or give another policy "
                              "(policy='circular', a scorer's name, or a mapping)")
         scorer_names = list(dict.fromkeys([*(self.scorers if self.scorers is not None else SCORER_RULES),

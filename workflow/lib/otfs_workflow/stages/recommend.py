@@ -16,25 +16,32 @@ numbers of features. A policy (:func:`otfs.k_selection._label_free.choose_candid
 accuracy on a task is the mean over the runs of the chosen candidate's 1-NN target accuracy, and its
 **regret** the best (ranker, k) in hindsight (the largest mean accuracy over the runs) minus that, in points.
 
-The menu of policies the recommendation is learned from: each scorer's best candidate, the rank average of
-the scorers, each of them among the two fixed policies' rankers alone (OT and source ANOVA, the benchmark's
-winners on images and on text and tables), every (ranker, label-free k rule) held fixed, all features, and the
-*gates*: one policy where
-the share of features the BH shift test finds unshifted is below a threshold, another above it. Learning
-is the menu's policy of the least mean regret over the training tasks (a gate only where it beats the best
-single policy by more than ``gate_margin`` points). **Leave one family out:** every family (each image
-feature set counts as one) is scored by the policy learned on the other families alone. The fixed policies a
-user could follow instead are scored the same way, their free choices learned on the other families too:
-OT at its label-free k (the k rule of the least regret), source ANOVA at its label-free k, the ranker of the
-best mean accuracy over the grid (the verdict's best on average) at its label-free k, and every feature.
+The menu of policies: each scorer's best candidate, the rank average of the scorers, each of them among the
+two fixed policies' rankers alone (OT and source ANOVA, the benchmark's winners on images and on text and
+tables), every (ranker, label-free k rule) held fixed, all features, and the *gates*: one policy where the
+share of features the BH shift test finds unshifted is below a threshold, another above it.
 
-Statistics per family and pooled over every task: the recommendation's regret against each fixed policy's,
-mean difference, wins, ties and losses over the tasks, Wilcoxon's signed-rank p-value (two-sided) and Holm's
-correction over the four comparisons of the family (or of the pool).
+The ways of choosing a policy (:func:`procedures`): each fixed policy as it is (all features, every ranker at
+``fixed_k_rule``'s k), the best fixed policy on the training families, the conservative switch
+(:func:`learn_switch`), and the menu's policy of the least training regret (:func:`learn`; a gate only where it
+beats the best single policy by more than ``gate_margin`` points). **Nested leave one family out**
+(:func:`nested`): for each family left out (each image feature set counts as one), every way is scored by leave
+one family out on the other families alone, the best of them is learned on those families, and the family left
+out scores it. What ships is the way of the least regret over every family, learned on every family; its
+expected regret is the nested figure. The baselines a user could follow instead are scored by plain leave one
+family out, their free choices learned on the other families (:func:`leave_one_family_out`): OT at its
+label-free k (the k rule of the least regret), source ANOVA at its label-free k, the ranker of the best mean
+accuracy over the grid (the verdict's best on average) at its label-free k, and every feature; beside them the
+best fixed policy in hindsight.
+
+Statistics per family and pooled over every task: the recommendation's regret against each baseline's, mean
+difference, wins, ties and losses over the tasks, Wilcoxon's signed-rank p-value (two-sided) and Holm's
+correction over the comparisons of the family (or of the pool); each scorer's signal quality
+(:func:`signal_table`).
 
 Outputs: ``evaluation.csv`` (the comparisons), ``tasks.csv`` (each task's regret under every policy),
-``evaluation.md``, a figure, ``policy.json`` (the policy learned on every family: the file the library
-ships) and the provenance.
+``signals.csv``, ``evaluation.md``, figures, ``policy.json`` (the policy chosen on every family, with its
+nested regret: the file the library ships) and the provenance.
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ import pandas as pd
 
 from otfs_workflow.io import read_tsv, write_csv, write_json, write_text
 
-__all__ = ["BASELINES", "POOLED", "Runs", "compare", "describe_policy", "evaluate", "learn", "menu", "run_pair"]
+__all__ = ["BASELINES", "POOLED", "Runs", "compare", "evaluate", "learn", "menu", "run_pair"]
 
 POOLED = "all tasks"
 #: The fixed policies the recommendation is compared with, in the tables' order.
@@ -208,8 +215,13 @@ def learn(runs: Runs, rows: np.ndarray, gate_margin: float | None, weighting: st
 
 
 def _apply(runs: Runs, policy: Mapping, rows: np.ndarray) -> np.ndarray:
-    """The per-run accuracies of a menu policy or gate on the runs ``rows`` (NaN elsewhere)."""
+    """The per-run accuracies of a learned policy (a menu policy, a gate, or a switch from a menu policy to a
+    scorer's best candidate) on the runs ``rows`` (NaN elsewhere)."""
     out = np.full(len(runs.runs), np.nan)
+    if policy["kind"] == "switch":
+        default = next(n for n, p in runs.policies.items() if p == dict(policy["default"]))
+        out[rows] = _switch_accuracy(runs, default, policy["rule"], policy["margin"])[rows]
+        return out
     if policy["kind"] == "gate":
         m = runs.runs["unshifted_fraction"].to_numpy()
         below = m < policy["threshold"]
@@ -234,23 +246,22 @@ def _best_ranker(long_means: pd.DataFrame, tasks: set) -> str:
     return str(part.groupby(level="ranker").mean().idxmax())
 
 
-def leave_one_family_out(runs: Runs, long: pd.DataFrame, rankers: Sequence[str], gate_margin: float,
-                         reference: str = "ot", relevance: str = "source-anova",
+def leave_one_family_out(runs: Runs, long: pd.DataFrame, rankers: Sequence[str], reference: str = "ot",
+                         relevance: str = "source-anova",
                          weighting: str = "family") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Each family's runs scored by policies learned on the other families: per-run accuracies of the
-    recommendation and the fixed policies, and the choices made per fold."""
+    """Each family's runs scored by the baselines' free choices learned on the other families: per-run
+    accuracies of each of :data:`BASELINES`, and the choices made per fold (the recommendation's own folds are
+    :func:`nested`'s)."""
     fam = runs.runs["family"].to_numpy()
     task_key = list(zip(runs.runs["feature_set"], runs.runs["pair"], runs.runs["adapter"]))
     long = long[long["ranker"].isin(rankers)]
     means = long.groupby(["feature_set", "pair", "adapter", "ranker"])["accuracy"].mean()
-    per_run = {name: np.full(len(runs.runs), np.nan) for name in (RECOMMENDATION, *BASELINES)}
+    per_run = {name: np.full(len(runs.runs), np.nan) for name in BASELINES}
     folds = []
     for family in sorted(set(fam)):
         test, train = fam == family, fam != family
         if not train.any():
             raise ValueError(f"leave one family out needs two families or more; only {family!r} has rows")
-        learned = learn(runs, train, gate_margin, weighting)
-        per_run[RECOMMENDATION][test] = _apply(runs, learned["policy"], test)[test]
         train_tasks = {k for k, t in zip(task_key, train) if t}
         best = _best_ranker(means, train_tasks)
         choice = {"always OT": _fixed_choice(runs, train, reference, weighting),
@@ -259,8 +270,7 @@ def leave_one_family_out(runs: Runs, long: pd.DataFrame, rankers: Sequence[str],
                   "all features": "all-features"}
         for name, policy in choice.items():
             per_run[name][test] = runs.column(policy)[test]
-        folds.append({"family": family, "recommendation": learned["name"],
-                      "train_regret": learned["train_regret"], **{f"{k} (policy)": v for k, v in choice.items()}})
+        folds.append({"family": family, **{f"{k} (policy)": v for k, v in choice.items()}})
     return pd.DataFrame(per_run), pd.DataFrame(folds)
 
 
@@ -271,8 +281,7 @@ SWITCH_QUANTILES = (0.25, 0.5, 0.75, 0.9)
 
 def _signal_rows(table: pd.DataFrame, scorers: Sequence[str], key: tuple) -> list[dict]:
     """One run's rows of signal quality: per scorer, the Spearman correlation over the candidates of its
-    score with the 1-NN target accuracy (NaN where either is constant) and its pick's accuracy gap to the run's
-    best candidate (points)."""
+    score with the target accuracy (NaN where either is constant or fewer than three scores are finite)."""
     from scipy.stats import spearmanr
 
     acc = table["accuracy"].to_numpy(dtype=float)
@@ -363,17 +372,6 @@ def procedures(runs: Runs, fixed: Sequence[str], gate_margin: float | None, weig
     return out
 
 
-def apply_policy(runs: Runs, policy: Mapping, rows: np.ndarray) -> np.ndarray:
-    """The per-run accuracies of a learned policy (a menu policy, a gate or a switch) on the runs ``rows``
-    (NaN elsewhere)."""
-    if policy["kind"] != "switch":
-        return _apply(runs, policy, rows)
-    default = next(n for n, p in runs.policies.items() if p == dict(policy["default"]))
-    out = np.full(len(runs.runs), np.nan)
-    out[rows] = _switch_accuracy(runs, default, policy["rule"], policy["margin"])[rows]
-    return out
-
-
 def family_out(runs: Runs, procedure, rows: np.ndarray) -> tuple[np.ndarray, list[dict]]:
     """Leave one family out within the runs ``rows``: each family's runs scored by what ``procedure`` learns on
     the other families of ``rows``; the per-run accuracies (NaN outside ``rows``) and each fold's choice."""
@@ -385,7 +383,7 @@ def family_out(runs: Runs, procedure, rows: np.ndarray) -> tuple[np.ndarray, lis
     for family in families:
         test, train = rows & (fam == family), rows & (fam != family)
         learned = procedure(train)
-        out[test] = apply_policy(runs, learned["policy"], test)[test]
+        out[test] = _apply(runs, learned["policy"], test)[test]
         folds.append({"family": family, **learned})
     return out, folds
 
@@ -408,7 +406,7 @@ def nested(runs: Runs, procs: Mapping, weighting: str) -> tuple[np.ndarray, pd.D
                  for name, proc in procs.items()}
         chosen = min(inner, key=lambda n: (round(inner[n], 9), list(procs).index(n)))
         learned = procs[chosen](train)
-        out[test] = apply_policy(runs, learned["policy"], test)[test]
+        out[test] = _apply(runs, learned["policy"], test)[test]
         folds.append({"family": family, "procedure": chosen, "policy": learned["name"],
                       "train_regret": learned["train_regret"], **{f"inner: {n}": v for n, v in inner.items()}})
     plain = {name: family_out(runs, proc, every)[0] for name, proc in procs.items()}
@@ -544,8 +542,7 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
         runs = Runs(part, families, rankers, scorers, data_rules, (reference, relevance))
         if runs.runs["family"].nunique() < 3:
             continue
-        per_run, baseline_folds = leave_one_family_out(runs, part, rankers, gate_margin, reference, relevance,
-                                                       weighting)
+        per_run, baseline_folds = leave_one_family_out(runs, part, rankers, reference, relevance, weighting)
         fixed = fixed_names(runs, fixed_k_rule)
         procs = procedures(runs, fixed, gate_margin, weighting)
         nested_acc, outer, final = nested(runs, procs, weighting)
@@ -560,8 +557,7 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
         tasks.insert(tasks.columns.get_loc("adapter") + 1, "metric",
                      tasks["feature_set"].map(part.groupby("feature_set")["metric"].first()))
         task_rows.append(tasks)
-        fold_rows.append(outer.merge(baseline_folds.drop(columns=["recommendation", "train_regret"]), on="family")
-                         .assign(adapter=adapter))
+        fold_rows.append(outer.merge(baseline_folds, on="family").assign(adapter=adapter))
         for family, group in tasks.groupby("family", sort=True):
             tables.append(compare(group, family).assign(adapter=adapter))
         tables.append(compare(tasks, POOLED).assign(adapter=adapter))
@@ -828,24 +824,10 @@ def _policy_score_rules(policy: Mapping) -> set[str]:
     return {r for r in policy_rules(policy) if r not in DATA_RULES}
 
 
-def describe_policy(policy: Mapping) -> str:
-    """A policy in words."""
-    kind = policy["kind"]
-    among = f" among {' and '.join(policy['rankers'])}" if policy.get("rankers") else ""
-    if kind == "scorer":
-        return f"the candidate of the best {policy['rule']} score{among}"
-    if kind == "rank-average":
-        return f"the candidate of the best mean rank over {', '.join(policy['rules'])}{among}"
-    if kind == "fixed":
-        return f"always {policy['ranker']}, k by {policy['k_rule']}"
-    if kind == "all-features":
-        return "every feature"
-    return (f"where under {policy['threshold']:g} of the features test unshifted, {describe_policy(policy['below'])}; "
-            f"else {describe_policy(policy['above'])}")
-
-
 def pair_markdown(rec: Mapping) -> str:
     """One pair's recommendation as a page a user reads."""
+    from otfs.k_selection._label_free import describe_policy
+
     policy = rec["policy"]
     lines = [f"# Recommendation for {rec['feature_set']}, {rec['pair']}", "",
              f"Keep **{rec['k']} of {rec['d']} features** ranked by **{rec['ranker']}** "
