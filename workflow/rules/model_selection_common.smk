@@ -37,6 +37,7 @@ def model_selection_job_params(grid=None, prefix=""):
         f"{prefix}adapter_params": lambda w: [adapter_params(a) for a in adapters(w)],
         f"{prefix}rules": MODEL_SELECTION_CONFIG["rules"],
         f"{prefix}classifier": MODEL_SELECTION_CONFIG["classifier"],
+        f"{prefix}second_classifier": MODEL_SELECTION_CONFIG.get("second_classifier"),
         f"{prefix}cv": MODEL_SELECTION_CONFIG["cv"],
         f"{prefix}feature_counts": lambda w: of(w)["feature_counts"],
         f"{prefix}iterations": lambda w: of(w).get("iterations"),

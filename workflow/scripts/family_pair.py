@@ -29,7 +29,8 @@ with job(sm.log[0], sm.threads, "family_pair", code=sm.input.code):
         model_selection.run_pair(
             caches=caches, ranking_path=sm.output.json[i],
             adapters=dict(zip(p.ms_adapters, p.ms_adapter_params, strict=True)), rules=p.ms_rules,
-            counts=p.ms_feature_counts, classifier=p.ms_classifier, n_splits=p.ms_cv["n_splits"],
+            counts=p.ms_feature_counts, classifier=p.ms_classifier, second_classifier=p.ms_second_classifier,
+            n_splits=p.ms_cv["n_splits"],
             test_size=p.ms_cv["test_size"], iterations=p.ms_iterations, output=sm.output.scores[i],
             shared=shared,
         )

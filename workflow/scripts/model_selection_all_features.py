@@ -13,6 +13,7 @@ with job(sm.log[0], sm.threads, "model_selection", code=sm.input.code):
         rules=sm.params.rules,
         counts=sm.params.feature_counts,
         classifier=sm.params.classifier,
+        second_classifier=sm.params.second_classifier,
         n_splits=sm.params.cv["n_splits"],
         test_size=sm.params.cv["test_size"],
         iterations=sm.params.ranked,

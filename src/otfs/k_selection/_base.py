@@ -66,6 +66,7 @@ __all__ = [
     "ScorerRule",
     "SelectionRule",
     "choose_k",
+    "ensemble_scores",
     "get_rule",
     "score_adapted",
     "ValidationSplit",
@@ -169,7 +170,7 @@ def choose_k(counts, scores) -> int:
 
 
 def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_splits: int, test_size: float,
-                  random_state: int, engine: str = "direct") -> dict[str, dict]:
+                  random_state: int, engine: str = "direct", target_proba: list | None = None) -> dict[str, dict]:
     """Score one adapted pair ``(Zs, Zt)`` with every scorer rule; the scores are means over the splits.
 
     Parameters
@@ -191,12 +192,17 @@ def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_spl
         the pipeline copies, which took most of the time of a score on the small data families. It
         applies where every rule has a direct form (:attr:`ScorerRule.direct`) and the classifier has
         no ``transform`` (DEV would embed with it); otherwise skada's path runs.
+    target_proba : list, default=None
+        Where given, the classifier's probabilities on the validation target samples of every split,
+        concatenated in the splits' order (an array of shape (samples, classes), classes in the order of
+        the sorted source labels), are appended to it: the input of the ensemble rules
+        (:attr:`ScorerRule.ensemble`), which this function skips (:func:`ensemble_scores`).
 
     Returns
     -------
     dict
         ``{rule: {"score": mean score, **diagnostics (means)}}``; warnings of
-        the scorers are collected under ``"warnings"`` (their count).
+        the scorers are collected under ``"warnings"`` (their count). The ensemble rules have no entry.
     """
     from sklearn.base import clone
 
@@ -206,7 +212,9 @@ def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_spl
         raise ValueError(f"engine must be 'direct' or 'skada', got {engine!r}")
     split = import_skada("skada.model_selection").StratifiedDomainShuffleSplit
     X, y, sample_domain, _ = stack_domains(Zs, ys, Zt)  # labels 0..C-1: DEV's loss indexes probabilities by label
+    rules = {name: rule for name, rule in rules.items() if not getattr(rule, "ensemble", False)}
     out = {name: {"score": [], "warnings": 0} for name in rules}
+    kept = []
     direct = (engine == "direct" and all(getattr(rule, "direct", False) for rule in rules.values())
               and not hasattr(classifier, "transform"))
     splits = split(n_splits=n_splits, test_size=test_size, random_state=random_state)
@@ -214,6 +222,8 @@ def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_spl
         for train, val in _split_indices(splits, X, y, sample_domain):
             data = ValidationSplit(classifier, X[train], y[train], sample_domain[train], X[val], y[val],
                                    sample_domain[val])
+            if target_proba is not None:
+                kept.append(data.predict_proba("target"))
             for name, rule in rules.items():
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
@@ -228,14 +238,34 @@ def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_spl
                 if "sample_weight" in _score_parameters(clf):
                     clf.set_score_request(sample_weight=True)  # importance-weighted validation weighs the source
                 pipe = skada.make_da_pipeline(clf).fit(X[train], y[train], sample_domain=sample_domain[train])
+                if target_proba is not None:
+                    target = val[sample_domain[val] < 0]
+                    kept.append(pipe.predict_proba(X[target], sample_domain=sample_domain[target]))
                 for name, scorer in scorers.items():
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always")
                         value = float(scorer(pipe, X[val], y[val], sample_domain=sample_domain[val]))
                     _record(out[name], value, len(caught),
                             rules[name].diagnostics(scorer, X[val], sample_domain[val]))
+    if target_proba is not None:
+        target_proba.append(np.concatenate(kept, axis=0))
     return {name: {k: (float(np.mean(v)) if isinstance(v, list) else v) for k, v in rec.items()}
             for name, rec in out.items()}
+
+
+def ensemble_scores(rules: Mapping[str, ScorerRule], target_proba: Sequence, members=None) -> dict[str, dict]:
+    """The ensemble rules' scores (:attr:`ScorerRule.ensemble`) of every candidate, from each candidate's
+    ``target_proba`` of :func:`score_adapted` (the same splits for all): ``{rule: {"score": array,
+    "warnings": count}}``, one score per candidate; ``members`` marks the candidates of the ensemble (the
+    distinct models; all by default)."""
+    out = {}
+    for name, rule in rules.items():
+        if getattr(rule, "ensemble", False):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                scores = rule.score_candidates(target_proba, members)
+            out[name] = {"score": np.asarray(scores, dtype=float), "warnings": len(caught)}
+    return out
 
 
 #: The splits :func:`_split_indices` drew last, by their settings, labels and domains (a few, oldest out first).

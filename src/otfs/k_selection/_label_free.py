@@ -93,7 +93,7 @@ DEFAULT_RANKERS = ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-ano
 #: The benchmark's numbers of features (grid ``leaderboard``).
 DEFAULT_GRID = ("d/32", "d/16", "d/8", "d/4", "d/2", "d")
 #: The label-free scorer rules of :mod:`otfs.k_selection` computed by default.
-SCORER_RULES = ("IW", "DEV", "circular", "entropy", "SND", "MixVal", "MaNo", "ATC", "COT")
+SCORER_RULES = ("IW", "DEV", "circular", "entropy", "SND", "MixVal", "MaNo", "ATC", "COT", "EnsV")
 #: The data rules, read once from the two domains.
 DATA_RULES = {"shift-test": {"q": 0.05}, "failing-loudly": {"alpha": 0.05}}
 #: The kinds of policy :func:`choose_candidate` knows.
@@ -487,7 +487,7 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         """Choose the ranker and k on the source ``(X, y)`` and the target (``X_target``, or the rows of
         ``X`` whose ``sample_domain`` is negative; their labels are never read). Returns ``self``."""
         from otfs.base import check_two_domains
-        from otfs.k_selection._base import get_rule, score_adapted
+        from otfs.k_selection._base import ensemble_scores, get_rule, score_adapted
 
         self._validate_params()
         if y is None:
@@ -529,26 +529,32 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         self.measures_ = {"d": d, "unshifted": int(data["shift-test:unshifted"]),
                           "unshifted_fraction": data["shift-test:unshifted"] / d}
         clf = self._classifier()
-        rows, fitted, every = [], {}, None
+        rows, fitted, every, probas = [], {}, None, []
         # the points' columns, gathered from column-major copies: the same arrays as Xs[:, cols], faster
         Xs_columns, Xt_columns = np.asfortranarray(Xs), np.asfortranarray(Xt)
         for name, ranker in rankers.items():
             fitted[name] = ranker.fit(Xs, ys, X_target=Xt)
             for k in counts:
                 if k == d and every is not None:  # all the features: the same point for every ranker
-                    rows.append({"ranker": name, **every})
+                    rows.append({"ranker": name, **every[0]})
+                    probas.append(every[1])
                     continue
                 cols = np.arange(d) if k == d else fitted[name].order_[:k]
                 Zs, Zt = self._adapter().adapt(Xs_columns[:, cols], ys, Xt_columns[:, cols])
-                point = {"k": int(k), "fraction": k / d}
+                point, proba = {"k": int(k), "fraction": k / d}, []
                 for rule, rec in score_adapted(Zs, ys, Zt, scorers, clf, self.n_splits, self.test_size,
-                                               seed).items():
+                                               seed, target_proba=proba).items():
                     point.update({f"{rule}:{key}": v for key, v in rec.items()})
                 point.update(data)
                 if k == d:
-                    every = point
+                    every = (point, proba[0])
                 rows.append({"ranker": name, **point})
+                probas.append(proba[0])
         table = pd.DataFrame(rows)
+        # the ensemble's members are the distinct models: the point of all the features counts once
+        members = ~(table["k"].to_numpy() == d) | ~table.duplicated("k").to_numpy()
+        for rule, rec in ensemble_scores(scorers, probas, members).items():
+            table[f"{rule}:score"], table[f"{rule}:warnings"] = rec["score"], rec["warnings"]
         pick = choose_candidate(table, policy, self.measures_)
         table["chosen"] = np.arange(len(table)) == pick
         self.candidates_, self.policy_ = table, policy

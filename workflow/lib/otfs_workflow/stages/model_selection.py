@@ -4,9 +4,14 @@ Two steps (:mod:`otfs.k_selection._base` explains the rules):
 
 - :func:`run_pair`, one job per (feature set, ranker, pair): for every
   adapter, iteration and number of features of the grid, the adapted
-  domains, the paper's 1-NN target accuracy on them, each scorer rule's
-  score and each data rule's choice; one TSV row per (adapter, iteration,
-  number of features);
+  domains, the paper's 1-NN target accuracy on them (and a second
+  classifier's, ``second_classifier``), each scorer rule's score and each
+  data rule's choice; one TSV row per (adapter, iteration, number of
+  features). An ensemble rule (EnsV) scores a candidate against the others:
+  its rows keep the scorers' classifier's target probabilities
+  (``target_proba``, :func:`encode_proba`), and :func:`with_ensemble_scores`
+  computes its column where the candidates are gathered (a run's grid in
+  :func:`choices`; every (ranker, k) of a task in the recommendation);
 - :func:`report`, one job: each rule's k* per (dataset, pair, ranker,
   adapter, iteration), the target accuracy there, its regret against the
   oracle (best k in hindsight) and its gain over all features; summaries per
@@ -25,7 +30,8 @@ import pandas as pd
 from otfs_workflow.io import atomic_path, read_json, read_tsv, write_csv, write_json, write_text, write_tsv
 from otfs_workflow.protocol import derive_seed, read_iterations, resolve_feature_counts
 
-__all__ = ["choices", "data_choices", "report", "run_pair", "run_pair_all_features", "summarise"]
+__all__ = ["choices", "data_choices", "decode_proba", "encode_proba", "report", "run_pair", "run_pair_all_features",
+           "summarise", "with_ensemble_scores"]
 
 #: The keys of one run: a (dataset, pair, ranker, adapter, iteration).
 RUN = ["feature_set", "pair", "ranker", "adapter", "iteration"]
@@ -44,7 +50,8 @@ def data_choices(data_rules: Mapping, Xs, Xt, counts) -> dict:
 
 def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Mapping | None],
              rules: Mapping[str, Mapping | None], counts, classifier, n_splits: int, test_size: float,
-             output, iterations: int | None = None, shared: dict | None = None, ends=None) -> pd.DataFrame:
+             output, iterations: int | None = None, shared: dict | None = None, ends=None,
+             second_classifier=None) -> pd.DataFrame:
     """Score every (adapter, iteration, number of features) of one ranking; write one TSV.
 
     Parameters
@@ -57,6 +64,10 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
     classifier : the probabilistic classifier of the scorers (a name or ``{"name": ..., **params}``)
     n_splits, test_size : the validation splits of the scorers
     output : the TSV
+    second_classifier : a classifier spec (:func:`otfs.classification.make_classifier`) or None
+        Fitted on each point's adapted source and scored on its target beside the 1-NN
+        (:func:`otfs.classification.second_classifier_scores`: ``second_accuracy``,
+        ``second_balanced_accuracy``, ``second_auc``).
     iterations : only the first so many iterations of the ranking (all by default)
     shared : a dict kept across calls on the same pair (several rankers in one job, rule run_family_pair): the
         data rules' choices, which depend on the iteration's source subset and the target alone, are computed
@@ -76,7 +87,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
 
     rank = read_json(ranking_path)
     scoring = _Scoring(caches, rank["source"], rank["target"], adapters, rules, counts, classifier, n_splits,
-                       test_size)
+                       test_size, second_classifier)
     cache, src, tgt, counts = scoring.cache, scoring.src, scoring.tgt, scoring.counts
     d = cache.n_features
     if ends is not None:
@@ -128,7 +139,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
 def run_pair_all_features(caches: Mapping[str, str], feature_set: str, pair: str,
                           adapters: Mapping[str, Mapping | None], rules: Mapping[str, Mapping | None], counts,
                           classifier, n_splits: int, test_size: float, iterations: Sequence[int], per_class,
-                          output) -> pd.DataFrame:
+                          output, second_classifier=None) -> pd.DataFrame:
     """:func:`run_pair`'s rows of all ``d`` features, once for every ranker of the pair; write one TSV.
 
     With all the features a ranker's order only permutes the columns, and :func:`run_pair` computes this point
@@ -141,7 +152,8 @@ def run_pair_all_features(caches: Mapping[str, str], feature_set: str, pair: str
     from otfs_workflow.stages import source_classes
 
     source, target = parse_pair(pair)
-    scoring = _Scoring(caches, source, target, adapters, rules, counts, classifier, n_splits, test_size)
+    scoring = _Scoring(caches, source, target, adapters, rules, counts, classifier, n_splits, test_size,
+                       second_classifier)
     cache, src, tgt, counts = scoring.cache, scoring.src, scoring.tgt, scoring.counts
     d = cache.n_features
     classes = source_classes(cache, pair, selection=False)
@@ -163,6 +175,65 @@ def run_pair_all_features(caches: Mapping[str, str], feature_set: str, pair: str
     return df
 
 
+#: The levels of :func:`encode_proba`'s quantisation: 255 = 3 x 5 x 17, so the probabilities of a uniform k-NN
+#: with k in (1, 3, 5, 15, 17) (multiples of 1 / k) are kept exactly.
+PROBA_LEVELS = 255
+
+
+def encode_proba(proba) -> str:
+    """A (samples, classes) array of probabilities in [0, 1] as one TSV cell: ``"u8:<samples>x<classes>:"``
+    followed by the base64 of the probabilities quantised to :data:`PROBA_LEVELS` levels (one byte each)."""
+    import base64
+
+    proba = np.asarray(proba, dtype=float)
+    if proba.ndim != 2 or not np.all((proba >= 0) & (proba <= 1)):
+        raise ValueError(f"target_proba: a 2-D array of probabilities in [0, 1], got shape {proba.shape}")
+    q = np.rint(proba * PROBA_LEVELS).astype(np.uint8)
+    return f"u8:{proba.shape[0]}x{proba.shape[1]}:" + base64.b64encode(q.tobytes()).decode("ascii")
+
+
+def decode_proba(cell: str, where: str = "target_proba") -> np.ndarray:
+    """The probabilities of an :func:`encode_proba` cell; an error naming ``where`` for a malformed one."""
+    import base64
+
+    try:
+        kind, shape, data = str(cell).split(":", 2)
+        n, c = (int(v) for v in shape.split("x"))
+        q = np.frombuffer(base64.b64decode(data, validate=True), dtype=np.uint8)
+        if kind != "u8" or q.size != n * c:
+            raise ValueError(f"{q.size} values for {n} x {c}")
+    except ValueError as err:
+        raise ValueError(f"{where}: not a cell of encode_proba ('u8:<n>x<classes>:<base64>'): {err}") from None
+    return q.reshape(n, c) / PROBA_LEVELS
+
+
+def with_ensemble_scores(table: pd.DataFrame, rules: Mapping, where: str = "candidates") -> pd.DataFrame:
+    """``table`` (one row per candidate) with the columns ``<rule>:score`` and ``<rule>:warnings`` of each
+    ensemble rule of ``rules`` (name to a built rule) computed from its ``target_proba`` cells: the ensemble
+    is the table's distinct models (the point of all ``d`` features counts once). A table without the
+    probabilities is an error naming ``where``."""
+    from otfs.k_selection._base import ensemble_scores
+
+    ens = {n: r for n, r in rules.items() if getattr(r, "ensemble", False)}
+    if not ens:
+        return table
+    if "target_proba" not in table.columns or table["target_proba"].isna().any():
+        raise ValueError(f"{where}: the ensemble rule(s) {sorted(ens)} need every candidate's target_proba, which "
+                         "these choice-of-k rows lack (rows of an older version of the rules: build them again)")
+    proba = [decode_proba(c, where) for c in table["target_proba"]]
+    if len({p.shape for p in proba}) != 1:
+        raise ValueError(f"{where}: the candidates' target probabilities are of different shapes "
+                         f"{sorted({p.shape for p in proba})}: not the same validation splits")
+    d = table["d"].to_numpy() if "d" in table.columns else None
+    k = table["k" if "k" in table.columns else "n_features"].to_numpy()
+    every = k == (d if d is not None else k.max())
+    members = ~every | ~pd.Series(every).duplicated().to_numpy()
+    table = table.copy()
+    for name, rec in ensemble_scores(ens, proba, members).items():
+        table[f"{name}:score"], table[f"{name}:warnings"] = rec["score"], rec["warnings"]
+    return table
+
+
 def _digest(subset) -> str:
     import hashlib
 
@@ -173,7 +244,8 @@ class _Scoring:
     """What :func:`run_pair` and :func:`run_pair_all_features` compute one point with: the pair's domains, the
     built rules, scorers, classifier and adapters, and the settings of the point."""
 
-    def __init__(self, caches, source, target, adapters, rules, counts, classifier, n_splits, test_size):
+    def __init__(self, caches, source, target, adapters, rules, counts, classifier, n_splits, test_size,
+                 second_classifier=None):
         from otfs.adapters import get_adapter
         from otfs.classification import make_classifier
         from otfs.k_selection._base import get_rule
@@ -195,11 +267,12 @@ class _Scoring:
                 raise ValueError(f"model_selection.adapters: {adapter!r} predicts labels without adapted samples;"
                                  " the label-free scorers need adapted samples (an adapter whose adapt returns them)")
         self.settings = {"adapters": dict(adapters), "rules": rules, "classifier": classifier,
-                         "n_splits": n_splits, "test_size": test_size}
+                         "n_splits": n_splits, "test_size": test_size, "second_classifier": second_classifier}
+        self.ensemble = any(getattr(r, "ensemble", False) for r in self.scorers.values())
 
     def point(self, adapter: str, Xs, ys, Xt, n: int, seed: int, kept) -> dict:
         """One row's numbers: ``Xs``, ``Xt`` are the point's columns; ``kept``: the curves' adaptation of them."""
-        from otfs.classification import one_nn_accuracies
+        from otfs.classification import one_nn_accuracies, second_classifier_scores
         from otfs.k_selection._base import score_adapted
 
         if kept is None:
@@ -209,13 +282,18 @@ class _Scoring:
         else:  # the curves' adaptation of the same samples (rule run_family_pair)
             Zs, Zt, seconds = kept
         row = {"adapter": adapter, "n_features": n, **one_nn_accuracies(Zs, ys, Zt, self.tgt.y), "seconds": seconds}
+        if self.settings["second_classifier"] is not None:
+            row.update(second_classifier_scores(self.settings["second_classifier"], Zs, ys, Zt, self.tgt.y))
         if self.scorers:
             start = time.perf_counter()
+            proba = [] if self.ensemble else None
             scored = score_adapted(Zs, ys, Zt, self.scorers, self.clf, self.settings["n_splits"],
-                                   self.settings["test_size"], seed)
+                                   self.settings["test_size"], seed, target_proba=proba)
             row["scoring_seconds"] = time.perf_counter() - start
             for name, rec in scored.items():
                 row.update({f"{name}:{key}": v for key, v in rec.items()})
+            if proba:
+                row["target_proba"] = encode_proba(proba[0])
         return row
 
     def fingerprint(self, adapter: str) -> str:
@@ -224,7 +302,7 @@ class _Scoring:
 
         s = self.settings
         text = repr((adapter, repr(s["adapters"][adapter]), repr(s["rules"]), repr(s["classifier"]), s["n_splits"],
-                     s["test_size"], tuple(self.counts)))
+                     s["test_size"], tuple(self.counts), repr(s["second_classifier"])))
         return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
     def end_key(self, feature_set: str, pair: str, adapter: str, seed: int, digest: str) -> tuple:
@@ -278,7 +356,8 @@ def choices(long: pd.DataFrame, rules: Mapping[str, Mapping | None]) -> pd.DataF
     One row per (run, rule): ``k``, ``fraction`` (k / d), ``accuracy``,
     ``oracle_accuracy``, ``all_accuracy``, ``regret`` (oracle minus
     accuracy, in points) and ``gain`` (accuracy minus all features'), and
-    ``reads_target_labels``.
+    ``reads_target_labels``. An ensemble rule's ensemble is the run's grid
+    (the ranker's numbers of features).
     """
     from otfs.k_selection import choose_k, get_rule
 
@@ -288,7 +367,7 @@ def choices(long: pd.DataFrame, rules: Mapping[str, Mapping | None]) -> pd.DataF
         raise ValueError(f"the rules must include the references {missing}: regret and gain are measured against them")
     out = []
     for key, group in long.groupby(RUN, sort=False):
-        group = group.sort_values("n_features")
+        group = with_ensemble_scores(group.sort_values("n_features"), built, where=f"run {dict(zip(RUN, key))}")
         counts, acc = group["n_features"].to_numpy(), group["accuracy"].to_numpy()
         if counts[-1] != group["d"].iloc[0]:
             raise ValueError(f"run {dict(zip(RUN, key))}: the largest number of features {counts[-1]} is not d")

@@ -101,8 +101,11 @@ class Runs:
 
     def __init__(self, long: pd.DataFrame, families: Mapping[str, str], rankers: Sequence[str],
                  scorers: Sequence[str], data_rules: Sequence[str], pair: Sequence[str] = ()):
-        from otfs.k_selection import choose_candidate
+        from otfs.k_selection import choose_candidate, get_rule
+        from otfs_workflow.stages.model_selection import with_ensemble_scores
 
+        built = {n: get_rule(n) for n in scorers}
+        ensemble = {n: r for n, r in built.items() if getattr(r, "ensemble", False)}
         long = long[long["ranker"].isin(rankers)]
         if long.empty:
             raise ValueError(f"no rows of the candidate rankers {list(rankers)} in the per-pair tables")
@@ -124,6 +127,8 @@ class Runs:
                                  f"the candidates are {list(rankers)}")
             table = group.assign(_o=group["ranker"].map(order)).sort_values(["_o", "n_features"])
             table = table.rename(columns={"n_features": "k"}).reset_index(drop=True)
+            if ensemble:
+                table = with_ensemble_scores(table, ensemble, where=f"{fs}/{pair}, adapter {adapter}, iteration {it}")
             d = int(table["d"].iloc[0])
             measures = {"unshifted_fraction": float(table["shift-test:unshifted"].iloc[0]) / d}
             accuracy = table["accuracy"].to_numpy(dtype=float)
@@ -526,6 +531,48 @@ def judged_by(long: pd.DataFrame, families: Mapping[str, str], metrics: Mapping[
     return long
 
 
+#: The classifiers whose target accuracy judges the recommendation: the paper's 1-NN, and the choice of k's
+#: second classifier (``model_selection.second_classifier``) where its rows have it.
+FIRST, SECOND = "1-NN", "second classifier"
+
+
+def second_classifier_rows(long: pd.DataFrame, families: Mapping[str, str],
+                           metrics: Mapping[str, str]) -> pd.DataFrame | None:
+    """The rows judged by the second classifier (``second_accuracy``, or ``second_balanced_accuracy`` for the
+    families judged by balanced accuracy), or None where the rows have none."""
+    if "second_accuracy" not in long.columns or long["second_accuracy"].isna().all():
+        return None
+    if long["second_accuracy"].isna().any():
+        bad = sorted(set(long.loc[long["second_accuracy"].isna(), "feature_set"]))
+        raise ValueError(f"recommend evaluation: the choice-of-k rows of {bad} lack the second classifier's "
+                         "accuracy that the others have (rows of other settings: build them again)")
+    renamed = {f"second_{m}": m for m in CANDIDATE_METRICS}
+    return judged_by(long.drop(columns=list(CANDIDATE_METRICS)).rename(columns=renamed), families, metrics)
+
+
+def _evaluate_adapter(part: pd.DataFrame, families, rankers, scorers, data_rules, reference, relevance, weighting,
+                      fixed_k_rule, gate_margin) -> dict | None:
+    """One adapter's nested evaluation (:func:`evaluate`), or None where its rows have fewer than three families."""
+    runs = Runs(part, families, rankers, scorers, data_rules, (reference, relevance))
+    if runs.runs["family"].nunique() < 3:
+        return None
+    per_run, baseline_folds = leave_one_family_out(runs, part, rankers, reference, relevance, weighting)
+    fixed = fixed_names(runs, fixed_k_rule)
+    procs = procedures(runs, fixed, gate_margin, weighting)
+    nested_acc, outer, final = nested(runs, procs, weighting)
+    per_run[RECOMMENDATION] = nested_acc
+    for name in fixed:
+        per_run[name] = runs.column(name)
+    regret = pd.DataFrame({c: runs.task_means(runs.regret(per_run[c].to_numpy())) for c in per_run.columns})
+    best_fixed = min(fixed, key=lambda n: float(regret[n].mean()))
+    regret[BEST_FIXED] = regret[best_fixed]
+    tasks = pd.concat([runs.tasks.reset_index(drop=True), regret], axis=1)
+    tasks.insert(tasks.columns.get_loc("adapter") + 1, "metric",
+                 tasks["feature_set"].map(part.groupby("feature_set")["metric"].first()))
+    return {"runs": runs, "procs": procs, "outer": outer, "final": final, "baseline_folds": baseline_folds,
+            "fixed": fixed, "regret": regret, "best_fixed": best_fixed, "tasks": tasks}
+
+
 def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: Sequence[str],
              scorers: Sequence[str], data_rules: Sequence[str], gate_margin: float, alpha: float,
              provenance: Mapping, outputs: Mapping[str, str], reference: str = "ot",
@@ -536,26 +583,19 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
     ``metrics``: the metric each family is judged by where not the 1-NN's accuracy (:func:`judged_by`)."""
     if not pair_tables:
         raise ValueError("recommend evaluation: no per-pair tables of the choice of k to read")
-    long = judged_by(pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True), families, metrics or {})
+    raw = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
+    long = judged_by(raw, families, metrics or {})
+    second = second_classifier_rows(raw, families, metrics or {})
     tables, task_rows, fold_rows, policies, variant_rows, signal_rows, fixed_by = [], [], [], {}, [], [], {}
     for adapter, part in long.groupby("adapter", sort=True):
-        runs = Runs(part, families, rankers, scorers, data_rules, (reference, relevance))
-        if runs.runs["family"].nunique() < 3:
+        ev = _evaluate_adapter(part, families, rankers, scorers, data_rules, reference, relevance, weighting,
+                               fixed_k_rule, gate_margin)
+        if ev is None:
             continue
-        per_run, baseline_folds = leave_one_family_out(runs, part, rankers, reference, relevance, weighting)
-        fixed = fixed_names(runs, fixed_k_rule)
-        procs = procedures(runs, fixed, gate_margin, weighting)
-        nested_acc, outer, final = nested(runs, procs, weighting)
-        per_run[RECOMMENDATION] = nested_acc
-        for name in fixed:
-            per_run[name] = runs.column(name)
-        regret = pd.DataFrame({c: runs.task_means(runs.regret(per_run[c].to_numpy())) for c in per_run.columns})
-        best_fixed = min(fixed, key=lambda n: float(regret[n].mean()))
-        regret[BEST_FIXED] = regret[best_fixed]
+        runs, procs, outer, final, baseline_folds, fixed, regret, best_fixed, tasks = (
+            ev[k] for k in ("runs", "procs", "outer", "final", "baseline_folds", "fixed", "regret", "best_fixed",
+                            "tasks"))
         fixed_by[adapter] = fixed
-        tasks = pd.concat([runs.tasks.reset_index(drop=True), regret], axis=1)
-        tasks.insert(tasks.columns.get_loc("adapter") + 1, "metric",
-                     tasks["feature_set"].map(part.groupby("feature_set")["metric"].first()))
         task_rows.append(tasks)
         fold_rows.append(outer.merge(baseline_folds, on="family").assign(adapter=adapter))
         for family, group in tasks.groupby("family", sort=True):
@@ -571,6 +611,11 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
                              "regret": float(regret[RECOMMENDATION].mean()),
                              **{f: float(regret[RECOMMENDATION][fam == f].mean()) for f in sorted(set(fam))}})
         signal_rows.append(signal_table(runs, adapter))
+        if second is not None and adapter in set(second["adapter"]):
+            ev2 = _evaluate_adapter(second[second["adapter"] == adapter], families, rankers, scorers, data_rules,
+                                    reference, relevance, weighting, fixed_k_rule, gate_margin)
+            if ev2 is not None:
+                tables.append(compare(ev2["tasks"], POOLED).assign(adapter=adapter, classifier=SECOND))
         policies[adapter] = {**final["policy"], "name": final["name"], "procedure": final["procedure"],
                              "train_regret": final["train_regret"],
                              "nested_regret": float(regret[RECOMMENDATION].mean()),
@@ -580,7 +625,10 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
         raise ValueError("recommend evaluation: fewer than three families with rows under any adapter (a nested "
                          "leave one family out needs three)")
     table = pd.concat(tables, ignore_index=True)
-    table = table[["adapter", *[c for c in table.columns if c != "adapter"]]]
+    if "classifier" not in table.columns:
+        table["classifier"] = FIRST
+    table["classifier"] = table["classifier"].fillna(FIRST)
+    table = table[["adapter", "classifier", *[c for c in table.columns if c not in ("adapter", "classifier")]]]
     tasks = pd.concat(task_rows, ignore_index=True)
     folds = pd.concat(fold_rows, ignore_index=True)
     signals = pd.concat(signal_rows, ignore_index=True)
@@ -630,6 +678,8 @@ def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, pol
              "`tasks.csv`'s `metric`), mean over the tasks. A negative difference: the recommendation loses less than the "
              "other policy. Wins, ties, losses: tasks where it loses less, as much, more. p: Wilcoxon's signed-rank "
              "test over the tasks, two-sided; Holm over the comparisons of each row group.", ""]
+    second = table[table["classifier"] == SECOND]
+    table = table[table["classifier"] == FIRST]
     for adapter in sorted(set(table["adapter"]), key=lambda a: (a != "NA", a)):
         pol = policies[adapter]
         lines += [f"## Adapter {adapter}", "", "Goals:", ""]
@@ -655,6 +705,15 @@ def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, pol
             cells += [f"{_fmt(g.loc[b, 'difference'], 2)} ({_fmt_p(g.loc[b, 'p_holm'])})"
                       for b in (BEST_FIXED, "all features")]
             lines.append("| " + " | ".join(cells) + " |")
+        sec = second[second["adapter"] == adapter].set_index("versus")
+        if not sec.empty:
+            lines += ["", "Judged by the second classifier (`model_selection.second_classifier`, fitted on the "
+                      "same adapted samples) instead of the 1-NN, the same nested procedure, pooled: the "
+                      f"recommendation's regret {_fmt(sec['recommendation_regret'].iloc[0])} points over "
+                      f"{int(sec['tasks'].iloc[0])} tasks, "
+                      + ", ".join(f"{b} {_fmt(sec.loc[b, 'versus_regret'])}" for b in cmp)
+                      + f"; against the best fixed policy {_fmt(sec.loc[BEST_FIXED, 'difference'], 2)} "
+                      f"(Holm p {_fmt_p(sec.loc[BEST_FIXED, 'p_holm'])})."]
         lines += ["", "Each fold: the way chosen on the other families (by its inner leave one family out regret) "
                   "and the policy it learned there:", "",
                   "| left out | way chosen | policy | training regret |", "|---|---|---|---|"]
