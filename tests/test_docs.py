@@ -175,3 +175,41 @@ def test_the_recommendation_pages_example_runs_as_written(tmp_path):
     assert ranker in ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
     assert int(k) in (1, 3, 6, 13) and len(re.findall(r"'([^']+)'", out[0])) == int(k)
     assert "IW:score" in out[1] and "chosen" in out[1]
+
+
+@pytest.mark.pipeline
+def test_a_recommendation_on_your_unlabelled_target_runs_as_written(tmp_path):
+    # docs/recommend.md's section on a target without labels: its Python block writes the tables (the target's
+    # file has no label column), its YAML block is unlabelled.yaml, and its commands run as written on a machine
+    # without the benchmark's data (no mirror): the recommendation is built, the evaluation skipped and said so
+    work = copy_workflow(tmp_path / "wf")
+    _run_python(code_blocks("docs/recommend.md", "python")[1], work)
+    (work / "unlabelled.yaml").write_text(code_blocks("docs/recommend.md", "yaml")[0])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTFS_") and k != "PYTHONPATH"}
+    env["MPLBACKEND"] = "Agg"
+    outputs = []
+    for argv in commands(code_blocks("docs/recommend.md", "bash")[1]):
+        if argv[0] == "snakemake":
+            argv = [*SNAKEMAKE, "--snakefile", str(work / "Snakefile"), "--directory", str(work), *argv[1:]]
+        proc = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=1200)
+        assert proc.returncode == 0, f"{' '.join(argv)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+        outputs.append(proc.stdout + proc.stderr)
+    out = work / "results/recommend/mine/labelled-unlabelled"
+    rec = json.loads((out / "recommendation.json").read_text())
+    assert rec["ranker"] in ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
+    assert rec["k"] in (1, 3, 6, 13) and rec["target_samples"] == 89 and rec["evaluated"] is False
+    assert outputs[1].startswith("# Recommendation for mine, labelled-unlabelled")
+    page = (out / "recommendation.md").read_text()
+    assert "evaluation" in page and "benchmark's data" in page
+    assert not (work / "results/recommend/evaluation.md").exists()
+    from otfs_workflow.data import read_cache
+
+    cache = read_cache(work / "data/cache/mine/unlabelled.h5")
+    assert not cache.domains["unlabelled"].labelled and set(cache.domains["unlabelled"].y) == {0}
+    # a target that measures accuracies on the target stops with an error naming the domain
+    proc = subprocess.run([*SNAKEMAKE, "--snakefile", str(work / "Snakefile"), "--directory", str(work), "--cores",
+                           "1", "results/aggregate/mine/all/ot/NA/curves/summary.tsv", "--configfile",
+                           "unlabelled.yaml"], cwd=work, env=env, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode != 0
+    logs = "".join(p.read_text() for p in (work / "logs").rglob("*.log"))
+    assert "the domain 'unlabelled' has no labels" in proc.stdout + proc.stderr + logs

@@ -490,3 +490,83 @@ def test_mano_atc_and_cot_against_hand_computations():
         get_rule("ATC", score="entropy")
     with pytest.raises(ValueError, match="p"):
         get_rule("MaNo", p=0)
+
+
+def test_ensv_scores_each_candidate_by_its_agreement_with_the_ensembles_mean_probability():
+    """EnsV by hand: three candidates, four target samples, two classes; the ensemble is the argmax of the mean
+    probability, each candidate's score its share of samples whose argmax is the ensemble's."""
+    rule = get_rule("EnsV")
+    P = np.array([[[0.9, 0.1], [0.6, 0.4], [0.2, 0.8], [0.5, 0.5]],
+                  [[0.8, 0.2], [0.2, 0.8], [0.4, 0.6], [0.3, 0.7]],
+                  [[0.3, 0.7], [0.3, 0.7], [0.1, 0.9], [0.6, 0.4]]])
+    # means: (0.667, 0.333), (0.367, 0.633), (0.233, 0.767), (0.467, 0.533): pseudo-labels 0, 1, 1, 1
+    # argmaxes: candidate 0: 0 0 1 0 (a tie goes to the first class): 2 of 4; candidate 1: 0 1 1 1: 4 of 4;
+    # candidate 2: 1 1 1 0: 2 of 4
+    np.testing.assert_array_equal(rule.score_candidates(P), [0.5, 1.0, 0.5])
+    # an ensemble of the first candidate alone: each candidate's agreement with it
+    np.testing.assert_array_equal(rule.score_candidates(P, [True, False, False]), [1.0, 0.5, 0.5])
+    with pytest.raises(ValueError, match="members must mark at least one"):
+        rule.score_candidates(P, [False, False, False])
+    with pytest.raises(ValueError, match="the same shape"):
+        rule.score_candidates([P[0], P[1][:3]])
+    with pytest.raises(TypeError, match="score_candidates"):
+        rule.make_scorer(0)
+
+
+@pytest.mark.parametrize("engine", ["direct", "skada"])
+def test_the_target_probabilities_kept_for_the_ensemble_are_the_classifiers_own(engine):
+    """score_adapted's target_proba: the classifier fitted on each split's training source, on the split's
+    validation target samples, the splits concatenated; the ensemble rules get no entry of their own."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from otfs._skada import import_skada, stack_domains
+    from otfs.k_selection._base import score_adapted
+
+    rng = np.random.default_rng(3)
+    Zs, ys, Zt = rng.normal(size=(40, 3)), np.repeat([0, 1], 20), rng.normal(size=(30, 3)) + 0.5
+    kept = []
+    out = score_adapted(Zs, ys, Zt, {"entropy": get_rule("entropy"), "EnsV": get_rule("EnsV")},
+                        KNeighborsClassifier(5), 2, 0.5, 7, engine=engine, target_proba=kept)
+    assert set(out) == {"entropy"} and len(kept) == 1
+    X, y, domain, _ = stack_domains(Zs, ys, Zt)
+    split = import_skada("skada.model_selection").StratifiedDomainShuffleSplit(n_splits=2, test_size=0.5,
+                                                                                random_state=7)
+    expected = []
+    for train, val in split.split(X, y, domain):
+        source = train[domain[train] > 0]
+        clf = KNeighborsClassifier(5).fit(X[source], y[source])
+        expected.append(clf.predict_proba(X[val[domain[val] < 0]]))
+    np.testing.assert_array_equal(kept[0], np.concatenate(expected))
+
+
+def test_probabilities_survive_a_tsv_cell_and_a_bad_cell_is_named():
+    from otfs_workflow.stages.model_selection import decode_proba, encode_proba
+
+    knn = np.array([[0.2, 0.8], [0.0, 1.0], [0.6, 0.4]])  # a 5-NN's probabilities: kept exactly
+    assert np.array_equal(decode_proba(encode_proba(knn)), knn)
+    rough = np.random.default_rng(0).dirichlet(np.ones(4), size=5)
+    assert np.abs(decode_proba(encode_proba(rough)) - rough).max() <= 0.5 / 255
+    with pytest.raises(ValueError, match="row 3 of t.tsv: not a cell of encode_proba"):
+        decode_proba("u8:2x2:AAE=", "row 3 of t.tsv")
+    with pytest.raises(ValueError, match="probabilities in"):
+        encode_proba([[1.5, -0.5]])
+
+
+def test_the_ensemble_of_a_task_counts_the_point_of_all_features_once():
+    """with_ensemble_scores on a task's candidates: the all-features row of every ranker is one model, so the
+    scores equal EnsV's on the distinct candidates; rows without probabilities are an error naming the task."""
+    from otfs_workflow.stages.model_selection import encode_proba, with_ensemble_scores
+
+    rng = np.random.default_rng(1)
+    distinct = [rng.dirichlet(np.ones(3), size=6) for _ in range(3)]  # ot k=1, source-anova k=1, all d=2
+    table = pd.DataFrame({"ranker": ["ot", "ot", "source-anova", "source-anova"], "k": [1, 2, 1, 2], "d": 2,
+                          "target_proba": [encode_proba(p) for p in (distinct[0], distinct[2], distinct[1],
+                                                                     distinct[2])]})
+    out = with_ensemble_scores(table, {"EnsV": get_rule("EnsV")})
+    quantised = [np.rint(p * 255) / 255 for p in distinct]
+    expected = get_rule("EnsV").score_candidates(quantised)
+    np.testing.assert_array_equal(out["EnsV:score"], expected[[0, 2, 1, 2]])
+    assert "EnsV:score" not in table.columns  # the input is left as it was
+    with pytest.raises(ValueError, match="task wine/red-white: the ensemble rule.*'EnsV'.*target_proba"):
+        with_ensemble_scores(table.drop(columns="target_proba"), {"EnsV": get_rule("EnsV")},
+                             where="task wine/red-white")

@@ -257,7 +257,9 @@ def test_a_pairs_recommendation_reads_every_draw_and_says_how_sure(tmp_path):
     assert rec["how_sure"]["atc_target_accuracy"] == pytest.approx(chosen["ATC:score"], abs=1e-9)
     best_random = max(c["circular:score"] for c in rec["candidates"] if c["ranker"] == "random")
     ties = rec["ranker"] == "random" or best_random >= chosen["circular:score"]
-    assert rec["how_sure"]["random_ties_or_beats"] == ties
-    assert ("No ranker beats a random order here" in md) == ties
+    every = rec["k"] == cache.n_features  # every feature kept: no ranking plays a part, random's included
+    assert rec["how_sure"]["all_features"] == every and ("Every feature is kept" in md) == every
+    assert rec["how_sure"].get("random_ties_or_beats", False) == (ties and not every)
+    assert ("No ranker beats a random order here" in md) == (ties and not every)
     with pytest.raises(ValueError, match="recommend draws: a positive number"):
         recommend.run_pair(caches, "toy", "src-tgt", 10, params, outputs, draws=0)

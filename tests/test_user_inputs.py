@@ -375,6 +375,63 @@ def test_sample_domain_that_names_one_domain_only_is_an_error(two_domains):
         OTFeatureRanker(3).fit(X, sample_domain=sd)
 
 
+@pytest.mark.parametrize("how", ["no column", "empty column", "no array"])
+def test_a_target_without_labels_is_read_as_unlabelled(tmp_path, how):
+    """A target file without its label column (or array), or with it empty in every row, is an unlabelled domain:
+    its labels are NO_LABEL, inspect() says so, its features are read as a labelled file's; a labelled domain with
+    some empty labels, and a label absent from every file, stay errors."""
+    from otfs.datasets import NO_LABEL
+
+    a, b = _frames()
+    if how == "no array":
+        np.savez(tmp_path / "a.npz", X=a.drop(columns="kind").to_numpy(), y=a["kind"].to_numpy().astype(str))
+        np.savez(tmp_path / "b.npz", X=b.drop(columns="kind").to_numpy())
+        reader = get_reader("tabular", {"files": {"a": str(tmp_path / "a.npz"), "b": str(tmp_path / "b.npz")}})
+    else:
+        unlabelled = b.drop(columns="kind") if how == "no column" else b.assign(kind="")
+        reader = _reader(tmp_path, a, unlabelled)
+    found = reader.inspect()
+    assert found["domains"]["b"]["unlabelled"] and found["domains"]["b"]["labels"] == {}
+    assert not found["domains"]["a"]["unlabelled"] and found["classes"] == ["x", "y", "z"]
+    dom = reader.read("b", {}, None).check("b")
+    assert dom.info["unlabelled"] and set(dom.y) == {NO_LABEL}
+    np.testing.assert_array_equal(dom.X, b.drop(columns="kind").to_numpy())
+    labelled = reader.read("a", {}, None).check("a")
+    assert "unlabelled" not in labelled.info and labelled.y.min() >= 1
+    some = b.astype({"kind": object})
+    some.loc[[2, 5], "kind"] = ""
+    with pytest.raises(ValueError, match=r"b.csv: column 'kind' \(the label\) has 2 empty or missing cell\(s\) "
+                                         r"\(lines 4, 7\); every sample of a labelled domain needs a label \(an "
+                                         r"unlabelled target leaves the whole column empty"):
+        _reader(tmp_path, a, some).inspect()
+    with pytest.raises(ValueError, match=r"no label column 'kind'.*the source needs its labels"):
+        _reader(tmp_path, a.drop(columns="kind"), b.drop(columns="kind")).inspect()
+    with pytest.raises(ValueError, match=r"no domain has a label"):
+        _reader(tmp_path, a.assign(kind=""), b.drop(columns="kind")).inspect()
+
+
+def test_an_unlabelled_domain_is_a_target_only_and_its_labels_are_never_read():
+    """check_pair: an unlabelled target (no counts, its rows) gets a note that only the recommendation runs; an
+    unlabelled source is an error saying how to list the pairs; the cache refuses an unlabelled domain's labels
+    unless asked without them."""
+    from otfs_workflow.data.cache import CacheError, DomainData, FeatureCache
+    from otfs_workflow.protocol import DegenerateDomainError, check_pair
+
+    notes = check_pair("red-white", {"5": 10, "6": 8}, None, target_rows=40)
+    assert notes == ["pair red-white: the target 'white' has no labels: only the label-free recommendation "
+                     "(snakemake recommend) runs on this pair; every other target measures accuracies on the "
+                     "target's labels"]
+    with pytest.raises(DegenerateDomainError, match=r"the target domain 'white' has 2 sample\(s\)"):
+        check_pair("red-white", {"5": 10, "6": 8}, None, target_rows=2)
+    with pytest.raises(DegenerateDomainError, match=r"source domain 'white' has no labels.*\[red-white\]"):
+        check_pair("white-red", None, {"5": 10, "6": 8})
+    dom = DomainData("white", np.zeros((4, 2)), np.zeros(4, dtype=np.int64), read_info={"unlabelled": True})
+    cache = FeatureCache("w.h5", "wine", ["5", "6"], [], {}, {"white": dom})
+    with pytest.raises(CacheError, match=r"w.h5: the domain 'white' has no labels .*\(snakemake recommend\)"):
+        cache.domain("white")
+    assert cache.domain("white", labels=False) is dom and not dom.labelled
+
+
 # --- the protocol's checks of a pair -----------------------------------------------------------------------
 @pytest.mark.parametrize("source, target, message", [
     ({"5": 10}, {"5": 4, "6": 3}, r"pair red-white: the source domain 'red' has a single class \('5'\); it needs at "

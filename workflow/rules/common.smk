@@ -576,9 +576,13 @@ def check_user_tables():
                 )
         for pair in fs_pairs(fs):
             s, t = parse_pair(pair)
+            src, tgt = found["domains"][s], found["domains"][t]
             try:
                 notes = check_pair(
-                    pair, found["domains"][s]["labels"], found["domains"][t]["labels"]
+                    pair,
+                    None if src.get("unlabelled") else src["labels"],
+                    None if tgt.get("unlabelled") else tgt["labels"],
+                    target_rows=tgt["rows"],
                 )
             except DegenerateDomainError as exc:
                 problems.append(f"feature set {fs!r}: {exc}")

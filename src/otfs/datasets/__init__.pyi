@@ -26,6 +26,9 @@ from ._readers import (
     DATASET_READERS as DATASET_READERS,
 )
 from ._readers import (
+    NO_LABEL as NO_LABEL,
+)
+from ._readers import (
     DatasetReader as DatasetReader,
 )
 from ._readers import (

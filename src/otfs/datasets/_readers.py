@@ -47,8 +47,12 @@ import numpy as np
 
 from otfs.registry import Registry
 
-__all__ = ["DATASET_READERS", "DatasetReader", "DomainFeatures", "check_param", "get_reader",
+__all__ = ["DATASET_READERS", "NO_LABEL", "DatasetReader", "DomainFeatures", "check_param", "get_reader",
            "reader_spec"]
+
+#: The label of every sample of an unlabelled domain (``info["unlabelled"]``): a target whose file has no
+#: label, which only the label-free recommendation reads (the classes are ``1..K``).
+NO_LABEL = 0
 
 #: Dataset readers by name (entry-point group ``otfs.datasets``).
 DATASET_READERS = Registry("dataset reader", "dataset readers", package="otfs.datasets")
@@ -58,7 +62,8 @@ DATASET_READERS = Registry("dataset reader", "dataset readers", package="otfs.da
 class DomainFeatures:
     """What a reader returns for one domain: raw features, labels ``1..K`` and the ``K`` class names; the
     features' names where the files have them (else none: the pipeline names them by index), and notes on
-    how the values were read (``info``: e.g. how many missing values were imputed), kept with the cache."""
+    how the values were read (``info``: e.g. how many missing values were imputed), kept with the cache.
+    An unlabelled domain (``info["unlabelled"]``, a target without labels) has :data:`NO_LABEL` everywhere."""
 
     X: np.ndarray
     y: np.ndarray
@@ -82,7 +87,10 @@ class DomainFeatures:
         if y.shape != (X.shape[0],):
             raise ValueError(f"{where}: {y.shape} labels for {X.shape[0]} samples")
         k = len(self.class_names)
-        if not np.issubdtype(y.dtype, np.integer) or y.min() < 1 or y.max() > k:
+        if self.info.get("unlabelled"):
+            if not np.issubdtype(y.dtype, np.integer) or np.any(y != NO_LABEL):
+                raise ValueError(f"{where}: an unlabelled domain's labels must all be {NO_LABEL} (NO_LABEL)")
+        elif not np.issubdtype(y.dtype, np.integer) or y.min() < 1 or y.max() > k:
             raise ValueError(f"{where}: labels must be integers in 1..{k} (one per class name), "
                              f"got values in [{y.min()}, {y.max()}]")
         names = [str(n) for n in self.feature_names]

@@ -14,6 +14,12 @@ What the reader guarantees (``docs/your-dataset.md`` says it for users):
   file and lists every bad column of every file (empty, NaN, infinite or
   non-numeric cells, values whose squares overflow, duplicate names, a
   missing or empty label), with the file's line numbers.
+* **An unlabelled target.** A domain whose file has no label column (no
+  label array), or whose label column is empty in every row, is read as
+  unlabelled: its labels are :data:`~otfs.datasets.NO_LABEL` and
+  ``info["unlabelled"]`` says so; only the label-free recommendation reads
+  such a domain (as a target). Some empty labels in a labelled domain stay
+  an error, and so does a label column absent from every file.
 * **Labels are the user's.** Labels are matched by value across files and
   types: ``1``, ``1.0`` and ``"1"`` are one class, ``"1"``; other text is
   taken as it is, with surrounding spaces removed. The classes are the
@@ -41,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from otfs._checks import DegenerateResultWarning, constant_columns, file_sha256
-from otfs.datasets._readers import DATASET_READERS, DatasetReader, DomainFeatures, check_param
+from otfs.datasets._readers import DATASET_READERS, NO_LABEL, DatasetReader, DomainFeatures, check_param
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".npz": "npz", ".h5": "hdf5", ".hdf5": "hdf5"}
 KINDS = ("csv", "tsv", "parquet", "npz", "hdf5")
@@ -122,6 +128,7 @@ class _Table:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     missing: np.ndarray | None = None
+    unlabelled: bool = False
 
 
 @DATASET_READERS.register("tabular")
@@ -260,19 +267,25 @@ class TabularReader(DatasetReader):
         table = tables[domain]
         X = self._impute(domain, tables)
         index = {c: k for k, c in enumerate(classes, start=1)}
-        y = np.array([index[v] for v in table.labels], dtype=np.int64)
+        if table.unlabelled:
+            y = np.full(len(table.labels), NO_LABEL, dtype=np.int64)
+        else:
+            y = np.array([index[v] for v in table.labels], dtype=np.int64)
         for note in table.notes:
             warnings.warn(f"{table.path}: {note}", UserWarning, stacklevel=2)
         info = {"missing": self.missing, "impute_from": self.impute_from if self.missing != "error" else None,
                 "imputed": self._imputed_counts(table)}
+        if table.unlabelled:
+            info["unlabelled"] = True
         return DomainFeatures(X, y, classes, feature_names=list(table.names), info=info)
 
     def inspect(self) -> dict:
         """Read and check every domain's file; one error lists every problem of every file.
 
         Returns ``{"features": [...], "classes": [...], "domains": {domain: {"rows": n, "labels":
-        {class: count}, "missing": {feature: count}, "constant": [feature, ...]}}}``: what the pipeline
-        checks before any job (rows per domain, classes per pair) and notes (features constant in a domain).
+        {class: count}, "unlabelled": bool, "missing": {feature: count}, "constant": [feature, ...]}}}``: what
+        the pipeline checks before any job (rows per domain, classes per pair) and notes (features constant in
+        a domain). An unlabelled domain's ``labels`` are empty.
         """
         tables = self._read_all()
         classes = self._classes(tables)
@@ -280,12 +293,13 @@ class TabularReader(DatasetReader):
         out = {"features": list(next(iter(tables.values())).names), "classes": classes, "domains": {}}
         for domain, t in tables.items():
             counts = {c: 0 for c in classes}
-            for v in t.labels:
+            for v in ([] if t.unlabelled else t.labels):
                 counts[v] += 1
             X = self._impute(domain, tables)
             constant = [t.names[j] for j in constant_columns(X)] if X.shape[0] else []
             out["domains"][domain] = {"rows": len(t.labels), "labels": {c: n for c, n in counts.items() if n},
-                                      "missing": self._imputed_counts(t), "constant": constant}
+                                      "unlabelled": t.unlabelled, "missing": self._imputed_counts(t),
+                                      "constant": constant}
         return out
 
     # -- reading -----------------------------------------------------------------------
@@ -373,12 +387,16 @@ class TabularReader(DatasetReader):
         problems = []
         first_domain = next(iter(columns))
         paths = {d: self._path(d) for d in columns}
-        for domain, names in columns.items():
+        # a domain without the label column is an unlabelled target, unless a column's name is close to the
+        # label's (a misspelt label); without it in every file, a misnamed label
+        lacking = {d: names for d, names in columns.items() if self._label(paths[d]) not in names}
+        for domain, names in lacking.items():
             label = self._label(paths[domain])
-            if label not in names:
-                close = difflib.get_close_matches(label, names, n=1)
+            close = difflib.get_close_matches(label, names, n=1)
+            if close or len(lacking) == len(columns):
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
-                problems.append(f"{paths[domain]}: no label column {label!r}{hint} (columns: {names})")
+                problems.append(f"{paths[domain]}: no label column {label!r}{hint} (columns: {names}); an "
+                                "unlabelled target may lack it, but the source needs its labels")
         if isinstance(self.features, str) or self._kind(paths[first_domain]) in ("npz", "hdf5"):
             feats = [n for n in columns[first_domain] if n != self._label(paths[first_domain])]
         elif self.features is not None:
@@ -434,6 +452,10 @@ class TabularReader(DatasetReader):
             table = self._load(path, columns[domain], feats)
             problems += [f"{path}: {p}" for p in table.problems]
             self._tables[domain] = table
+        if not problems and all(t.unlabelled for t in self._tables.values()):
+            problems.append(f"{self._path(next(iter(self.files_)))}: no domain has a label (the label column "
+                            f"{self._label(self._path(next(iter(self.files_))))!r} is absent or empty in every "
+                            "file); the source needs its labels")
         if problems:
             self._tables = {}
             n_files = len({p.split(": ", 1)[0] for p in problems})
@@ -447,7 +469,9 @@ class TabularReader(DatasetReader):
         label = self._label(path)
         if kind in ("npz", "hdf5"):
             X, labels = self._arrays(path)
-            X, labels = np.asarray(X), np.asarray(labels).ravel()
+            X = np.asarray(X)
+            labels = np.full(X.shape[0] if X.ndim else 0, None, dtype=object) if labels is None else \
+                np.asarray(labels).ravel()
             if labels.shape[0] != X.shape[0]:
                 return _Table(path, feats, np.empty((0, len(feats))), [], {},
                               [f"features of shape {X.shape} and {labels.shape[0]} labels"])
@@ -458,7 +482,8 @@ class TabularReader(DatasetReader):
             raw_labels = labels.tolist()
             base, unit = 0, "row"
         else:
-            values, raw_labels, problems, text_cells = self._table_values(path, kind, columns, feats, label)
+            values, raw_labels, problems, text_cells = self._table_values(
+                path, kind, columns, feats, label if label in columns else None)
             if values is None:  # unreadable
                 return _Table(path, feats, np.empty((0, len(feats))), [], {}, problems)
             base, unit = (0, "row") if kind == "parquet" else (2 if self.header else 1, "line")
@@ -468,7 +493,8 @@ class TabularReader(DatasetReader):
         return self._check(path, feats, values, raw_labels, label, base, unit)
 
     def _table_values(self, path, kind, columns, feats, label):
-        """The features (float, NaN where missing or not a number) and raw labels of a table, by name."""
+        """The features (float, NaN where missing or not a number) and raw labels of a table, by name; a table
+        without the label column (``label`` None) has no label in every row."""
         import pandas as pd
 
         problems = []
@@ -476,18 +502,18 @@ class TabularReader(DatasetReader):
             if kind == "parquet":
                 df = pd.read_parquet(path)
                 df.columns = columns  # the schema's names, or names
-                df = df[[*feats, label]]
+                df = df[[*feats, *([label] if label else [])]]
                 na = set(NA_TOKENS) | set(self.na_values)
                 for f in feats:
                     if df[f].dtype == object:
                         df[f] = df[f].map(lambda v: None if isinstance(v, str) and v.strip() in na else v)
             else:
-                na = {**{f: [*NA_TOKENS, *self.na_values] for f in feats}, label: [""]}
+                na = {**{f: [*NA_TOKENS, *self.na_values] for f in feats}, **({label: [""]} if label else {})}
                 # the header line (if any) is replaced by the names read from it (stripped: _header), so the
                 # columns are taken by the same names whatever the spacing
                 df = pd.read_csv(path, sep=self._sep(path), header=0 if self.header else None, names=columns,
-                                 usecols=[*feats, label], keep_default_na=False, na_values=na,
-                                 dtype={label: object}, engine="python" if self.sep == "whitespace" else "c",
+                                 usecols=[*feats, *([label] if label else [])], keep_default_na=False,
+                                 na_values=na, dtype={label: object} if label else None, engine="python" if self.sep == "whitespace" else "c",
                                  encoding="utf-8-sig")
         except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
             return None, None, [f"not a readable {kind} table ({exc})"], None
@@ -512,7 +538,7 @@ class TabularReader(DatasetReader):
                 problems.append(f"column {f!r} has {bad.sum()} non-numeric cell(s) ({shown}"
                                 f"{'; ...' if rows.size > _SHOWN else ''})")
             values[:, j] = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
-        return values, df[label].tolist(), problems, text_cells
+        return values, (df[label].tolist() if label else [None] * len(df)), problems, text_cells
 
     def _check(self, path, feats, values, raw_labels, label, base, unit, text_cells=None) -> _Table:
         """Canonical labels, and every problem of the features: missing and infinite cells (unless
@@ -530,9 +556,11 @@ class TabularReader(DatasetReader):
             labels.append(text)
             if text is not None:
                 numbers[text] = number
-        if missing_labels:
+        unlabelled = n > 0 and len(missing_labels) == n
+        if missing_labels and not unlabelled:
             problems.append(f"column {label!r} (the label) has {len(missing_labels)} empty or missing cell(s) "
-                            f"({_lines(missing_labels, base, unit)}); every sample needs a label")
+                            f"({_lines(missing_labels, base, unit)}); every sample of a labelled domain needs a "
+                            "label (an unlabelled target leaves the whole column empty, or has none)")
         finite = np.isfinite(values)
         missing = ~finite
         if text_cells is not None:
@@ -562,7 +590,7 @@ class TabularReader(DatasetReader):
                 notes.append(f"column {f!r}: every value is below {SMALLEST_VALUE:.0e} in magnitude; their squares "
                              "underflow, so the column acts as a constant 0 (multiply it by a power of ten if it "
                              "matters)")
-        return _Table(path, feats, values, labels, numbers, problems, notes, missing)
+        return _Table(path, feats, values, labels, numbers, problems, notes, missing, unlabelled)
 
     def _arrays(self, path):
         kind, label = self._kind(path), self._label(path)
@@ -571,15 +599,19 @@ class TabularReader(DatasetReader):
             if kind == "npz":
                 with np.load(path, allow_pickle=False) as data:
                     found = list(data.keys())
-                    if key not in found or label not in found:
-                        raise ValueError(f"{path}: needs the arrays {key!r} and {label!r} (has {found})")
-                    return data[key], data[label]
+                    if key not in found:
+                        raise ValueError(f"{path}: needs the arrays {key!r} and {label!r} (has {found}; an "
+                                         "unlabelled target may lack the labels)")
+                    return data[key], (data[label] if label in found else None)
             import h5py
 
             with h5py.File(path, "r") as h5:
                 found = list(h5.keys())
-                if key not in found or label not in found:
-                    raise ValueError(f"{path}: needs the datasets {key!r} and {label!r} (has {found})")
+                if key not in found:
+                    raise ValueError(f"{path}: needs the datasets {key!r} and {label!r} (has {found}; an "
+                                     "unlabelled target may lack the labels)")
+                if label not in found:
+                    return h5[key][()], None
                 labels = h5[label][()]
                 if labels.dtype.kind in "SO":
                     labels = h5[label].asstr()[()]
@@ -606,7 +638,7 @@ class TabularReader(DatasetReader):
         if self._disjoint_warned:
             return
         self._disjoint_warned = True
-        labels = {d: sorted(set(t.labels)) for d, t in tables.items()}
+        labels = {d: [] if t.unlabelled else sorted(set(t.labels)) for d, t in tables.items()}
         domains = list(labels)
         for i, a in enumerate(domains):
             for b in domains[i + 1:]:

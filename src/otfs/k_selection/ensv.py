@@ -57,8 +57,13 @@ class EnsembleValidation(ScorerRule):
         ndarray of shape (n_candidates,)
             The share, in [0, 1], of target samples whose largest probability is the ensemble's class.
         """
-        proba = np.asarray([np.asarray(p, dtype=float) for p in target_proba])
-        if proba.ndim != 3 or proba.shape[0] == 0 or proba.shape[1] == 0:
+        arrays = [np.asarray(p, dtype=float) for p in target_proba]
+        shapes = {a.shape for a in arrays}
+        if len(shapes) != 1 or len(next(iter(shapes))) != 2 or 0 in next(iter(shapes)):
+            raise ValueError("EnsV: one (samples, classes) array of target probabilities per candidate, the same "
+                             f"shape for all; got the shapes {sorted(shapes)}")
+        proba = np.stack(arrays)
+        if proba.ndim != 3:
             raise ValueError("EnsV: one (samples, classes) array of target probabilities per candidate, the same "
                              f"shape for all; got an array of shape {proba.shape}")
         keep = np.ones(proba.shape[0], dtype=bool) if members is None else np.asarray(members, dtype=bool)

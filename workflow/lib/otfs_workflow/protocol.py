@@ -283,8 +283,8 @@ class DegenerateDomainError(ValueError):
     """A domain (or a pair of domains) has too few samples or classes for the protocol."""
 
 
-def check_pair(pair: str, source_counts: Mapping[str, int], target_counts: Mapping[str, int], *,
-               selection: bool = True) -> list[str]:
+def check_pair(pair: str, source_counts: Mapping[str, int] | None, target_counts: Mapping[str, int] | None, *,
+               selection: bool = True, target_rows: int | None = None) -> list[str]:
     """Check that a pair's two domains can run the protocol; return warnings, raise the errors.
 
     ``source_counts`` and ``target_counts`` count each domain's samples per
@@ -296,13 +296,24 @@ def check_pair(pair: str, source_counts: Mapping[str, int], target_counts: Mappi
     Algorithm 1), a target with fewer samples than the source has classes.
     Warnings: target classes absent from the source (no classifier trained
     on it can predict them).
+
+    An unlabelled domain has ``None`` counts: an unlabelled source is an
+    error; an unlabelled target (its ``target_rows`` samples) gets a note
+    that only the label-free recommendation runs on the pair.
     """
     source, target = parse_pair(pair)
+    if source_counts is None:
+        raise DegenerateDomainError(f"pair {pair}: the source domain {source!r} has no labels (its file has no label "
+                                    "column, or an empty one); a source needs its labels (protocol.pairs: list the pairs whose "
+                                    f"target it is, such as [{target}-{source}])")
+    unlabelled = target_counts is None
+    if unlabelled and target_rows is None:
+        raise ValueError(f"pair {pair}: an unlabelled target needs its number of samples (target_rows)")
     src = {c: int(n) for c, n in source_counts.items() if n}
-    tgt = {c: int(n) for c, n in target_counts.items() if n}
+    tgt = {} if unlabelled else {c: int(n) for c, n in target_counts.items() if n}
     problems = []
     for role, domain, counts in (("source", source, src), ("target", target, tgt)):
-        n = sum(counts.values())
+        n = target_rows if role == "target" and unlabelled else sum(counts.values())
         if n < MIN_DOMAIN_SAMPLES:
             problems.append(f"the {role} domain {domain!r} has {n} sample(s); every domain needs at least "
                             f"{MIN_DOMAIN_SAMPLES} (after its z-score, two samples leave every feature at +1 or -1)")
@@ -314,12 +325,15 @@ def check_pair(pair: str, source_counts: Mapping[str, int], target_counts: Mappi
         problems.append(f"the source {source!r} (labels {sorted(src)}) and the target {target!r} (labels "
                         f"{sorted(tgt)}) have no label in common: every accuracy would be 0 (are the labels "
                         "written the same way in both files?)")
-    n_target = sum(tgt.values())
+    n_target = target_rows if unlabelled else sum(tgt.values())
     if selection and len(src) > 1 and n_target < len(src):
         problems.append(f"the target domain {target!r} has {n_target} sample(s), fewer than the {len(src)} classes "
                         f"of the source {source!r}: Algorithm 1 (the OT sample selection) needs at least {len(src)}")
     if problems:
         raise DegenerateDomainError(f"pair {pair}: " + "; ".join(problems))
+    if unlabelled:
+        return [f"pair {pair}: the target {target!r} has no labels: only the label-free recommendation (snakemake "
+                "recommend) runs on this pair; every other target measures accuracies on the target's labels"]
     absent = sorted(set(tgt) - set(src), key=str)
     if absent:
         return [f"pair {pair}: the target {target!r} has labels that the source {source!r} lacks ({absent}, "

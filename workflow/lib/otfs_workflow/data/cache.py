@@ -71,6 +71,11 @@ class DomainData:
     sample_ids: tuple[str, ...] = ()
     read_info: dict = field(default_factory=dict)
 
+    @property
+    def labelled(self) -> bool:
+        """False for an unlabelled domain (a target whose file has no labels: ``read_info["unlabelled"]``)."""
+        return not self.read_info.get("unlabelled", False)
+
 
 @dataclass(frozen=True)
 class FeatureCache:
@@ -93,13 +98,22 @@ class FeatureCache:
         """The features' names: the stored ones (a user's columns), else their indices as text."""
         return list(self.stored_feature_names) or [str(i) for i in range(self.n_features)]
 
-    def domain(self, name: str) -> DomainData:
+    def domain(self, name: str, labels: bool = True) -> DomainData:
+        """The domain ``name``; with ``labels`` (the default) an unlabelled domain is an error naming it: every
+        step but the label-free recommendation reads the labels of the domains it is given."""
         try:
-            return self.domains[name]
+            dom = self.domains[name]
         except KeyError:
             raise CacheError(
                 f"{self.path}: no domain {name!r} (has {sorted(self.domains)})"
             ) from None
+        if labels and not dom.labelled:
+            raise CacheError(
+                f"{self.path}: the domain {name!r} has no labels (its file has no label column, or an empty "
+                "one): this step needs them (a source's labels, or a target's to measure an accuracy); only "
+                "the label-free recommendation (snakemake recommend) runs on an unlabelled target"
+            )
+        return dom
 
 
 def write_cache(
@@ -246,7 +260,7 @@ def read_domains(paths: Mapping[str, str | os.PathLike]) -> FeatureCache:
             first.feature_set, first.n_features, first.class_names, first.preprocessing, first.feature_names
         ):
             raise CacheError(f"{c.path} and {first.path} describe different feature sets")
-    domains = {name: c.domain(name) for c, name in zip(caches, paths, strict=True)}
+    domains = {name: c.domain(name, labels=False) for c, name in zip(caches, paths, strict=True)}
     return FeatureCache(
         path=first.path,
         feature_set=first.feature_set,

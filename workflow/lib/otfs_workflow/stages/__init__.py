@@ -349,7 +349,9 @@ def source_classes(cache, pair: str, selection: bool = True) -> list[int]:
 
     source, target = parse_pair(pair)
     names = cache.class_names
-    src_y, tgt_y = cache.domain(source).y, cache.domain(target).y
-    for message in check_pair(pair, class_counts(src_y, names), class_counts(tgt_y, names), selection=selection):
+    src_y, tgt = cache.domain(source).y, cache.domain(target, labels=False)
+    tgt_counts = class_counts(tgt.y, names) if tgt.labelled else None
+    for message in check_pair(pair, class_counts(src_y, names), tgt_counts, selection=selection,
+                              target_rows=int(tgt.X.shape[0])):
         logging.getLogger("otfs").warning(message)
     return [int(c) for c in np.unique(src_y)]

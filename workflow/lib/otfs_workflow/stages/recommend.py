@@ -821,7 +821,7 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
         raise ValueError(f"recommend draws: a positive number of the protocol's iterations, got {draws!r}")
     source, target = parse_pair(pair)
     cache = read_domains({d: caches[d] for d in (source, target)})
-    src, tgt = cache.domain(source), cache.domain(target)
+    src, tgt = cache.domain(source), cache.domain(target, labels=False)  # the target's labels are never read
     classes = source_classes(cache, pair, selection=False)
     names = list(getattr(cache, "feature_names", None) or [f"f{i}" for i in range(cache.n_features)])
     Xt = pd.DataFrame(tgt.X, columns=names)
@@ -866,7 +866,10 @@ def _how_sure(selector, params: Mapping) -> dict:
         out["atc_target_accuracy"] = float(chosen["ATC:score"])
         out["source_validation_accuracy"] = float(chosen.get("ATC:source_accuracy", float("nan")))
     table = selector.candidates_
-    if "random" in set(table["ranker"]) and selector.ranker_ != "random":
+    out["all_features"] = bool(selector.k_ == selector.measures_["d"])
+    if out["all_features"]:
+        pass  # every feature is kept: no ranking plays a part, a random order's included
+    elif "random" in set(table["ranker"]) and selector.ranker_ != "random":
         rules = sorted(r for r in _policy_score_rules(selector.policy_) if f"{r}:score" in table)
         rand = table[table["ranker"] == "random"]
         if rules:
@@ -915,6 +918,9 @@ def pair_markdown(rec: Mapping) -> str:
         lines += [f"ATC estimates the chosen candidate's target accuracy (its validation classifier's) at "
                   f"{100 * sure['atc_target_accuracy']:.1f} %, beside {100 * sure['source_validation_accuracy']:.1f} % "
                   "on the source's validation samples.", ""]
+    if sure.get("all_features"):
+        lines += ["Every feature is kept: no ranking plays a part in this choice (a random order keeps the same "
+                  "features).", ""]
     if sure.get("random_ties_or_beats"):
         lines += ["**No ranker beats a random order here**: a random order's best candidate scores at least as well "
                   "as the choice under the policy's scores. The ranking is not to be trusted on this pair.", ""]
