@@ -228,6 +228,7 @@ def test_a_pairs_recommendation_reads_every_draw_and_says_how_sure(tmp_path):
     # the selector on each of 3 draws of the protocol, by hand: the page's choice is the most frequent one, with
     # its share of the draws, and a random order that does as well is said plainly
     from otfs.k_selection import LabelFreeFeatureSelector
+    from otfs.k_selection._label_free import canonical_row_order
     from otfs_workflow.data.cache import read_domains
     from otfs_workflow.protocol import derive_seed, iteration_source_subset
 
@@ -241,11 +242,13 @@ def test_a_pairs_recommendation_reads_every_draw_and_says_how_sure(tmp_path):
     rec = recommend.run_pair(caches, "toy", "src-tgt", 10, params, outputs, draws=3, evaluated=False)
     cache = read_domains(caches)
     src, tgt = cache.domain("src"), cache.domain("tgt")
+    order = canonical_row_order(src.X, src.y)  # the draws are of the source's rows in their canonical order
+    Xs, ys = src.X[order], src.y[order]
     by_hand = []
     for it in range(3):
-        subset, _ = iteration_source_subset("toy", "src-tgt", it, src.y, 10, class_names=cache.class_names)
+        subset, _ = iteration_source_subset("toy", "src-tgt", it, ys, 10, class_names=cache.class_names)
         sel = LabelFreeFeatureSelector(**params, random_state=derive_seed("toy", "src-tgt", it, "recommend"))
-        sel.fit(src.X[subset], src.y[subset], X_target=tgt.X)
+        sel.fit(Xs[subset], ys[subset], X_target=tgt.X)
         by_hand.append((sel.ranker_, sel.k_))
     assert [(c["ranker"], c["k"]) for c in rec["draws"]["choices"]] == by_hand
     winner = max(set(by_hand), key=lambda c: (by_hand.count(c), -by_hand.index(c)))
@@ -263,3 +266,32 @@ def test_a_pairs_recommendation_reads_every_draw_and_says_how_sure(tmp_path):
     assert ("No ranker beats a random order here" in md) == (ties and not every)
     with pytest.raises(ValueError, match="recommend draws: a positive number"):
         recommend.run_pair(caches, "toy", "src-tgt", 10, params, outputs, draws=0)
+
+
+def test_a_pairs_recommendation_does_not_depend_on_the_order_of_the_rows(tmp_path):
+    """The same raw data with the rows of each domain permuted, z-scored by the cache (whose sums then run in
+    another order), give the same recommendation, draw by draw."""
+    from otfs_workflow.data.cache import DomainData, write_cache
+
+    from .conftest import shifted_domains
+
+    Xs, ys, Xt, _, _ = shifted_domains(n_s=60, n_t=70, d=12, k=2, n_classes=3, seed=4)
+    params = {"rankers": ["ks", "mmd", "random"], "adapter": "NA", "n_features_grid": ["d/4", "d/2"],
+              "policy": "circular", "scorers": ["circular"], "classifier": {"name": "knn", "n_neighbors": 5},
+              "n_splits": 2, "test_size": 0.5}
+    answers = []
+    for p in range(3):
+        rng = np.random.default_rng(p)
+        ps, pt = (np.arange(len(ys)), np.arange(len(Xt))) if p == 0 else (rng.permutation(len(ys)),
+                                                                          rng.permutation(len(Xt)))
+        folder = tmp_path / f"p{p}"
+        folder.mkdir()
+        caches = {}
+        for dom, X, y in (("src", Xs[ps], ys[ps] + 1), ("tgt", Xt[pt], np.ones(len(pt), dtype=int))):
+            caches[dom] = str(folder / f"{dom}.h5")
+            write_cache(caches[dom], feature_set="toy", dataset="toy", domains={dom: DomainData(dom, X, y)},
+                        class_names=["a", "b", "c"], preprocessing=["zscore"])
+        outputs = {k: str(folder / f"r.{k}") for k in ("json", "md", "pdf", "png")}
+        rec = recommend.run_pair(caches, "toy", "src-tgt", 10, params, outputs, draws=2, evaluated=False)
+        answers.append(((rec["ranker"], rec["k"]), rec["draws"]["choices"]))
+    assert answers[1] == answers[0] and answers[2] == answers[0]

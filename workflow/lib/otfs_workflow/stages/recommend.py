@@ -813,6 +813,7 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
     ``scorers``, ``classifier``, ``n_splits``, ``test_size``); each draw's ``random_state`` is derived from
     (feature set, pair, iteration, "recommend")."""
     from otfs.k_selection import LabelFreeFeatureSelector
+    from otfs.k_selection._label_free import canonical_row_order
     from otfs_workflow.data.cache import read_domains
     from otfs_workflow.protocol import derive_seed, iteration_source_subset, parse_pair
     from otfs_workflow.stages import source_classes
@@ -824,13 +825,17 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
     src, tgt = cache.domain(source), cache.domain(target, labels=False)  # the target's labels are never read
     classes = source_classes(cache, pair, selection=False)
     names = list(getattr(cache, "feature_names", None) or [f"f{i}" for i in range(cache.n_features)])
-    Xt = pd.DataFrame(tgt.X, columns=names)
+    # each domain in the selector's canonical order of its rows: the draws of the source then do not depend on the
+    # order of the file's rows, so the same data with its rows permuted give the same recommendation
+    order = canonical_row_order(src.X, src.y)
+    Xs_all, ys_all = src.X[order], src.y[order]
+    Xt = pd.DataFrame(tgt.X[canonical_row_order(tgt.X)], columns=names)
     fitted, sizes = [], []
     for it in range(draws):
-        subset, _ = iteration_source_subset(feature_set, pair, it, src.y, per_class, classes=classes,
+        subset, _ = iteration_source_subset(feature_set, pair, it, ys_all, per_class, classes=classes,
                                             class_names=cache.class_names)
         selector = LabelFreeFeatureSelector(**dict(params), random_state=derive_seed(feature_set, pair, it, "recommend"))
-        fitted.append(selector.fit(pd.DataFrame(src.X[subset], columns=names), src.y[subset], X_target=Xt))
+        fitted.append(selector.fit(pd.DataFrame(Xs_all[subset], columns=names), ys_all[subset], X_target=Xt))
         sizes.append(int(len(subset)))
     choices = [(sel.ranker_, sel.k_) for sel in fitted]
     counts = {c: choices.count(c) for c in choices}
