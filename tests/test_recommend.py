@@ -295,3 +295,77 @@ def test_a_pairs_recommendation_does_not_depend_on_the_order_of_the_rows(tmp_pat
         rec = recommend.run_pair(caches, "toy", "src-tgt", 10, params, outputs, draws=2, evaluated=False)
         answers.append(((rec["ranker"], rec["k"]), rec["draws"]["choices"]))
     assert answers[1] == answers[0] and answers[2] == answers[0]
+
+
+def test_the_second_classifier_judges_the_same_procedure(tmp_path):
+    """Rows with a second classifier's accuracy: the evaluation reruns the nested procedure on it and reports it
+    beside the 1-NN's (evaluation.csv's classifier column, a sentence of evaluation.md); the same accuracies give
+    the same regrets."""
+    long = _rows({"A": "ot", "B": "source-anova", "C": "source-anova"})
+    long = long.assign(second_accuracy=long["accuracy"] - 1.0)  # every candidate 1 point lower: the same regrets
+    res, outputs = _evaluate(tmp_path, long)
+    table = res["table"]
+    first = table[(table["classifier"] == recommend.FIRST) & (table["scope"] == recommend.POOLED)]
+    second = table[table["classifier"] == recommend.SECOND]
+    assert set(second["scope"]) == {recommend.POOLED}
+    pd.testing.assert_series_equal(first.set_index("versus")["versus_regret"],
+                                   second.set_index("versus")["versus_regret"])
+    assert "Judged by the second classifier" in open(outputs["md"]).read()
+    with pytest.raises(ValueError, match=r"the choice-of-k rows of \['A'\] lack the second classifier's accuracy"):
+        _evaluate(tmp_path, long.assign(second_accuracy=np.where(long["feature_set"] == "A", np.nan,
+                                                                 long["second_accuracy"])))
+
+
+def test_ensv_is_scored_across_every_candidate_of_a_run(tmp_path):
+    """EnsV in the evaluation: its score is computed from the rows' target probabilities over all (ranker, k) of
+    a run (the all-features point once), as the library's rule computes it; rows without them are an error."""
+    from otfs.k_selection import get_rule
+    from otfs_workflow.stages.model_selection import decode_proba, encode_proba
+
+    long = _rows({"A": "ot", "B": "source-anova", "C": "source-anova"})
+    rng = np.random.default_rng(5)
+    long["target_proba"] = [encode_proba(rng.dirichlet(np.ones(2), size=6)) for _ in range(len(long))]
+    every = long["n_features"] == 8
+    first_every = long[every].groupby(["feature_set", "pair", "iteration"])["target_proba"].transform("first")
+    long.loc[every, "target_proba"] = first_every  # the all-features point: one model for both rankers
+    runs = recommend.Runs(long, {f: f for f in "ABC"}, RANKERS, ["IW", "EnsV"], DATA)
+    run = long[(long["feature_set"] == "B") & (long["pair"] == "s1-t1") & (long["iteration"] == 1)]
+    run = run.sort_values(["ranker", "n_features"], key=lambda c: c.map({"ot": 0, "source-anova": 1}) if c.name ==
+                          "ranker" else c)
+    members = ~(run["n_features"] == 8).to_numpy() | ~run["n_features"].duplicated().to_numpy()
+    expected = get_rule("EnsV").score_candidates([decode_proba(c) for c in run["target_proba"]], members)
+    row = runs.runs.index[(runs.runs["feature_set"] == "B") & (runs.runs["pair"] == "s1-t1")
+                          & (runs.runs["iteration"] == 1)][0]
+    picked = runs.picked["EnsV"][row]
+    pick = runs.names.index("scorer:EnsV") if "scorer:EnsV" in runs.names else None
+    assert pick is not None and picked[pick] == expected.max()
+    with pytest.raises(ValueError, match=r"B/s0-t0, adapter NA, iteration 0: the ensemble rule\(s\) \['EnsV'\]"):
+        recommend.Runs(long.assign(target_proba=np.where(long["feature_set"] == "B", None, long["target_proba"])),
+                       {f: f for f in "ABC"}, RANKERS, ["IW", "EnsV"], DATA)
+
+
+def test_a_pair_page_names_the_family_most_like_it(tmp_path):
+    """data_profile by hand (the share of values at their feature's most common value), the nearest family by
+    log d, log n and sparsity, and pair_profiles over two domains' caches."""
+    from .conftest import toy_caches
+
+    (tmp_path / "toy").mkdir()
+    caches, (Xs, _, Xt, _) = toy_caches(tmp_path / "toy", seed=0)  # data/cache/<feature set>/<domain>.h5
+    prof = recommend.pair_profiles(list(caches.values()), [("toy", "src-tgt")])[("toy", "src-tgt")]
+    assert prof == recommend.data_profile([Xs, Xt]) | {"sparsity": pytest.approx(
+        (recommend.data_profile([Xs])["sparsity"] * len(Xs) + recommend.data_profile([Xt])["sparsity"] * len(Xt))
+        / (len(Xs) + len(Xt)))}
+    with pytest.raises(ValueError, match=r"no cache of the domains \['x'\] of toy/src-x"):
+        recommend.pair_profiles(list(caches.values()), [("toy", "src-x")])
+    X = np.array([[0.0, 1.0], [0.0, 2.0], [3.0, 2.0], [0.0, 2.0]])
+    # feature 0: three zeros of four; feature 1: three 2s of four: 6 of 8 values at their feature's mode
+    assert recommend.data_profile([X]) == {"d": 2, "n": 4, "sparsity": 0.75}
+    z = (X - X.mean(axis=0)) / X.std(axis=0)  # a z-score moves the zeros, keeps them equal
+    assert recommend.data_profile([z])["sparsity"] == 0.75
+    by_family = {"text": {"d": 5000, "n": 4000, "sparsity": 0.99, "nested_regret": 3.0, "tasks": 12},
+                 "wine": {"d": 11, "n": 6000, "sparsity": 0.05, "nested_regret": 1.0, "tasks": 2},
+                 "heart": {"d": 13, "n": 300, "sparsity": 0.3, "nested_regret": 9.0, "tasks": 12},
+                 "bare": {"tasks": 1, "nested_regret": 0.0}}  # no profile: never the nearest
+    assert recommend.most_similar_family({"d": 13, "n": 178, "sparsity": 0.1}, by_family)[0] == "heart"
+    assert recommend.most_similar_family({"d": 4000, "n": 3000, "sparsity": 0.9}, by_family)[0] == "text"
+    assert recommend.most_similar_family({"d": 4, "n": 4, "sparsity": 0.0}, {"bare": by_family["bare"]}) is None

@@ -56,6 +56,7 @@ rule recommend_pair:
 rule recommend_evaluation:
     input:
         tables=recommend_evaluation_tables,
+        caches=recommend_evaluation_caches,
         code=script_code("recommend_evaluation.py"),
     output:
         csv=report(

@@ -44,6 +44,18 @@ def recommend_evaluation_tables(w=None):
     ]
 
 
+def recommend_evaluation_caches(w=None):
+    """The domain caches of every task of the evaluation (their sizes and sparsity describe the families)."""
+    return list(
+        dict.fromkeys(
+            f"data/cache/{fs}/{d}.h5"
+            for fs in recommend_evaluation_families()
+            for p in scope_pairs(fs, scope_for("available", fs))
+            for d in parse_pair(p)
+        )
+    )
+
+
 def recommend_evaluation_ready():
     """Whether the evaluation has what it needs: the choice of k's rows of three families or more (a nested
     leave one family out). A configuration of a user's own data alone has none of the benchmark's.

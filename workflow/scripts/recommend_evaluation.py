@@ -6,7 +6,7 @@ from otfs_workflow.stages import job, recommend, snakemake_object
 sm = snakemake_object()
 with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
     cfg = sm.params.evaluation
-    provenance = provenance_record(inputs=list(sm.input.tables),
+    provenance = provenance_record(inputs=[*sm.input.tables, *sm.input.caches],
                                    params={"evaluation": cfg, "rankers": sm.params.rankers,
                                            "families": sm.params.families},
                                    config=sm.config)
@@ -26,4 +26,5 @@ with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
         weighting=cfg["weighting"],
         fixed_k_rule=cfg["fixed_k_rule"],
         metrics=sm.params.metrics,
+        caches=list(sm.input.caches),
     )

@@ -547,7 +547,8 @@ def second_classifier_rows(long: pd.DataFrame, families: Mapping[str, str],
         raise ValueError(f"recommend evaluation: the choice-of-k rows of {bad} lack the second classifier's "
                          "accuracy that the others have (rows of other settings: build them again)")
     renamed = {f"second_{m}": m for m in CANDIDATE_METRICS}
-    return judged_by(long.drop(columns=list(CANDIDATE_METRICS)).rename(columns=renamed), families, metrics)
+    first = [m for m in CANDIDATE_METRICS if m in long.columns]
+    return judged_by(long.drop(columns=first).rename(columns=renamed), families, metrics)
 
 
 def _evaluate_adapter(part: pd.DataFrame, families, rankers, scorers, data_rules, reference, relevance, weighting,
@@ -577,13 +578,16 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
              scorers: Sequence[str], data_rules: Sequence[str], gate_margin: float, alpha: float,
              provenance: Mapping, outputs: Mapping[str, str], reference: str = "ot",
              relevance: str = "source-anova", weighting: str = "family", fixed_k_rule: str = "circular",
-             metrics: Mapping[str, str] | None = None) -> dict:
+             metrics: Mapping[str, str] | None = None, caches: Sequence[str] = ()) -> dict:
     """The meta-evaluation (module docstring); writes ``outputs``: ``csv``, ``tasks``, ``md``, ``pdf``,
     ``png``, ``signals`` (the scorers' signal quality, :func:`signal_table`), ``policy``, ``provenance``.
-    ``metrics``: the metric each family is judged by where not the 1-NN's accuracy (:func:`judged_by`)."""
+    ``metrics``: the metric each family is judged by where not the 1-NN's accuracy (:func:`judged_by`).
+    ``caches``: the tasks' domain caches, whose sizes and sparsity (:func:`data_profile`) describe each family
+    in the policy file (``by_family``), so that a pair's page finds the family most like it."""
     if not pair_tables:
         raise ValueError("recommend evaluation: no per-pair tables of the choice of k to read")
     raw = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
+    profiles = pair_profiles(caches, sorted(set(zip(raw["feature_set"], raw["pair"])))) if caches else {}
     long = judged_by(raw, families, metrics or {})
     second = second_classifier_rows(raw, families, metrics or {})
     tables, task_rows, fold_rows, policies, variant_rows, signal_rows, fixed_by = [], [], [], {}, [], [], {}
@@ -620,7 +624,8 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
                              "train_regret": final["train_regret"],
                              "nested_regret": float(regret[RECOMMENDATION].mean()),
                              "best_fixed": best_fixed, "best_fixed_regret": float(regret[best_fixed].mean()),
-                             "tasks": int(len(runs.tasks)), "families": sorted(set(runs.runs["family"]))}
+                             "tasks": int(len(runs.tasks)), "families": sorted(set(runs.runs["family"])),
+                             "by_family": _by_family(tasks, profiles)}
     if not tables:
         raise ValueError("recommend evaluation: fewer than three families with rows under any adapter (a nested "
                          "leave one family out needs three)")
@@ -650,6 +655,72 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
     write_json(outputs["provenance"], dict(provenance))
     return {"table": table, "tasks": tasks, "folds": folds, "policies": policies, "variants": variants,
             "signals": signals}
+
+
+def data_profile(arrays: Sequence[np.ndarray]) -> dict:
+    """What a pair's data are like, for finding the family most like it: ``d``, ``n`` (the samples of both
+    domains) and ``sparsity``, the share of values equal to their feature's most common value in their domain
+    (the zeros of word counts; unchanged by a per-feature z-score, which moves the zeros but keeps them equal)."""
+    arrays = [np.asarray(X) for X in arrays]
+    n = sum(X.shape[0] for X in arrays)
+    at_mode = 0
+    for X in arrays:
+        for j in range(X.shape[1]):
+            at_mode += int(np.unique(X[:, j], return_counts=True)[1].max()) if X.shape[0] else 0
+    return {"d": int(arrays[0].shape[1]), "n": int(n), "sparsity": at_mode / max(n * arrays[0].shape[1], 1)}
+
+
+def pair_profiles(caches: Sequence[str], pairs: Sequence[tuple]) -> dict:
+    """:func:`data_profile` of every (feature set, pair) of ``pairs`` from the domain caches ``caches`` (paths
+    ``.../<feature set>/<domain>.h5``, each read once)."""
+    from pathlib import Path
+
+    from otfs_workflow.data.cache import read_cache
+    from otfs_workflow.protocol import parse_pair
+
+    by_domain = {(Path(c).parent.name, Path(c).stem): c for c in caches}
+    per_domain: dict = {}
+    out = {}
+    for fs, pair in pairs:
+        domains = parse_pair(pair)
+        missing = [d for d in domains if (fs, d) not in by_domain]
+        if missing:
+            raise ValueError(f"recommend evaluation: no cache of the domains {missing} of {fs}/{pair} among the inputs")
+        for d in domains:
+            if (fs, d) not in per_domain:
+                X = read_cache(by_domain[(fs, d)], [d]).domains[d].X
+                per_domain[(fs, d)] = data_profile([X]) | {"rows": int(X.shape[0])}
+        a, b = (per_domain[(fs, d)] for d in domains)
+        n = a["rows"] + b["rows"]
+        out[(fs, pair)] = {"d": a["d"], "n": n, "sparsity": (a["sparsity"] * a["rows"] + b["sparsity"] * b["rows"]) / n}
+    return out
+
+
+def _by_family(tasks: pd.DataFrame, profiles: Mapping) -> dict:
+    """Per family: its tasks, the recommendation's nested regret there, and the medians over its pairs of
+    :func:`data_profile`'s numbers (where the caches were given)."""
+    out = {}
+    for family, group in tasks.groupby("family", sort=True):
+        rec = {"tasks": int(len(group)), "nested_regret": float(group[RECOMMENDATION].mean())}
+        prof = [profiles[k] for k in dict.fromkeys(zip(group["feature_set"], group["pair"])) if k in profiles]
+        if prof:
+            rec.update({key: float(np.median([p[key] for p in prof])) for key in ("d", "n", "sparsity")})
+        out[str(family)] = rec
+    return out
+
+
+def most_similar_family(profile: Mapping, by_family: Mapping) -> tuple[str, dict] | None:
+    """The family of ``by_family`` (the policy file's) nearest to a pair's :func:`data_profile`: the least
+    ``|log10 d - log10 d'| + |log10 n - log10 n'| + |sparsity - sparsity'|``; None where no family has a profile."""
+    best, where = None, None
+    for family, rec in by_family.items():
+        if not all(k in rec for k in ("d", "n", "sparsity")):
+            continue
+        dist = (abs(np.log10(profile["d"]) - np.log10(rec["d"])) + abs(np.log10(profile["n"]) - np.log10(rec["n"]))
+                + abs(profile["sparsity"] - rec["sparsity"]))
+        if best is None or dist < best:
+            best, where = dist, family
+    return None if where is None else (where, dict(by_family[where]))
 
 
 def _compact_provenance(provenance: Mapping) -> dict:
@@ -845,14 +916,14 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
            "target_samples": int(tgt.X.shape[0]), **selector.recommendation(),
            "draws": {"n": draws, "wins": counts[winner], "agreement": counts[winner] / draws,
                      "choices": [{"iteration": it, "ranker": r, "k": k} for it, (r, k) in enumerate(choices)]},
-           "how_sure": _how_sure(selector, params), "evaluated": bool(evaluated)}
+           "how_sure": _how_sure(selector, params, data_profile([src.X, tgt.X])), "evaluated": bool(evaluated)}
     write_json(outputs["json"], rec, sealed=False)
     write_text(outputs["md"], pair_markdown(rec))
     _pair_figure(selector.candidates_, rec, outputs)
     return rec
 
 
-def _how_sure(selector, params: Mapping) -> dict:
+def _how_sure(selector, params: Mapping, profile: Mapping | None = None) -> dict:
     """What the user should know of the choice's reliability: the shipped policy's nested regret where the
     policy is the shipped one, ATC's estimate of the chosen candidate's target accuracy beside its source
     validation accuracy, and whether any ranker beats a random order under the policy."""
@@ -866,6 +937,11 @@ def _how_sure(selector, params: Mapping) -> dict:
         learned = shipped.get("learned", {}).get(adapter if adapter in shipped["policies"] else shipped["default_adapter"], {})
         out["nested_regret"] = learned.get("nested_regret")
         out["policy_learned_on"] = provenance.get("learned_on")
+        if profile is not None:
+            out["profile"] = dict(profile)
+            similar = most_similar_family(profile, learned.get("by_family", {}))
+            if similar is not None:
+                out["similar_family"] = {"family": similar[0], **similar[1]}
     chosen = selector.candidates_[selector.candidates_["chosen"]].iloc[0]
     if "ATC:score" in chosen:
         out["atc_target_accuracy"] = float(chosen["ATC:score"])
@@ -912,6 +988,13 @@ def pair_markdown(rec: Mapping) -> str:
         lines += [f"The shipped policy loses {sure['nested_regret']:.2f} points of target accuracy on average against "
                   "the best (ranker, k) in hindsight, measured by nested leave one family out on the benchmark's "
                   "tasks (`results/recommend/evaluation.md`).", ""]
+        sim, prof = sure.get("similar_family"), sure.get("profile")
+        if sim and prof:
+            lines += [f"The family most like this pair by its number of features, of samples and its sparsity (d = "
+                      f"{prof['d']}, n = {prof['n']}, {100 * prof['sparsity']:.0f} % of values at their feature's "
+                      f"most common value) is **{sim['family']}** (d = {sim['d']:.0f}, n = {sim['n']:.0f}, "
+                      f"{100 * sim['sparsity']:.0f} %): there the shipped policy loses {sim['nested_regret']:.2f} "
+                      f"points, over {sim['tasks']} tasks.", ""]
     elif "nested_regret" in sure:
         lines += ["The shipped policy file records no nested regret: its expected regret is not measured "
                   "(`snakemake recommend` on the benchmark's data measures it).", ""]
