@@ -3,6 +3,7 @@
 #   make test   set up .venv, then run the test suite
 #   make bench  the benchmark suite, scaling study and end-to-end timings (results/benchmarks/)
 #   make slurm-packages   Debian's SLURM, munge and MariaDB, for the SLURM test (root)
+#   make browser-packages Debian's headless Chromium, for the report's browser test (root)
 #   OTFS_TEST_SLURM=1 make test   also runs the test on a local SLURM cluster (CI does)
 PYTHON ?= python3
 VENV ?= .venv
@@ -11,7 +12,7 @@ TORCH ?= 2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.otfs-installed
 
-.PHONY: setup all available test lint bench clean-results slurm-packages
+.PHONY: setup all available test lint bench clean-results slurm-packages browser-packages
 
 $(STAMP): pyproject.toml workflow/pyproject.toml envs/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +50,13 @@ slurm-packages:
 		export DEBIAN_FRONTEND=noninteractive; \
 		apt-get install -y -q --no-install-recommends $(SLURM_PACKAGES) \
 		|| { apt-get update -q && apt-get install -y -q --no-install-recommends $(SLURM_PACKAGES); }; fi
+
+# Debian's headless Chromium, for the test that opens the HTML report as a person sees it (root).
+browser-packages:
+	@if command -v chromium >/dev/null; then echo "Chromium present"; else \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -q --no-install-recommends chromium \
+		|| { apt-get update -q && apt-get install -y -q --no-install-recommends chromium; }; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts workflow/lib

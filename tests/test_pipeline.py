@@ -460,6 +460,35 @@ def test_missing_data_fails_with_a_clear_message(tmp_path):
     assert "snakemake available" in text
 
 
+def _check_landing_page_in_a_browser(report, screenshot):
+    """The report opened in headless Chromium as a person opens it: the page it lands on (the DOM after its
+    scripts ran) shows the verdict's table and the recommendation's goals before any click, and its
+    screenshot is a page with content, not blank."""
+    import shutil
+
+    from .conftest import unavailable
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        unavailable("Debian's headless Chromium", "make browser-packages (root)")
+    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
+             "--window-size=1400,1000"]
+    dom = subprocess.run([*flags, "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=300)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    page = dom.stdout
+    for text in ("Which ranker to trust, per family", "judged by", "Never worse than the simplest rule"):
+        assert text in page, text
+    assert "<table" in page  # the glance table is a table, not text
+    shot = subprocess.run([*flags, f"--screenshot={screenshot}", report.as_uri()], capture_output=True, text=True,
+                          timeout=300)
+    assert shot.returncode == 0 and screenshot.is_file(), shot.stderr[-2000:]
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(screenshot)
+    assert pixels.shape[:2] == (1000, 1400)
+    assert pixels[..., :3].std() > 0.05  # text and a table on the page, not a blank or loading screen
+
+
 def test_report_lists_every_target_by_section(test_run):
     report = test_run / "report.html"
     snakemake(test_run, "--configfile", "config/test.yaml", "--report", str(report), "available")
@@ -475,6 +504,12 @@ def test_report_lists_every_target_by_section(test_run):
         assert name in html, name
     assert "Label-free recommendation" in html  # the recommendation's section (its evaluation: the verdict reads it)
     assert "iterations per pair" in html  # captions say what was run
+    # the landing page (the workflow profile's report metadata makes it the first page): the description opens on
+    # the verdict's table and the recommendation's evaluation, the report's own results, each naming its page
+    for text in ("The answer first", "Which ranker to trust, per family", "best ranker (adapters)",
+                 "results/leaderboard/verdict.md", "Never worse than the simplest rule", "Report written (UTC"):
+        assert text in html, text
+    _check_landing_page_in_a_browser(report, test_run / "landing.png")
     from .test_docs import report_captions
 
     captions = report_captions(html)  # none with an empty ("") or unresolved ({{ }}) field

@@ -84,6 +84,12 @@ rule recommend_evaluation:
         ),
         policy=f"{RECOMMEND_OUT}/policy.json",
         provenance=f"{RECOMMEND_OUT}/provenance.json",
+        # the evaluation at a glance, for the report's landing page (workflow/report/workflow.rst)
+        glance=report(
+            f"{RECOMMEND_OUT}/evaluation_glance.rst",
+            caption="../report/glance.rst",
+            category="At a glance",
+        ),
     log:
         "logs/recommend/evaluation.log",
     benchmark:

@@ -312,6 +312,12 @@ rule make_shift_verdict:
             subcategory="verdict",
         ),
         provenance="results/leaderboard/verdict_provenance.json",
+        # the table at a glance, for the report's landing page (workflow/report/workflow.rst)
+        glance=report(
+            "results/leaderboard/verdict_glance.rst",
+            caption="../report/glance.rst",
+            category="At a glance",
+        ),
     log:
         "logs/shift/verdict.log",
     benchmark:

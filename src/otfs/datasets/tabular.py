@@ -513,8 +513,8 @@ class TabularReader(DatasetReader):
                 # columns are taken by the same names whatever the spacing
                 df = pd.read_csv(path, sep=self._sep(path), header=0 if self.header else None, names=columns,
                                  usecols=[*feats, *([label] if label else [])], keep_default_na=False,
-                                 na_values=na, dtype={label: object} if label else None, engine="python" if self.sep == "whitespace" else "c",
-                                 encoding="utf-8-sig")
+                                 na_values=na, dtype={label: object} if label else None,
+                                 engine="python" if self.sep == "whitespace" else "c", encoding="utf-8-sig")
         except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
             return None, None, [f"not a readable {kind} table ({exc})"], None
         except Exception as exc:  # noqa: BLE001 - pyarrow's errors for a damaged Parquet file

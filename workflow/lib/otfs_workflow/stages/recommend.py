@@ -650,7 +650,14 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
                "learned": policies, "provenance": _compact_provenance(provenance)}
     write_json(outputs["policy"], shipped, sealed=False)
     variants = pd.DataFrame(variant_rows)
-    write_text(outputs["md"], _markdown(table, tasks, folds, policies, alpha, variants, signals, fixed_by))
+    md = _markdown(table, tasks, folds, policies, alpha, variants, signals, fixed_by)
+    write_text(outputs["md"], md)
+    if "glance" in outputs:
+        from otfs_workflow.report_landing import glance, markdown_section
+
+        write_text(outputs["glance"], glance(
+            f"Which ranker and how many features without target labels (adapter {default})",
+            markdown_section(md, f"## Adapter {default}", until="Each fold:"), outputs["md"]))
     _figure(tasks, outputs)
     write_json(outputs["provenance"], dict(provenance))
     return {"table": table, "tasks": tasks, "folds": folds, "policies": policies, "variants": variants,

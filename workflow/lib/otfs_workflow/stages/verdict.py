@@ -570,6 +570,11 @@ def run(leaderboards: Mapping[str, str | Sequence[str]], k_selection: Mapping[st
               "RMSE).", "",
               _markdown(k), ""]
     write_text(outputs["md"], "\n".join(lines))
+    if "glance" in outputs:
+        from otfs_workflow.report_landing import glance
+
+        write_text(outputs["glance"], glance("Which ranker to trust, per family", "\n".join(
+            _glance(rows, k, [*families, POOLED], mains, alpha)[1:]), outputs["md"]))
     _figure(rows, outputs, primary_metrics)
     if "cd_png" in outputs:
         _pooled_cd(pooled_accuracy, adapters, alpha, outputs)
