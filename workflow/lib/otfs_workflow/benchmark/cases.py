@@ -354,7 +354,8 @@ def make_cases(size: str = "full") -> list[Case]:
     rankers = DEFAULT_RANKERS if size == "full" else ("ks", "source-anova")
     cases.append(Case(
         name="Recommendation",
-        shape=f"{len(rankers)} rankers x 6 numbers of features, NA, 6 scorers, n_s={ns}, n_t={nt}, d={d}",
+        shape=f"{len(rankers)} rankers x 6 numbers of features, NA, {len(_recommend_rules())} scorers, n_s={ns}, "
+              f"n_t={nt}, d={d}",
         setup=partial(_setup, ns, nt, d),
         implementations={"otfs": partial(_recommend, rankers=rankers),
                          "reference": partial(_recommend_reference, rankers=rankers)},
@@ -422,7 +423,7 @@ def _recommend_reference(D, rankers):
     Xs, ys, Xt = Xs[o], ys[o], Xt[canonical_row_order(Xt)]
     d = Xs.shape[1]
     rules = {r: get_rule(r) for r in _recommend_rules()}
-    rows = []
+    rows, proba, every = [], [], []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in rankers:
@@ -433,10 +434,20 @@ def _recommend_reference(D, rankers):
             for k in resolve_grid(list(DEFAULT_GRID), d):
                 cols = np.arange(d) if k == d else order[:k]
                 Zs, Zt = get_adapter("NA").adapt(Xs[:, cols], ys, Xt[:, cols])
+                kept = []
                 out = score_adapted(Zs, ys, Zt, rules, make_classifier({"name": "knn", "n_neighbors": 5}), 2, 0.5, 0,
-                                    engine="skada")
-                rows.append([out[r]["score"] for r in _recommend_rules()])
-    return np.asarray(rows)
+                                    engine="skada", target_proba=kept)
+                rows.append({r: out[r]["score"] for r in out})
+                proba.append(kept[0])
+                every.append(k == d)
+    # EnsV by its formula: the agreement of each candidate's argmax with the argmax of the distinct candidates'
+    # mean probabilities (the point of all features counted once)
+    every = np.asarray(every)
+    members = ~every | (np.cumsum(every) == 1)
+    pseudo = np.argmax(np.mean([p for p, m in zip(proba, members, strict=True) if m], axis=0), axis=1)
+    for row, p in zip(rows, proba, strict=True):
+        row["EnsV"] = float(np.mean(np.argmax(p, axis=1) == pseudo))
+    return np.asarray([[row[r] for r in _recommend_rules()] for row in rows])
 
 
 def _orders(D):
