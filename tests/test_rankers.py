@@ -245,8 +245,10 @@ def test_the_rankers_of_a_family_pair_share_the_all_features_point(tmp_path, mon
 
 def test_a_family_pair_adapts_once_for_the_curves_and_the_choice_of_k(tmp_path, monkeypatch):
     """rule run_family_pair's ``reuse``: an adapter of both the curves and the choice of k (OT3 where it
-    applies) adapts each point once; the curve's rows and the choice of k's rows are those of the stages run
-    apart, bit for bit (but the measured times); what the choice of k does not take is dropped per ranker."""
+    applies) adapts each point once, and the second classifier the curves fitted on a point is not fitted again
+    by the choice of k; the curve's rows and the choice of k's rows are those of the stages run apart, bit for
+    bit (but the measured times); what the choice of k does not take is dropped per ranker."""
+    import otfs.classification
     from otfs.adapters.coral import CorrelationAlignment
     from otfs_workflow.io import read_tsv
     from otfs_workflow.stages import classification, model_selection, ranking
@@ -256,7 +258,11 @@ def test_a_family_pair_adapts_once_for_the_curves_and_the_choice_of_k(tmp_path, 
     for r in ("ks", "random"):
         ranks[r] = tmp_path / f"{r}.json"
         ranking.run(caches, "toy", "src-tgt", r, iterations=[0, 1], per_class=10, output=ranks[r])
-    calls = []
+    calls, fits = [], []
+    second = {"name": "logistic-regression", "standardize": True}
+    fit_second = otfs.classification.second_classifier_scores
+    monkeypatch.setattr(otfs.classification, "second_classifier_scores",
+                        lambda *a, **k: fits.append(1) or fit_second(*a, **k))
     original = CorrelationAlignment._fit_adapt
     monkeypatch.setattr(CorrelationAlignment, "_fit_adapt", lambda self, *a: calls.append(a[0].shape) or
                         original(self, *a))
@@ -264,22 +270,26 @@ def test_a_family_pair_adapts_once_for_the_curves_and_the_choice_of_k(tmp_path, 
     ms_adapters = {"NA": None, "CORAL": None}
     rules = {"entropy": None, "IW": None}
     kw = dict(grid="g", orders=["Descending"], counts=[2, 6, "d"], iterations=2,
-              metrics={"balanced_accuracy": True})
+              metrics={"balanced_accuracy": True, "second_classifier": second})
     shared = {}
     for r, path in ranks.items():
         classification.run_adapters(caches, path, curve_adapters, shared=shared, reuse={"CORAL"},
                                     outputs={a: tmp_path / f"{r}-{a}-s.tsv" for a in curve_adapters}, **kw)
         kept = dict(shared[classification.KeptAdaptations.SLOT])
         assert kept and all(not z.flags.writeable for Zs, Zt, _ in kept.values() for z in (Zs, Zt))
+        n_fits = len(fits)
         together = model_selection.run_pair(caches, path, ms_adapters, rules, [2, 6, "d"], "knn", 1, 0.5,
-                                            output=tmp_path / f"{r}-ms-s.tsv", iterations=2, shared=shared)
+                                            output=tmp_path / f"{r}-ms-s.tsv", iterations=2, shared=shared,
+                                            second_classifier=second)
+        assert len(fits) == n_fits  # every point's second classifier was the curves'
+        assert together["second_accuracy"].notna().all()
         assert not shared[classification.KeptAdaptations.SLOT]  # every kept adaptation was taken, once
         classification.KeptAdaptations(shared).clear()
         n_calls = len(calls)
         classification.run_adapters(caches, path, curve_adapters,
                                     outputs={a: tmp_path / f"{r}-{a}.tsv" for a in curve_adapters}, **kw)
         apart = model_selection.run_pair(caches, path, ms_adapters, rules, [2, 6, "d"], "knn", 1, 0.5,
-                                         output=tmp_path / f"{r}-ms.tsv", iterations=2)
+                                         output=tmp_path / f"{r}-ms.tsv", iterations=2, second_classifier=second)
         # apart: the curves and the choice of k adapt every point (2 iterations x 3 counts) each
         assert len(calls) - n_calls == 2 * (2 * 3)
         cols = [c for c in apart.columns if "seconds" not in c]

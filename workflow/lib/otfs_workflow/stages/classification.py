@@ -125,19 +125,40 @@ def _curve_with_shared_end(src, tgt, subset, r_it, orders, counts, adapter, para
             and not getattr(built, "predicts_labels", False)):
         built = KeptAdaptations(shared).keeping(adapter, params, built)
     curves = {}
+    second = metrics.get("second_classifier")
     if below:
         for row in accuracy_curve(Xs, ys, tgt.X, tgt.y, orders={name: r_it["orders"][name] for name in orders},
                                   n_features=below, adapter=built, metrics=metrics):
             curves.setdefault(row["order"], {})[row["n_features"]] = row
+            if second:
+                cols = np.asarray(r_it["orders"][row["order"]])[:row["n_features"]]
+                shared[second_key(rank["feature_set"], rank["pair"], adapter, params, second, subset, cols)] = row
     if d in counts:
         key = _end_key(rank["feature_set"], rank["pair"], adapter, params, metrics, subset)
         if key not in shared:
             (end,) = accuracy_curve(Xs, ys, tgt.X, tgt.y, orders={"data": np.arange(d)}, n_features=[d],
                                     adapter=built, metrics=metrics)
             shared[key] = end
+            if second:
+                shared[second_key(rank["feature_set"], rank["pair"], adapter, params, second, subset,
+                                  np.arange(d))] = end
         for name in orders:
             curves.setdefault(name, {})[d] = {**shared[key], "order": name}
     return [curves[name][n] for name in orders for n in counts]
+
+
+#: The columns of a point's second classifier (:func:`otfs.classification.second_classifier_scores`).
+SECOND_COLUMNS = ("second_accuracy", "second_balanced_accuracy", "second_auc")
+
+
+def second_key(feature_set: str, pair: str, adapter: str, params, spec, subset, cols) -> tuple:
+    """The ``shared`` key of one point's second-classifier scores (rule run_family_pair): the curves put them
+    there, the choice of k takes them for the same adapter, parameters, classifier, source subset and columns
+    (the same adapted samples: the same numbers) instead of fitting the classifier again."""
+    import numpy as np
+
+    return ("second classifier", feature_set, pair, adapter, repr(params), repr(spec),
+            np.asarray(subset, dtype=np.int64).tobytes(), np.asarray(cols, dtype=np.int64).tobytes())
 
 
 def _end_key(feature_set: str, pair: str, adapter: str, params, metrics: Mapping, subset) -> tuple:

@@ -83,7 +83,7 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
     leaderboard's :func:`otfs_workflow.stages.classification.run_all_features`, and
     :func:`~otfs_workflow.stages.classification.run_adapters` with ``shared``): the same accuracies.
     """
-    from otfs_workflow.stages.classification import KeptAdaptations
+    from otfs_workflow.stages.classification import KeptAdaptations, second_key
 
     rank = read_json(ranking_path)
     scoring = _Scoring(caches, rank["source"], rank["target"], adapters, rules, counts, classifier, n_splits,
@@ -123,7 +123,11 @@ def run_pair(caches: Mapping[str, str], ranking_path, adapters: Mapping[str, Map
                 Xs_n, Xt_n = Xs_columns[:, cols], Xt_columns[:, cols]
                 kept = None if shared is None else KeptAdaptations(shared).take(adapter, adapters[adapter], Xs_n,
                                                                                  ys, Xt_n)
-                row = {"iteration": it, **scoring.point(adapter, Xs_n, ys, Xt_n, n, seed, kept)}
+                second = None
+                if shared is not None and scoring.settings["second_classifier"] is not None:
+                    second = shared.get(second_key(rank["feature_set"], rank["pair"], adapter, adapters[adapter],
+                                                   scoring.settings["second_classifier"], subset, cols))
+                row = {"iteration": it, **scoring.point(adapter, Xs_n, ys, Xt_n, n, seed, kept, second)}
                 row.update(data_choice)
                 rows.append(row)
                 if end is not None:
@@ -270,10 +274,13 @@ class _Scoring:
                          "n_splits": n_splits, "test_size": test_size, "second_classifier": second_classifier}
         self.ensemble = any(getattr(r, "ensemble", False) for r in self.scorers.values())
 
-    def point(self, adapter: str, Xs, ys, Xt, n: int, seed: int, kept) -> dict:
-        """One row's numbers: ``Xs``, ``Xt`` are the point's columns; ``kept``: the curves' adaptation of them."""
+    def point(self, adapter: str, Xs, ys, Xt, n: int, seed: int, kept, second=None) -> dict:
+        """One row's numbers: ``Xs``, ``Xt`` are the point's columns; ``kept``: the curves' adaptation of them;
+        ``second``: the curves' scores of the second classifier on the same adapted samples (rule
+        run_family_pair), taken instead of fitting it again."""
         from otfs.classification import one_nn_accuracies, second_classifier_scores
         from otfs.k_selection._base import score_adapted
+        from otfs_workflow.stages.classification import SECOND_COLUMNS
 
         if kept is None:
             start = time.perf_counter()
@@ -282,7 +289,9 @@ class _Scoring:
         else:  # the curves' adaptation of the same samples (rule run_family_pair)
             Zs, Zt, seconds = kept
         row = {"adapter": adapter, "n_features": n, **one_nn_accuracies(Zs, ys, Zt, self.tgt.y), "seconds": seconds}
-        if self.settings["second_classifier"] is not None:
+        if second is not None:
+            row.update({c: second[c] for c in SECOND_COLUMNS})
+        elif self.settings["second_classifier"] is not None:
             row.update(second_classifier_scores(self.settings["second_classifier"], Zs, ys, Zt, self.tgt.y))
         if self.scorers:
             start = time.perf_counter()
