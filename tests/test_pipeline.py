@@ -700,7 +700,8 @@ def test_model_selection_on_the_test_configuration(test_run):
     snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "model_selection", SKADA_JOB)
     out = test_run / "results" / "model_selection"
     chosen = pd.read_parquet(out / "choices.parquet")
-    rules = {"IW", "DEV", "circular", "entropy", "SND", "MixVal", "MaNo", "ATC", "COT", "shift-test", "failing-loudly",
+    rules = {"IW", "DEV", "circular", "entropy", "SND", "MixVal", "MaNo", "ATC", "COT", "EnsV", "shift-test",
+             "failing-loudly",
              "oracle", "all-features"}
     assert set(chosen["rule"]) == rules and len(chosen) == 2 * 3 * 2 * len(rules)
     assert set(chosen["k"]) <= {25, 100, 400, 800} and (chosen["regret"] >= 0).all()

@@ -311,6 +311,17 @@ def test_the_second_classifier_judges_the_same_procedure(tmp_path):
     pd.testing.assert_series_equal(first.set_index("versus")["versus_regret"],
                                    second.set_index("versus")["versus_regret"])
     assert "Judged by the second classifier" in open(outputs["md"]).read()
+    # judged by a second classifier that disagrees with the 1-NN: the regrets are its own, by hand for all features
+    other = long.assign(second_accuracy=200.0 - 2 * long["accuracy"] + long["iteration"])
+    res2, _ = _evaluate(tmp_path, other)
+    sec = res2["table"][res2["table"]["classifier"] == recommend.SECOND].set_index("versus")
+    by_hand = []
+    for _, task in other.groupby(["feature_set", "pair"]):
+        means = task.groupby(["ranker", "n_features"])["second_accuracy"].mean()
+        by_hand.append(means.max() - task[task["n_features"] == 8].groupby("iteration")["second_accuracy"].first().mean())
+    assert sec.loc["all features", "versus_regret"] == pytest.approx(np.mean(by_hand))
+    assert sec.loc["all features", "versus_regret"] != pytest.approx(
+        first.set_index("versus").loc["all features", "versus_regret"])
     with pytest.raises(ValueError, match=r"the choice-of-k rows of \['A'\] lack the second classifier's accuracy"):
         _evaluate(tmp_path, long.assign(second_accuracy=np.where(long["feature_set"] == "A", np.nan,
                                                                  long["second_accuracy"])))

@@ -100,7 +100,8 @@ class Runs:
     """
 
     def __init__(self, long: pd.DataFrame, families: Mapping[str, str], rankers: Sequence[str],
-                 scorers: Sequence[str], data_rules: Sequence[str], pair: Sequence[str] = ()):
+                 scorers: Sequence[str], data_rules: Sequence[str], pair: Sequence[str] = (),
+                 views: Mapping[str, str] | None = None):
         from otfs.k_selection import choose_candidate, get_rule
         from otfs_workflow.stages.model_selection import with_ensemble_scores
 
@@ -117,8 +118,12 @@ class Runs:
         order = {r: i for i, r in enumerate(rankers)}
         runs, acc, picked, signal_rows = [], [], {}, []
         task_keys = ["feature_set", "pair", "adapter"]
+        views = dict(views or {})
         oracle = (long.groupby([*task_keys, "ranker", "n_features"])["accuracy"].mean()
                   .groupby(level=task_keys).max())
+        view_oracle = {v: long.groupby([*task_keys, "ranker", "n_features"])[col].mean().groupby(level=task_keys).max()
+                       for v, col in views.items()}
+        view_acc = {v: [] for v in views}
         for key, group in long.groupby([*task_keys, "iteration"], sort=True):
             fs, pair, adapter, it = key
             present = sorted(set(group["ranker"]), key=order.get)
@@ -134,15 +139,19 @@ class Runs:
             accuracy = table["accuracy"].to_numpy(dtype=float)
             picks = [choose_candidate(table, p, measures) for p in self.policies.values()]
             acc.append(accuracy[picks])
+            for v, col in views.items():
+                view_acc[v].append(table[col].to_numpy(dtype=float)[picks])
             for rule in scorers:
                 picked.setdefault(rule, []).append(table[f"{rule}:score"].to_numpy(dtype=float)[picks])
             signal_rows.extend(_signal_rows(table, scorers, (fs, pair, adapter, int(it))))
             runs.append({"family": families[fs], "feature_set": fs, "pair": pair, "adapter": adapter,
                          "iteration": int(it), "unshifted_fraction": measures["unshifted_fraction"],
-                         "oracle": float(oracle.loc[(fs, pair, adapter)])})
+                         "oracle": float(oracle.loc[(fs, pair, adapter)]),
+                         **{f"oracle:{v}": float(o.loc[(fs, pair, adapter)]) for v, o in view_oracle.items()}})
         self.runs = pd.DataFrame(runs)
         self.runs["task"] = self.runs.groupby(["feature_set", "pair", "adapter"], sort=False).ngroup()
         self.accuracy = np.asarray(acc, dtype=float)
+        self._views = {v: np.asarray(a, dtype=float) for v, a in view_acc.items()}
         #: {rule: (runs, policies)}: the score under ``rule`` of each menu policy's pick, for the switches
         self.picked = {rule: np.asarray(v, dtype=float) for rule, v in picked.items()}
         self.scorers, self.rankers = list(scorers), list(rankers)
@@ -171,6 +180,21 @@ class Runs:
 
     def column(self, name: str) -> np.ndarray:
         return self.accuracy[:, self.names.index(name)]
+
+    def view(self, name: str) -> Runs:
+        """The same runs and picks judged by another accuracy (``views`` of the constructor: a column of the
+        rows, such as the second classifier's): its accuracies and oracles in place of the first ones. The
+        policies pick the same candidates, so nothing is chosen again."""
+        import copy
+
+        if name not in self._views:
+            raise ValueError(f"no view {name!r} of the runs (views: {sorted(self._views)})")
+        out = copy.copy(self)
+        out.accuracy = self._views[name]
+        out.runs = self.runs.assign(oracle=self.runs[f"oracle:{name}"])
+        out.tasks = self.tasks.assign(oracle=self.tasks["task"].map(out.runs.groupby("task")["oracle"].first()))
+        out._views = {}
+        return out
 
 
 def _weights(runs: Runs, weighting: str) -> np.ndarray:
@@ -534,6 +558,8 @@ def judged_by(long: pd.DataFrame, families: Mapping[str, str], metrics: Mapping[
 #: The classifiers whose target accuracy judges the recommendation: the paper's 1-NN, and the choice of k's
 #: second classifier (``model_selection.second_classifier``) where its rows have it.
 FIRST, SECOND = "1-NN", "second classifier"
+#: The column of the rows that holds the second classifier's accuracy (by each family's metric) in :func:`evaluate`.
+SECOND_COLUMN = "_second_classifier_accuracy"
 
 
 def second_classifier_rows(long: pd.DataFrame, families: Mapping[str, str],
@@ -551,10 +577,10 @@ def second_classifier_rows(long: pd.DataFrame, families: Mapping[str, str],
     return judged_by(long.drop(columns=first).rename(columns=renamed), families, metrics)
 
 
-def _evaluate_adapter(part: pd.DataFrame, families, rankers, scorers, data_rules, reference, relevance, weighting,
-                      fixed_k_rule, gate_margin) -> dict | None:
-    """One adapter's nested evaluation (:func:`evaluate`), or None where its rows have fewer than three families."""
-    runs = Runs(part, families, rankers, scorers, data_rules, (reference, relevance))
+def _evaluate_adapter(runs: Runs, part: pd.DataFrame, rankers, reference, relevance, weighting, fixed_k_rule,
+                      gate_margin) -> dict | None:
+    """One adapter's nested evaluation (:func:`evaluate`) of its runs and rows ``part``, or None where they have
+    fewer than three families."""
     if runs.runs["family"].nunique() < 3:
         return None
     per_run, baseline_folds = leave_one_family_out(runs, part, rankers, reference, relevance, weighting)
@@ -590,10 +616,15 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
     profiles = pair_profiles(caches, sorted(set(zip(raw["feature_set"], raw["pair"])))) if caches else {}
     long = judged_by(raw, families, metrics or {})
     second = second_classifier_rows(raw, families, metrics or {})
+    views = {}
+    if second is not None:
+        long[SECOND_COLUMN] = second["accuracy"].to_numpy()
+        views = {SECOND: SECOND_COLUMN}
+    del raw, second
     tables, task_rows, fold_rows, policies, variant_rows, signal_rows, fixed_by = [], [], [], {}, [], [], {}
     for adapter, part in long.groupby("adapter", sort=True):
-        ev = _evaluate_adapter(part, families, rankers, scorers, data_rules, reference, relevance, weighting,
-                               fixed_k_rule, gate_margin)
+        built = Runs(part, families, rankers, scorers, data_rules, (reference, relevance), views=views)
+        ev = _evaluate_adapter(built, part, rankers, reference, relevance, weighting, fixed_k_rule, gate_margin)
         if ev is None:
             continue
         runs, procs, outer, final, baseline_folds, fixed, regret, best_fixed, tasks = (
@@ -615,11 +646,10 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
                              "regret": float(regret[RECOMMENDATION].mean()),
                              **{f: float(regret[RECOMMENDATION][fam == f].mean()) for f in sorted(set(fam))}})
         signal_rows.append(signal_table(runs, adapter))
-        if second is not None and adapter in set(second["adapter"]):
-            ev2 = _evaluate_adapter(second[second["adapter"] == adapter], families, rankers, scorers, data_rules,
+        if views:
+            ev2 = _evaluate_adapter(built.view(SECOND), part.assign(accuracy=part[SECOND_COLUMN]), rankers,
                                     reference, relevance, weighting, fixed_k_rule, gate_margin)
-            if ev2 is not None:
-                tables.append(compare(ev2["tasks"], POOLED).assign(adapter=adapter, classifier=SECOND))
+            tables.append(compare(ev2["tasks"], POOLED).assign(adapter=adapter, classifier=SECOND))
         policies[adapter] = {**final["policy"], "name": final["name"], "procedure": final["procedure"],
                              "train_regret": final["train_regret"],
                              "nested_regret": float(regret[RECOMMENDATION].mean()),
