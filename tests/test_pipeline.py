@@ -701,8 +701,7 @@ def test_model_selection_on_the_test_configuration(test_run):
     out = test_run / "results" / "model_selection"
     chosen = pd.read_parquet(out / "choices.parquet")
     rules = {"IW", "DEV", "circular", "entropy", "SND", "MixVal", "MaNo", "ATC", "COT", "EnsV", "shift-test",
-             "failing-loudly",
-             "oracle", "all-features"}
+             "failing-loudly", "oracle", "all-features"}
     assert set(chosen["rule"]) == rules and len(chosen) == 2 * 3 * 2 * len(rules)
     assert set(chosen["k"]) <= {25, 100, 400, 800} and (chosen["regret"] >= 0).all()
     assert (chosen.loc[chosen["rule"] == "oracle", "regret"] == 0).all()
