@@ -193,7 +193,7 @@ def test_bad_input_names_the_culprit():
 
 def test_the_shipped_policy_loads_and_names_an_adapter_without_one():
     policy, provenance = learned_policy("NA")
-    assert policy["kind"] in ("scorer", "rank-average", "fixed", "all-features", "gate")
+    assert policy["kind"] in ("scorer", "rank-average", "fixed", "all-features", "gate", "switch")
     with pytest.warns(UserWarning, match="no learned policy for the adapter 'TCA'"):
         other, _ = learned_policy("TCA")
     assert other == learned_policy(None)[0]

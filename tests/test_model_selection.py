@@ -3,6 +3,8 @@ statsmodels; the stage's choices, regret and gain; the configuration's checks.""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -570,3 +572,24 @@ def test_the_ensemble_of_a_task_counts_the_point_of_all_features_once():
     with pytest.raises(ValueError, match="task wine/red-white: the ensemble rule.*'EnsV'.*target_proba"):
         with_ensemble_scores(table.drop(columns="target_proba"), {"EnsV": get_rule("EnsV")},
                              where="task wine/red-white")
+
+
+def test_candidate_rankers_the_shipped_policy_reads_are_checked_before_any_job():
+    """recommend.rankers without a ranker the shipped policy reads is a configuration error naming the key, the
+    ranker and the way out; another policy, or the ranker added, is accepted."""
+    from otfs.k_selection._label_free import _policy_rankers, learned_policy
+    from otfs_workflow.config import ConfigError, experiment_schemas, load_yaml, validate_config
+
+    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
+    needed = sorted(_policy_rankers(learned_policy("NA")[0]))
+    cfg = load_yaml(REPO / "config.yaml")
+    others = [r for r in ("ot", "ks", "mmd") if r not in needed][:2]
+    cfg["recommend"] = {"rankers": others, "evaluation": {"reference": others[0], "relevance": others[1]}}
+    if needed:
+        with pytest.raises(ConfigError, match=r"recommend.rankers: the shipped policy .* reads the ranker\(s\) "
+                                              + re.escape(str(needed)) + r".*set recommend.policy"):
+            validate_config(cfg, SCHEMA, sections=sections)
+    cfg["recommend"]["policy"] = "circular"
+    validate_config(cfg, SCHEMA, sections=sections)
+    cfg["recommend"] = {"rankers": [*others, *needed], "evaluation": {"reference": others[0], "relevance": others[1]}}
+    validate_config(cfg, SCHEMA, sections=sections)

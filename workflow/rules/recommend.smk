@@ -97,8 +97,9 @@ rule recommend_evaluation:
     conda:
         "../../envs/otfs.yaml"
     threads: 1
-    # Measured 2026-11-28: 44 s for 84 tasks under NA and 36 under OT3, 5 iterations each,
-    # with the four ways of learning the policy of evaluation.md.
+    # Measured 2026-12-03: 107 s for 58 tasks under NA and 24 under OT3, 5 iterations each, ten
+    # scorers (EnsV's ensembles from the rows' probabilities), the four ways of learning the policy
+    # of evaluation.md, and the second classifier's view.
     resources:
         mem_mb=2048,
         runtime=10,

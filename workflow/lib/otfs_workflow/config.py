@@ -329,6 +329,19 @@ def _recommend_problems(config: Mapping, source: str) -> list[str]:
             problems.append(f"{where}.evaluation.{key}: {name!r} is not among the candidate rankers {list(rankers)} "
                             "(recommend.rankers, or model_selection.rankers)")
     policy = cfg.get("policy", "learned")
+    if policy == "learned" and not any(r not in FEATURE_RANKERS for r in rankers):
+        import warnings
+
+        from otfs.k_selection._label_free import _policy_rankers, describe_policy, learned_policy
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an adapter without a learned policy: the default adapter's, warned later
+            shipped, _ = learned_policy(cfg.get("adapter", "NA"))
+        missing = sorted(_policy_rankers(shipped) - set(rankers))
+        if missing:
+            problems.append(f"{where}.rankers: the shipped policy ({describe_policy(shipped)}) reads the ranker(s) "
+                            f"{missing}, which are not among the candidate rankers {list(rankers)}; add them, or set "
+                            "recommend.policy (\"circular\", another scorer's name, or \"rank-average\")")
     if policy not in ("learned", "rank-average") and (policy not in SELECTION_RULES
                                                       or SELECTION_RULES[policy].kind != "scorer"):
         problems.append(f"{where}.policy: \"learned\", \"rank-average\" or a scorer rule "
