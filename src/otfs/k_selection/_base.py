@@ -66,6 +66,7 @@ __all__ = [
     "ScorerRule",
     "SelectionRule",
     "choose_k",
+    "distinct_models",
     "ensemble_scores",
     "get_rule",
     "score_adapted",
@@ -251,6 +252,14 @@ def score_adapted(Zs, ys, Zt, rules: Mapping[str, ScorerRule], classifier, n_spl
         target_proba.append(np.concatenate(kept, axis=0))
     return {name: {k: (float(np.mean(v)) if isinstance(v, list) else v) for k, v in rec.items()}
             for name, rec in out.items()}
+
+
+def distinct_models(k, d) -> np.ndarray:
+    """Which candidates of numbers of features ``k`` (one per candidate) are distinct models, the ensemble's
+    members: every candidate but the repeats of the point of all ``d`` features, which is the same for every
+    ranker and counts once."""
+    every = np.asarray(k) == np.asarray(d)
+    return ~every | (np.cumsum(every) == 1)
 
 
 def ensemble_scores(rules: Mapping[str, ScorerRule], target_proba: Sequence, members=None) -> dict[str, dict]:

@@ -487,7 +487,7 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         """Choose the ranker and k on the source ``(X, y)`` and the target (``X_target``, or the rows of
         ``X`` whose ``sample_domain`` is negative; their labels are never read). Returns ``self``."""
         from otfs.base import check_two_domains
-        from otfs.k_selection._base import ensemble_scores, get_rule, score_adapted
+        from otfs.k_selection._base import distinct_models, ensemble_scores, get_rule, score_adapted
 
         self._validate_params()
         if y is None:
@@ -552,8 +552,7 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
                 probas.append(proba[0])
         table = pd.DataFrame(rows)
         # the ensemble's members are the distinct models: the point of all the features counts once
-        members = ~(table["k"].to_numpy() == d) | ~table.duplicated("k").to_numpy()
-        for rule, rec in ensemble_scores(scorers, probas, members).items():
+        for rule, rec in ensemble_scores(scorers, probas, distinct_models(table["k"], d)).items():
             table[f"{rule}:score"], table[f"{rule}:warnings"] = rec["score"], rec["warnings"]
         pick = choose_candidate(table, policy, self.measures_)
         table["chosen"] = np.arange(len(table)) == pick

@@ -216,7 +216,7 @@ def with_ensemble_scores(table: pd.DataFrame, rules: Mapping, where: str = "cand
     ensemble rule of ``rules`` (name to a built rule) computed from its ``target_proba`` cells: the ensemble
     is the table's distinct models (the point of all ``d`` features counts once). A table without the
     probabilities is an error naming ``where``."""
-    from otfs.k_selection._base import ensemble_scores
+    from otfs.k_selection._base import distinct_models, ensemble_scores
 
     ens = {n: r for n, r in rules.items() if getattr(r, "ensemble", False)}
     if not ens:
@@ -228,10 +228,7 @@ def with_ensemble_scores(table: pd.DataFrame, rules: Mapping, where: str = "cand
     if len({p.shape for p in proba}) != 1:
         raise ValueError(f"{where}: the candidates' target probabilities are of different shapes "
                          f"{sorted({p.shape for p in proba})}: not the same validation splits")
-    d = table["d"].to_numpy() if "d" in table.columns else None
-    k = table["k" if "k" in table.columns else "n_features"].to_numpy()
-    every = k == (d if d is not None else k.max())
-    members = ~every | ~pd.Series(every).duplicated().to_numpy()
+    members = distinct_models(table["k" if "k" in table.columns else "n_features"], table["d"])
     table = table.copy()
     for name, rec in ensemble_scores(ens, proba, members).items():
         table[f"{name}:score"], table[f"{name}:warnings"] = rec["score"], rec["warnings"]
