@@ -154,6 +154,20 @@ def test_a_fraction_that_gives_no_feature_is_left_out_with_a_note(config):
     assert feature_counts(800) == [25, *range(50, 801, 50)]  # unchanged at the paper's sizes
 
 
+def test_a_fraction_that_leaves_a_grid_one_number_of_features_is_named(config):
+    # on d = 11, d/20 gives 0: the curves would have the one point d; with d/2 beside it, d/20 is left out
+    sizes = {**SIZES, "EfficientNetLite0": 11}
+    config["grids"]["curves"]["feature_counts"] = ["d/20", "d"]
+    with pytest.raises(ConfigError, match=r"config: grids.curves.feature_counts: \['d/20', 'd'\] leaves one number of "
+                                          r"features of the 11 of feature set 'EfficientNetLite0' \('d/20' gives 0\)"):
+        check_feature_counts(config, sizes.__getitem__)
+    config["grids"]["curves"]["feature_counts"] = ["d/20", "d/2", "d"]
+    assert ("grids.curves.feature_counts[0]: 'd/20' gives 0 of the 11 features of feature set 'EfficientNetLite0': "
+            "left out for it") in check_feature_counts(config, sizes.__getitem__)
+    config["grids"]["curves"]["feature_counts"] = ["d"]  # one number asked for is the user's to ask
+    assert not [n for n in check_feature_counts(config, sizes.__getitem__) if n.startswith("grids.curves")]
+
+
 def test_clinical_counts_are_checked_against_the_tables_width():
     check_clinical_counts([1, 50, "d"], 95, "synthetic")
     with pytest.raises(ConfigError, match=r"clinical.feature_counts\[1\]: 200 gives 200 features, outside \[1, 95\] "
@@ -276,3 +290,27 @@ def test_the_shift_section_is_checked_against_its_schema(config):
     config["shift"] = {"family": {"wine": ["wine"]}}
     with pytest.raises(ConfigError, match=r"unknown key 'shift.family' \(did you mean 'families'\?\)"):
         validate_config(config, SCHEMA, sections=sections)
+
+
+def test_a_name_yaml_reads_as_a_boolean_is_named_with_its_key(config, tmp_path):
+    # a domain NO, unquoted: YAML 1.1 reads it as False, as a list item and as a mapping's key
+    from otfs_workflow.config import experiment_schemas
+    from otfs_workflow.plan_cache import digest
+
+    text = ("datasets:\n  mine: {domains: [NO, b]}\n"
+            "feature_sets:\n  mine:\n    dataset: mine\n    reader: {name: tabular, files: {NO: a.csv, b: b.csv}, "
+            "label: y}\n    preprocessing: [zscore]\n")
+    (tmp_path / "mine.yaml").write_text(text)
+    mine = load_yaml(tmp_path / "mine.yaml")
+    assert mine["datasets"]["mine"]["domains"][0] is False
+    merged = copy.deepcopy(config)
+    update_config(merged, mine)
+    assert len(digest(merged)) == 64  # the plan cache's key reads it, so that the validation names the keys
+    assert digest(merged) != digest({**merged, "datasets": {**merged["datasets"], "mine": {"domains": ["NO", "b"]}}})
+    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
+    with pytest.raises(ConfigError) as err:
+        validate_config(merged, SCHEMA, sections=sections)
+    msg = str(err.value)
+    assert "config: feature_sets.mine.reader.files: the key False is not a name (YAML reads an unquoted yes, no" in msg
+    assert "config: datasets.mine.domains.0: False is not of type 'string' (YAML reads" in msg
+    assert 'quote the name, e.g. "NO"' in msg

@@ -97,8 +97,34 @@ def _key_path(path) -> str:
     return ".".join(str(p) for p in path) or "<top level>"
 
 
+def _yaml_hint(value) -> str:
+    """Why a name is a boolean: YAML 1.1 (PyYAML's) reads unquoted yes, no, on, off, true and false as ones."""
+    if isinstance(value, bool):
+        return (" (YAML reads an unquoted yes, no, on, off, true or false, in any of the forms NO, No, no, as a "
+                f"boolean, here {value}: quote the name, e.g. \"NO\")")
+    return ""
+
+
+def key_problems(value, source: str = "config", where: tuple = ()) -> list[str]:
+    """A line for every mapping key of ``value`` (nested) that is not a string, naming its path: the
+    configuration's keys are names, and a key YAML read as a boolean or a number cannot be one."""
+    problems = []
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                path = _key_path(where) if where else "the top level"
+                problems.append(f"{source}: {path}: the key {key!r} is not a name{_yaml_hint(key)}")
+            problems += key_problems(item, source, (*where, str(key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            problems += key_problems(item, source, (*where, i))
+    return problems
+
+
 def _describe(error: jsonschema.ValidationError, source: str) -> str:
     where = _key_path(error.absolute_path)
+    if error.validator == "type" and isinstance(error.instance, bool) and "string" in str(error.validator_value):
+        return f"{source}: {where}: {error.message}{_yaml_hint(error.instance)}"
     if error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed))
@@ -158,6 +184,7 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
                f"docs); move its keys there" for old, new in RENAMED_SECTIONS.items() if old in config]
     if renamed:
         raise ConfigError("invalid configuration:\n" + "\n".join(renamed))
+    keys = key_problems(config, source)
     schema = load_yaml(schema_path)
     if sections:
         clash = sorted(set(sections) & set(schema.get("properties", {})))
@@ -165,9 +192,12 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
             raise ConfigError(f"{schema_path}: the sections {clash} are also declared by an experiment's schema")
         schema = {**schema, "properties": {**schema.get("properties", {}), **sections}}
     validator = jsonschema.Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
-    if errors:
-        raise ConfigError("invalid configuration:\n" + "\n".join(_describe(e, source) for e in errors))
+    try:
+        errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
+    except TypeError:  # a key that is not a string, which `keys` names
+        errors = []
+    if errors or keys:
+        raise ConfigError("invalid configuration:\n" + "\n".join([*keys, *(_describe(e, source) for e in errors)]))
 
     problems = [f"{source}: {p}" for p in registry_problems(config, schema)]
     datasets = config["datasets"]
@@ -664,12 +694,19 @@ def check_feature_counts(config: Mapping, n_features, source: str = "config") ->
                 kept = True
         return kept
 
-    def check_list(key: str, specs, feature_sets):
+    def check_list(key: str, specs, feature_sets, grid: bool = False):
         for fs in feature_sets:
             kept = [check(f"{key}[{i}]", spec, [fs]) for i, spec in enumerate(specs)]
             if specs and fs in sizes and not any(kept):
                 problems.append(f"{source}: {key}: every count of {list(specs)} gives 0 of the {sizes[fs]} features "
                                 f"of feature set {fs!r}; give counts it has (e.g. \"d\", or integers)")
+            elif grid and fs in sizes and not all(kept) and len({_count_value(s, sizes[fs]) for s, k in
+                                                                 zip(specs, kept, strict=True) if k}) < 2:
+                # a grid that a fraction giving 0 leaves with a single number of features is no curve
+                gone = [s for s, k in zip(specs, kept, strict=True) if not k]
+                problems.append(f"{source}: {key}: {list(specs)} leaves one number of features of the {sizes[fs]} "
+                                f"of feature set {fs!r} ({', '.join(map(repr, gone))} gives 0); give it counts it "
+                                "has (integers, or fractions of d it can take)")
 
     everything = list(config["feature_sets"])
     # The paper's grids serve every feature set; another grid, the feature sets of the sections that name it
@@ -685,7 +722,7 @@ def check_feature_counts(config: Mapping, n_features, source: str = "config") ->
         if specs == "paper":
             check(f"grids.{name}.feature_counts", specs, feature_sets)
         else:
-            check_list(f"grids.{name}.feature_counts", specs, feature_sets)
+            check_list(f"grids.{name}.feature_counts", specs, feature_sets, grid=True)
     targets = config["targets"]
     check("targets.table1.n_features", targets["table1"]["n_features"], targets["table1"]["feature_sets"])
     for target in ("table2", "table5"):

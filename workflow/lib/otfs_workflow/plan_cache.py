@@ -40,9 +40,22 @@ _SOURCE_SUFFIXES = (".py", ".pyi", ".json", ".yaml", ".yml")
 
 
 def digest(value: Any) -> str:
-    """SHA-256 of ``value`` as canonical JSON (sorted keys; what JSON cannot hold, by ``str``)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    """SHA-256 of ``value`` as canonical JSON (sorted keys; what JSON cannot hold, by ``str``; a mapping whose
+    keys are not all strings, such as a key YAML read as a boolean, with its keys by type and ``repr``, so that
+    the configuration's validation, not the digest, names the key)."""
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    except TypeError:
+        text = json.dumps(_typed_keys(value), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _typed_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {f"{type(k).__name__}:{k!r}": _typed_keys(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_typed_keys(v) for v in value]
+    return value
 
 
 def _installed(paths: Iterable[str]) -> tuple[list[str], list[str]]:
