@@ -7,7 +7,8 @@
 #   OTFS_TEST_SLURM=1 make test   also runs the test on a local SLURM cluster (CI does)
 PYTHON ?= python3
 VENV ?= .venv
-CORES ?= 16
+# the machine's cores (make all CORES=4 sets them)
+CORES ?= $(shell nproc)
 TORCH ?= 2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.otfs-installed

@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 from otfs_workflow import run_log
-from otfs_workflow.run_log import PlannedJob, estimate
+from otfs_workflow.run_log import PlannedJob, estimate, plan_lines
 
 from .conftest import REPO
 
@@ -32,6 +32,12 @@ def test_the_estimate_is_the_larger_of_the_job_time_over_the_cores_and_the_criti
     assert estimate(jobs, 1, costs)["job_s"] == pytest.approx(10 + 2 + 4 + 4 * 4)
     with pytest.raises(ValueError, match="cores: at least 1, got 0"):
         estimate(jobs, 0, costs)
+    # the start-of-run lines name the cores and the critical path, and a machine with fewer cores than asked for
+    lines = plan_lines(jobs, 16, costs, machine_cores=2)
+    assert "on 16 core(s) about" in lines[1] and "(critical path " in lines[1]
+    assert any("this machine has 2 core(s), fewer than the 16 asked for" in line for line in lines)
+    assert not any("this machine has" in line for line in plan_lines(jobs, 2, costs, machine_cores=2))
+    assert not any("this machine has" in line for line in plan_lines(jobs, 16, costs, machine_cores=None))
 
 
 def test_costs_are_collected_from_benchmark_files_by_rule_and_key(tmp_path):

@@ -94,6 +94,7 @@ onstart:
         _cores(),
         _RUN["costs"],
         str(JOB_COSTS.relative_to(REPO)),
+        machine_cores=os.cpu_count() if workflow.local_exec else None,
     ):
         print(line, file=sys.stderr)
 

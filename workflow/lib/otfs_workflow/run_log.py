@@ -225,8 +225,10 @@ def measured_lines(jobs: Sequence[PlannedJob], benchmarks: Mapping[int, str], co
 
 
 def plan_lines(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, str], float],
-               costs_source: str = "") -> list[str]:
-    """The plan, as the main process prints it at the start: jobs by kind, job time, estimated wall time."""
+               costs_source: str = "", machine_cores: int | None = None) -> list[str]:
+    """The plan, as the main process prints it at the start: jobs by kind, job time, estimated wall time.
+    ``machine_cores``: the cores of the machine the jobs run on (None: a cluster's, not this one's), named where
+    fewer than ``cores``."""
     if not jobs:
         return []
     est = estimate(jobs, cores, costs)
@@ -240,6 +242,11 @@ def plan_lines(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str,
              f"otfs: about {format_duration(est['job_s'])} of job time; on {cores} core(s) about "
              f"{format_duration(est['wall_s'])} (critical path {format_duration(est['critical_path_s'])})"
              + (f", from the job costs measured in {costs_source}" if costs_source else "") + "."]
+    machine = machine_cores
+    if machine and cores > machine:
+        lines.append(f"otfs: this machine has {machine} core(s), fewer than the {cores} asked for: the jobs share "
+                     f"them, run slower than estimated, and their benchmark records count the waiting "
+                     f"(--cores {machine} uses them all).")
     if est["unmeasured"]:
         n = sum(est["unmeasured"].values())
         lines.append(f"otfs: {n} job(s) of {len(est['unmeasured'])} kind(s) never measured are counted at the "
