@@ -147,3 +147,67 @@ def test_snakemake_lint_would_not_take_a_docstring_for_a_rule():
         text = smk.read_text(encoding="utf-8")
         if not re.search(r"^rule \w+:", text, re.M):  # a file of functions only
             assert not re.findall(r"rule .+?:", text), (smk.name, re.findall(r".*rule .+?:.*", text))
+
+
+def test_no_document_points_outside_the_repository():
+    """The docs, READMEs and report captions name files of the repository only: no path to a folder beside
+    it, and every relative Markdown link resolves inside it to a file or folder that exists (or, under
+    results/, one the pipeline generates)."""
+    import re
+
+    docs = [REPO / "README.md", REPO / "CHANGELOG.md", *REPO.glob("docs/**/*.md"), *REPO.glob("data/**/README.md"),
+            *REPO.glob("workflow/report/*.rst")]
+    root = REPO.resolve()
+    problems = []
+    for doc in docs:
+        text = doc.read_text(encoding="utf-8")
+        for n, line in enumerate(text.splitlines(), 1):
+            if re.search(r"(?<![\w.])\.\./shared\b|/work/shared", line):
+                problems.append(f"{doc.relative_to(REPO)}:{n}: a path outside the repository: {line.strip()}")
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue  # a URL
+            path = (doc.parent / target).resolve()
+            if not path.is_relative_to(root):
+                problems.append(f"{doc.relative_to(REPO)}: the link {target} leaves the repository")
+            elif not path.exists() and not path.is_relative_to(root / "results"):
+                problems.append(f"{doc.relative_to(REPO)}: the link {target} names no file")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_pipeline_modules_share_no_private_name_and_the_stages_no_cycle():
+    """No module of otfs_workflow or workflow/scripts imports another's private name (shared helpers live in
+    their own modules: otfs_workflow.stats, otfs_workflow.formatting), and the stages' imports (grimp's graph,
+    function-level imports included) have no cycle."""
+    from pathlib import Path
+
+    import grimp
+
+    problems = []
+    for path in [*(REPO / "workflow" / "lib" / "otfs_workflow").rglob("*.py"), *(REPO / "workflow" / "scripts").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("otfs_workflow"):
+                folder = REPO / "workflow" / "lib" / Path(*node.module.split("."))
+                private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")
+                           and not (folder / f"{a.name}.py").is_file()]  # a private module of the package's own
+                if private:
+                    problems.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.module} {private}")
+    assert not problems, "\n".join(problems)
+    graph = grimp.build_graph("otfs_workflow", include_external_packages=False)
+    stages = {m for m in graph.modules if m.startswith("otfs_workflow.stages.")}
+    edges = {m: {n for n in graph.find_modules_directly_imported_by(m) if n in stages} for m in stages}
+    done, cycles = set(), []
+
+    def visit(m, path):
+        if m in path:
+            cycles.append(path[path.index(m):] + [m])
+            return
+        if m in done:
+            return
+        for n in sorted(edges[m]):
+            visit(n, [*path, m])
+        done.add(m)
+
+    for m in sorted(stages):
+        visit(m, [])
+    assert not cycles, cycles
