@@ -865,6 +865,9 @@ def test_the_recommendation_on_the_test_configuration(test_run):
     assert row["all features"].iloc[0] == pytest.approx(oracle - every)
     md = (out / "evaluation.md").read_text()
     assert "Goals:" in md and "What was tried" in md and ("**met**" in md or "**not met**" in md)
+    # every task's rows permuted 10 times (the schema's default): the recommendation's inputs are the same
+    assert (tasks["permutation_share"] == 1.0).all() and "## Row order" in md
+    assert "No permutation changed any task's answer." in md
     policy = json.loads((out / "policy.json").read_text())
     assert policy["default_adapter"] == "NA" and policy["provenance"]["git_commit"]
     assert "## Label-free recommendation" in (test_run / "results/leaderboard/verdict.md").read_text()

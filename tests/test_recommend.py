@@ -380,3 +380,26 @@ def test_a_pair_page_names_the_family_most_like_it(tmp_path):
     assert recommend.most_similar_family({"d": 13, "n": 178, "sparsity": 0.1}, by_family)[0] == "heart"
     assert recommend.most_similar_family({"d": 4000, "n": 3000, "sparsity": 0.9}, by_family)[0] == "text"
     assert recommend.most_similar_family({"d": 4, "n": 4, "sparsity": 0.0}, {"bare": by_family["bare"]}) is None
+
+
+def test_row_permutations_leave_the_recommendations_inputs_as_they_are(tmp_path, monkeypatch):
+    """permutation_stability: every permutation of both domains gives the canonical inputs of the caches' order,
+    and the check fails where the order is the rows' own (the selector reading them as they come)."""
+    from otfs.k_selection import _label_free
+
+    from .conftest import toy_caches
+
+    (tmp_path / "toy").mkdir()
+    caches, _ = toy_caches(tmp_path / "toy", seed=0)
+    pairs = [("toy", "src-tgt"), ("toy", "tgt-src")]
+    table = recommend.permutation_stability(list(caches.values()), pairs, 4)
+    assert table[["feature_set", "pair"]].apply(tuple, axis=1).tolist() == pairs
+    assert table["same_answer"].tolist() == [4, 4] and table["permutation_share"].tolist() == [1.0, 1.0]
+    lines = "\n".join(recommend._stability_lines(table, {"toy": "toys"}))
+    assert "| toys | 2 | 100 % |" in lines and "No permutation changed any task's answer." in lines
+    monkeypatch.setattr(_label_free, "canonical_row_order", lambda X, y=None: np.arange(len(X)))
+    table = recommend.permutation_stability(list(caches.values()), pairs, 4)
+    assert table["same_answer"].tolist() == [0, 0]
+    assert "toy/src-tgt (0 of 4)" in "\n".join(recommend._stability_lines(table, {}))
+    with pytest.raises(ValueError, match="permutations: a positive number"):
+        recommend.permutation_stability(list(caches.values()), pairs, 0)

@@ -121,7 +121,9 @@ def test_the_verdict_says_what_it_can_and_cannot_conclude(outputs):
     small = text.split("## small")[1].split("## ")[0]
     assert "OT significantly beats the source relevance under 2 of 2 adapters" in big
     assert "too few tasks for any test at 0.05" in small  # 3 tasks: the smallest attainable p is 0.25
-    assert verdict.min_wilcoxon_p(3) == 0.25 and verdict.min_wilcoxon_p(6) == pytest.approx(0.03125)
+    from otfs_workflow.stats import min_wilcoxon_p
+
+    assert min_wilcoxon_p(3) == 0.25 and min_wilcoxon_p(6) == pytest.approx(0.03125)
     # label-free k: the best label-free rule in hindsight (SND, regret about 1) and all features (about 3)
     assert "the best label-free rule in hindsight, SND, loses 1.0 points" in big
     assert "keeping every feature loses 3.0" in big
@@ -275,8 +277,25 @@ def test_the_glance_table_counts_significant_results(outputs):
 
 def test_small_differences_keep_two_significant_digits():
     # an RMSE's differences (corn) are thousandths: never printed as 0.000
-    from otfs_workflow.stages.verdict import _fmt_diff
+    from otfs_workflow.formatting import decimals, difference, p_value
 
-    assert _fmt_diff(-0.00042) == "-0.00042" and _fmt_diff(0.0047) == "+0.0047"
-    assert _fmt_diff(0.00042, signed=False) == "0.00042"
-    assert _fmt_diff(2.345) == "+2.3" and _fmt_diff(0.0) == "+0.0" and _fmt_diff(-0.1) == "-0.1"
+    assert difference(-0.00042) == "-0.00042" and difference(0.0047) == "+0.0047"
+    assert difference(0.00042, signed=False) == "0.00042"
+    assert difference(2.345) == "+2.3" and difference(0.0) == "+0.0" and difference(-0.1) == "-0.1"
+    assert decimals(-0.001) == "0.00" and decimals(float("nan")) == "–" and decimals(None) == "–"
+    assert p_value(0.0004) == "< 0.001" and p_value(0.0123) == "0.012" and p_value(float("nan")) == "n/a"
+    assert p_value(0.00045, "scientific") == "4.5e-04" and p_value(0.0123, "scientific") == "0.012"
+    with pytest.raises(ValueError, match="style: 'short' or 'scientific'"):
+        p_value(0.5, "long")
+
+
+def test_the_shared_tests_are_scipys_and_statsmodels():
+    from scipy.stats import wilcoxon
+    from statsmodels.stats.multitest import multipletests
+
+    from otfs_workflow.stats import holm, wilcoxon_p
+
+    diff = np.array([1.5, -0.5, 2.0, 0.0, 3.0, 1.0, -0.25])
+    assert wilcoxon_p(diff) == wilcoxon(diff, zero_method="wilcox").pvalue and wilcoxon_p(np.zeros(4)) == 1.0
+    p = np.array([0.01, 0.04, 0.03])
+    assert holm(p).tolist() == multipletests(p, method="holm")[1].tolist() and holm([]).size == 0

@@ -27,4 +27,5 @@ with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
         fixed_k_rule=cfg["fixed_k_rule"],
         metrics=sm.params.metrics,
         caches=list(sm.input.caches),
+        permutations=cfg["permutations"],
     )

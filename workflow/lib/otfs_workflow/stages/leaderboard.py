@@ -76,7 +76,7 @@ def nauc(fractions, accuracies) -> float:
     return float(np.sum((y[1:] + y[:-1]) / 2 * np.diff(x)) / (x[-1] - x[0]))
 
 
-def _task_points(long: pd.DataFrame, d: Mapping[str, int], by: Sequence[str] = ()) -> pd.DataFrame:
+def task_points(long: pd.DataFrame, d: Mapping[str, int], by: Sequence[str] = ()) -> pd.DataFrame:
     """Mean accuracy per (dataset, pair, *by, ranker, adapter, n_features), with its fraction: over the
     iterations by default, per run with ``by=["iteration"]``."""
     pts = long.groupby(["dataset", "pair", *by, "ranker", "adapter", "n_features"], as_index=False)["accuracy"].mean()
@@ -84,7 +84,7 @@ def _task_points(long: pd.DataFrame, d: Mapping[str, int], by: Sequence[str] = (
     return pts
 
 
-def _task_naucs(points: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+def task_naucs(points: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     return (points.groupby(["dataset", "pair", *by, "ranker", "adapter"])
             .apply(lambda g: nauc(g["fraction"], g["accuracy"]), include_groups=False)
             .rename("nauc").reset_index())
@@ -93,11 +93,11 @@ def _task_naucs(points: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
 def per_dataset_table(long: pd.DataFrame, d: Mapping[str, int]) -> pd.DataFrame:
     """Per dataset, ranker and adapter: mean accuracy at each fraction (over pairs of the iteration means),
     the mean nAUC over pairs, and the mean ranking time per iteration."""
-    pts = _task_points(long, d)
+    pts = task_points(long, d)
     acc = pts.groupby(["dataset", "ranker", "adapter", "n_features", "fraction"], as_index=False)["accuracy"].mean()
     wide = acc.pivot_table(index=["dataset", "ranker", "adapter"], columns="fraction", values="accuracy")
     wide.columns = [f"acc@{_fraction_label(f)}" for f in wide.columns]
-    naucs = _task_naucs(pts).groupby(["dataset", "ranker", "adapter"])["nauc"].mean()
+    naucs = task_naucs(pts).groupby(["dataset", "ranker", "adapter"])["nauc"].mean()
     times = (long.drop_duplicates(["dataset", "pair", "ranker", "iteration"])
              .groupby(["dataset", "ranker"])["ranking_seconds"].mean())
     out = wide.join(naucs).reset_index()
@@ -143,8 +143,7 @@ def versus_reference(scores: pd.DataFrame, reference: str, runs: pd.DataFrame | 
     the individual runs too (one row per (pair, iteration)); their tests are
     not done, as the runs of one pair share its target samples.
     """
-    from scipy.stats import wilcoxon
-    from statsmodels.stats.multitest import multipletests
+    from otfs_workflow.stats import holm, wilcoxon_p
 
     if reference not in scores.columns:
         raise ValueError(f"reference ranker {reference!r} is not among the rankers {list(scores.columns)}")
@@ -157,11 +156,11 @@ def versus_reference(scores: pd.DataFrame, reference: str, runs: pd.DataFrame | 
         if runs is not None:
             rd = runs[reference] - runs[other]
             row.update(run_wins=int((rd > 0).sum()), run_ties=int((rd == 0).sum()), run_losses=int((rd < 0).sum()))
-        row["p"] = 1.0 if (diff == 0).all() else float(wilcoxon(diff.to_numpy(), zero_method="wilcox").pvalue)
+        row["p"] = wilcoxon_p(diff.to_numpy())
         rows.append(row)
     out = pd.DataFrame(rows)
     if len(out):
-        out["p_holm"] = multipletests(out["p"].to_numpy(), method="holm")[1]
+        out["p_holm"] = holm(out["p"].to_numpy())
     return out
 
 
@@ -204,11 +203,11 @@ def run(long_tables: Sequence[str], rankings: Sequence[str], recovery: str, n_fe
     table = per_dataset_table(long, n_features)
     _write_table(table, outputs, "table", caption)
 
-    pts = _task_points(long, n_features)
-    naucs = _task_naucs(pts)
+    pts = task_points(long, n_features)
+    naucs = task_naucs(pts)
     fixed = pts[pts["n_features"] == pts["dataset"].map(fraction)]
-    run_points = _task_points(long, n_features, by=["iteration"])
-    run_naucs = _task_naucs(run_points, by=["iteration"])
+    run_points = task_points(long, n_features, by=["iteration"])
+    run_naucs = task_naucs(run_points, by=["iteration"])
     run_fixed = run_points[run_points["n_features"] == run_points["dataset"].map(fraction)]
     datasets = list(dict.fromkeys(long["dataset"]))
     rows, tests, versus = [], {}, []

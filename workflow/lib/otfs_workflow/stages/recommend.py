@@ -52,7 +52,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from otfs_workflow.formatting import decimals, p_value
 from otfs_workflow.io import read_tsv, write_csv, write_json, write_text
+from otfs_workflow.stats import holm, min_wilcoxon_p, wilcoxon_p
 
 __all__ = ["BASELINES", "POOLED", "Runs", "compare", "evaluate", "learn", "menu", "run_pair"]
 
@@ -448,10 +450,6 @@ def nested(runs: Runs, procs: Mapping, weighting: str) -> tuple[np.ndarray, pd.D
 def compare(task_regret: pd.DataFrame, scope: str) -> pd.DataFrame:
     """The recommendation's per-task regret against each fixed policy's on the tasks of ``task_regret``
     (columns: the policies): one row per comparison, Holm-corrected over them."""
-    from statsmodels.stats.multitest import multipletests
-
-    from otfs_workflow.stages.verdict import _wilcoxon, min_wilcoxon_p
-
     rec = task_regret[RECOMMENDATION].to_numpy()
     rows = []
     for name in (*BASELINES, *([BEST_FIXED] if BEST_FIXED in task_regret else [])):
@@ -460,19 +458,14 @@ def compare(task_regret: pd.DataFrame, scope: str) -> pd.DataFrame:
         rows.append({"scope": scope, "tasks": len(diff), "versus": name,
                      "recommendation_regret": float(rec.mean()), "versus_regret": float(other.mean()),
                      "difference": float(diff.mean()), "wins": int((diff < 0).sum()), "ties": int((diff == 0).sum()),
-                     "losses": int((diff > 0).sum()), "p": _wilcoxon(diff), "min_p": min_wilcoxon_p(int((diff != 0).sum()))})
+                     "losses": int((diff > 0).sum()), "p": wilcoxon_p(diff), "min_p": min_wilcoxon_p(int((diff != 0).sum()))})
     out = pd.DataFrame(rows)
-    out["p_holm"] = multipletests(out["p"].to_numpy(), method="holm")[1]
+    out["p_holm"] = holm(out["p"].to_numpy())
     return out
 
 
-def _fmt(v: float, digits: int = 2) -> str:
-    """``v`` to ``digits`` decimals, a negative zero as zero."""
-    return "–" if v is None or not np.isfinite(v) else f"{round(float(v), digits) + 0.0:.{digits}f}"
 
 
-def _fmt_p(p: float) -> str:
-    return "–" if not np.isfinite(p) else (f"{p:.1e}" if p < 1e-3 else f"{p:.3f}")
 
 
 def _goals(table: pd.DataFrame, tasks: pd.DataFrame, adapter: str, alpha: float, fixed: Sequence[str]) -> list[str]:
@@ -487,24 +480,25 @@ def _goals(table: pd.DataFrame, tasks: pd.DataFrame, adapter: str, alpha: float,
     best = min(fixed_means, key=fixed_means.get)
     ok = rec <= fixed_means[best] + 1e-9
     lines.append(f"- Never worse than the simplest rule: nested regret at most the best fixed policy's, pooled: "
-                 f"**{'met' if ok else 'not met'}** (recommendation {_fmt(rec)} points; best fixed policy in "
-                 f"hindsight `{best}` {_fmt(fixed_means[best])}).")
+                 f"**{'met' if ok else 'not met'}** (recommendation {decimals(rec)} points; best fixed policy in "
+                 f"hindsight `{best}` {decimals(fixed_means[best])}).")
     lower = all(pooled.loc[b, "difference"] < 0 for b in BASELINES)
     lines.append(f"- Mean regret below every learned baseline's, pooled: **{'met' if lower else 'not met'}** "
-                 f"(" + ", ".join(f"{b} {_fmt(pooled.loc[b, 'versus_regret'])}" for b in BASELINES) + ").")
+                 f"(" + ", ".join(f"{b} {decimals(pooled.loc[b, 'versus_regret'])}" for b in BASELINES) + ").")
     sig = pooled.loc[BEST_FIXED, "difference"] < 0 and pooled.loc[BEST_FIXED, "p_holm"] < alpha
     worst_rec = float(part[RECOMMENDATION].max())
     worst_fixed = {n: float(part[n].max()) for n in fixed}
     below = all(worst_rec < w for w in worst_fixed.values())
     lines.append(f"- Moonshot, significantly below the best fixed policy (Wilcoxon, Holm p < {alpha:g}): "
-                 f"**{'met' if sig else 'not met'}** (difference {_fmt(pooled.loc[BEST_FIXED, 'difference'])} "
-                 f"points, Holm p {_fmt_p(pooled.loc[BEST_FIXED, 'p_holm'])}); worst-case regret below every fixed "
-                 f"policy's: **{'met' if below else 'not met'}** (recommendation {_fmt(worst_rec)}; least worst "
-                 f"case of a fixed policy {_fmt(min(worst_fixed.values()))}).")
+                 f"**{'met' if sig else 'not met'}** (difference {decimals(pooled.loc[BEST_FIXED, 'difference'])} "
+                 f"points, Holm p {p_value(pooled.loc[BEST_FIXED, 'p_holm'], 'scientific')}); worst-case regret "
+                 "below every fixed "
+                 f"policy's: **{'met' if below else 'not met'}** (recommendation {decimals(worst_rec)}; least worst "
+                 f"case of a fixed policy {decimals(min(worst_fixed.values()))}).")
     per_family = part.groupby("family")[[RECOMMENDATION, "all features"]].mean()
     worst = (per_family[RECOMMENDATION] - per_family["all features"])
     lines.append(f"- On no family more than 1 point worse than all features: **{'met' if (worst <= 1.0).all() else 'not met'}** "
-                 f"(worst: {worst.idxmax()}, {_fmt(worst.max())} points of regret above all features').")
+                 f"(worst: {worst.idxmax()}, {decimals(worst.max())} points of regret above all features').")
     return lines
 
 
@@ -604,16 +598,19 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
              scorers: Sequence[str], data_rules: Sequence[str], gate_margin: float, alpha: float,
              provenance: Mapping, outputs: Mapping[str, str], reference: str = "ot",
              relevance: str = "source-anova", weighting: str = "family", fixed_k_rule: str = "circular",
-             metrics: Mapping[str, str] | None = None, caches: Sequence[str] = ()) -> dict:
+             metrics: Mapping[str, str] | None = None, caches: Sequence[str] = (), permutations: int = 10) -> dict:
     """The meta-evaluation (module docstring); writes ``outputs``: ``csv``, ``tasks``, ``md``, ``pdf``,
     ``png``, ``signals`` (the scorers' signal quality, :func:`signal_table`), ``policy``, ``provenance``.
     ``metrics``: the metric each family is judged by where not the 1-NN's accuracy (:func:`judged_by`).
     ``caches``: the tasks' domain caches, whose sizes and sparsity (:func:`data_profile`) describe each family
-    in the policy file (``by_family``), so that a pair's page finds the family most like it."""
+    in the policy file (``by_family``), so that a pair's page finds the family most like it, and whose rows
+    :func:`permutation_stability` permutes ``permutations`` times per task."""
     if not pair_tables:
         raise ValueError("recommend evaluation: no per-pair tables of the choice of k to read")
     raw = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
-    profiles = pair_profiles(caches, sorted(set(zip(raw["feature_set"], raw["pair"])))) if caches else {}
+    task_keys = sorted(set(zip(raw["feature_set"], raw["pair"])))
+    profiles = pair_profiles(caches, task_keys) if caches else {}
+    stability = permutation_stability(caches, task_keys, permutations) if caches else None
     long = judged_by(raw, families, metrics or {})
     second = second_classifier_rows(raw, families, metrics or {})
     views = {}
@@ -665,6 +662,9 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
     table["classifier"] = table["classifier"].fillna(FIRST)
     table = table[["adapter", "classifier", *[c for c in table.columns if c not in ("adapter", "classifier")]]]
     tasks = pd.concat(task_rows, ignore_index=True)
+    if stability is not None:
+        tasks = tasks.merge(stability[["feature_set", "pair", "permutation_share"]], on=["feature_set", "pair"],
+                            how="left", validate="many_to_one")
     folds = pd.concat(fold_rows, ignore_index=True)
     signals = pd.concat(signal_rows, ignore_index=True)
     write_csv(table, outputs["csv"], float_format="%.6g")
@@ -680,7 +680,7 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
                "learned": policies, "provenance": _compact_provenance(provenance)}
     write_json(outputs["policy"], shipped, sealed=False)
     variants = pd.DataFrame(variant_rows)
-    md = _markdown(table, tasks, folds, policies, alpha, variants, signals, fixed_by)
+    md = _markdown(table, tasks, folds, policies, alpha, variants, signals, fixed_by, stability, families)
     write_text(outputs["md"], md)
     if "glance" in outputs:
         from otfs_workflow.report_landing import glance, markdown_section
@@ -774,7 +774,8 @@ def _compact_provenance(provenance: Mapping) -> dict:
 
 
 def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, policies: Mapping, alpha: float,
-              variants: pd.DataFrame, signals: pd.DataFrame, fixed_by: Mapping) -> str:
+              variants: pd.DataFrame, signals: pd.DataFrame, fixed_by: Mapping,
+              stability: pd.DataFrame | None = None, families: Mapping[str, str] | None = None) -> str:
     lines = ["# The label-free recommendation, measured on every task", "",
              "Which ranker and how many features a user without target labels should take "
              "(`otfs.k_selection.LabelFreeFeatureSelector`), scored on each task of the benchmark by **nested** "
@@ -794,9 +795,9 @@ def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, pol
         lines += _goals(table, tasks, adapter, alpha, fixed_by[adapter])
         lines += ["", f"Shipped for {adapter} (`label_free_policy.json`): the way `{pol['procedure']}`, chosen by "
                   f"leave one family out over every family, learned on all {pol['tasks']} tasks: `{pol['name']}`. "
-                  f"Its expected regret is the nested figure, {_fmt(pol['nested_regret'])} points (in sample "
-                  f"{_fmt(pol['train_regret'])}); the best fixed policy in hindsight, `{pol['best_fixed']}`, "
-                  f"{_fmt(pol['best_fixed_regret'])}.", ""]
+                  f"Its expected regret is the nested figure, {decimals(pol['nested_regret'])} points (in sample "
+                  f"{decimals(pol['train_regret'])}); the best fixed policy in hindsight, `{pol['best_fixed']}`, "
+                  f"{decimals(pol['best_fixed_regret'])}.", ""]
         if pol["procedure"] in fixed_by[adapter] or pol["procedure"] == "best fixed":
             lines += ["Nothing learned beats a fixed policy out of sample here, so the default *is* a fixed "
                       "policy: a label-free score that picks among the candidates loses more, on families it has "
@@ -808,25 +809,25 @@ def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, pol
         for scope, group in part.groupby("scope", sort=False):
             g = group.set_index("versus")
             cells = [f"**{scope}**" if scope == POOLED else scope, str(int(g["tasks"].iloc[0])),
-                     _fmt(g["recommendation_regret"].iloc[0])]
-            cells += [_fmt(g.loc[b, "versus_regret"]) for b in cmp]
-            cells += [f"{_fmt(g.loc[b, 'difference'], 2)} ({_fmt_p(g.loc[b, 'p_holm'])})"
+                     decimals(g["recommendation_regret"].iloc[0])]
+            cells += [decimals(g.loc[b, "versus_regret"]) for b in cmp]
+            cells += [f"{decimals(g.loc[b, 'difference'], 2)} ({p_value(g.loc[b, 'p_holm'], 'scientific')})"
                       for b in (BEST_FIXED, "all features")]
             lines.append("| " + " | ".join(cells) + " |")
         sec = second[second["adapter"] == adapter].set_index("versus")
         if not sec.empty:
             lines += ["", "Judged by the second classifier (`model_selection.second_classifier`, fitted on the "
                       "same adapted samples) instead of the 1-NN, the same nested procedure, pooled: the "
-                      f"recommendation's regret {_fmt(sec['recommendation_regret'].iloc[0])} points over "
+                      f"recommendation's regret {decimals(sec['recommendation_regret'].iloc[0])} points over "
                       f"{int(sec['tasks'].iloc[0])} tasks, "
-                      + ", ".join(f"{b} {_fmt(sec.loc[b, 'versus_regret'])}" for b in cmp)
-                      + f"; against the best fixed policy {_fmt(sec.loc[BEST_FIXED, 'difference'], 2)} "
-                      f"(Holm p {_fmt_p(sec.loc[BEST_FIXED, 'p_holm'])})."]
+                      + ", ".join(f"{b} {decimals(sec.loc[b, 'versus_regret'])}" for b in cmp)
+                      + f"; against the best fixed policy {decimals(sec.loc[BEST_FIXED, 'difference'], 2)} "
+                      f"(Holm p {p_value(sec.loc[BEST_FIXED, 'p_holm'], 'scientific')})."]
         lines += ["", "Each fold: the way chosen on the other families (by its inner leave one family out regret) "
                   "and the policy it learned there:", "",
                   "| left out | way chosen | policy | training regret |", "|---|---|---|---|"]
         for _, f in folds[folds["adapter"] == adapter].iterrows():
-            lines.append(f"| {f['family']} | {f['procedure']} | `{f['policy']}` | {_fmt(f['train_regret'])} |")
+            lines.append(f"| {f['family']} | {f['procedure']} | `{f['policy']}` | {decimals(f['train_regret'])} |")
         part = variants[variants["adapter"] == adapter]
         fams = [c for c in part.columns if c not in ("adapter", "procedure", "shipped", "regret")
                 and part[c].notna().any()]
@@ -835,7 +836,7 @@ def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, pol
                   "way that ships.", "",
                   "| way | all tasks | " + " | ".join(fams) + " |", "|---|---|" + "---|" * len(fams)]
         for _, v in part.iterrows():
-            row = "| " + " | ".join([v["procedure"], _fmt(v["regret"]), *[_fmt(v[f]) for f in fams]]) + " |"
+            row = "| " + " | ".join([v["procedure"], decimals(v["regret"]), *[decimals(v[f]) for f in fams]]) + " |"
             lines.append(row.replace("| ", "| **", 1).replace(" |", "** |", 1) if v["shipped"] else row)
         sig = signals[(signals["adapter"] == adapter) & (signals["scope"] == POOLED)]
         lines += ["", "Why a scorer works or not (pooled; per family in `signals.csv`): the mean within-task "
@@ -843,12 +844,40 @@ def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, pol
                   "tasks where its best candidate is within 1 point of the best, its mean and worst regret.", "",
                   "| scorer | Spearman | within 1 point | mean regret | worst regret |", "|---|---|---|---|---|"]
         for _, r in sig.sort_values("spearman", ascending=False).iterrows():
-            lines.append(f"| {r['scorer']} | {_fmt(r['spearman'])} | {100 * r['within_1_point']:.0f} % | "
-                         f"{_fmt(r['mean_regret'])} | {_fmt(r['worst_regret'])} |")
+            lines.append(f"| {r['scorer']} | {decimals(r['spearman'])} | {100 * r['within_1_point']:.0f} % | "
+                         f"{decimals(r['mean_regret'])} | {decimals(r['worst_regret'])} |")
         lines.append("")
+    if stability is not None and not stability.empty:
+        lines += _stability_lines(stability, families or {})
     lines += ["Per-task regrets: `tasks.csv`; every comparison: `evaluation.csv`; the scorers' signals: "
               "`signals.csv`; the policies learned on every family, with their provenance: `policy.json`.", ""]
     return "\n".join(lines)
+
+
+def _stability_lines(stability: pd.DataFrame, families: Mapping[str, str]) -> list[str]:
+    """evaluation.md's section on row order (:func:`permutation_stability`): pooled, per family, and the tasks
+    where a permutation changed the recommendation's inputs."""
+    n = int(stability["permutations"].iloc[0])
+    fam = stability["feature_set"].map(lambda fs: families.get(fs, fs))
+    pooled = stability["same_answer"].sum() / stability["permutations"].sum()
+    lines = ["## Row order", "",
+             f"Each task's two domains with their rows permuted {n} times: the share of permutations under which "
+             "the recommendation's inputs (the source rows its draws are taken from and the target rows, in the "
+             "selector's order) are bit for bit those of the files' order, so that the same (ranker, k) comes "
+             f"out. Pooled over {len(stability)} tasks: {100 * pooled:.0f} %; per task in `tasks.csv` "
+             "(`permutation_share`).", "", "| family | tasks | same answer |", "|---|---|---|"]
+    for family, group in stability.groupby(fam, sort=True):
+        share = group["same_answer"].sum() / group["permutations"].sum()
+        lines.append(f"| {family} | {len(group)} | {100 * share:.0f} % |")
+    changed = stability[stability["same_answer"] < stability["permutations"]]
+    lines += [""]
+    if changed.empty:
+        lines += ["No permutation changed any task's answer.", ""]
+    else:
+        lines += ["Tasks where a permutation changed the inputs: "
+                  + ", ".join(f"{r.feature_set}/{r.pair} ({r.same_answer} of {r.permutations})"
+                              for r in changed.itertuples()) + ".", ""]
+    return lines
 
 
 def _figure(tasks: pd.DataFrame, outputs: Mapping[str, str]) -> None:
@@ -921,7 +950,6 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
     ``scorers``, ``classifier``, ``n_splits``, ``test_size``); each draw's ``random_state`` is derived from
     (feature set, pair, iteration, "recommend")."""
     from otfs.k_selection import LabelFreeFeatureSelector
-    from otfs.k_selection._label_free import canonical_row_order
     from otfs_workflow.data.cache import read_domains
     from otfs_workflow.protocol import derive_seed, iteration_source_subset, parse_pair
     from otfs_workflow.stages import source_classes
@@ -933,11 +961,8 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
     src, tgt = cache.domain(source), cache.domain(target, labels=False)  # the target's labels are never read
     classes = source_classes(cache, pair, selection=False)
     names = list(getattr(cache, "feature_names", None) or [f"f{i}" for i in range(cache.n_features)])
-    # each domain in the selector's canonical order of its rows: the draws of the source then do not depend on the
-    # order of the file's rows, so the same data with its rows permuted give the same recommendation
-    order = canonical_row_order(src.X, src.y)
-    Xs_all, ys_all = src.X[order], src.y[order]
-    Xt = pd.DataFrame(tgt.X[canonical_row_order(tgt.X)], columns=names)
+    Xs_all, ys_all, Xt = canonical_domains(src.X, src.y, tgt.X)
+    Xt = pd.DataFrame(Xt, columns=names)
     fitted, sizes = [], []
     for it in range(draws):
         subset, _ = iteration_source_subset(feature_set, pair, it, ys_all, per_class, classes=classes,
@@ -958,6 +983,50 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
     write_text(outputs["md"], pair_markdown(rec))
     _pair_figure(selector.candidates_, rec, outputs)
     return rec
+
+
+def canonical_domains(Xs: np.ndarray, ys: np.ndarray, Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A pair's source rows, their labels and the target rows, each domain in the selector's canonical order of
+    its rows (:func:`otfs.k_selection._label_free.canonical_row_order`): what a pair's recommendation draws
+    from, so that the same data with their rows permuted give the same draws and the same recommendation."""
+    from otfs.k_selection._label_free import canonical_row_order
+
+    order = canonical_row_order(Xs, ys)
+    return Xs[order], ys[order], Xt[canonical_row_order(Xt)]
+
+
+def permutation_stability(caches: Sequence[str], pairs: Sequence[tuple], permutations: int) -> pd.DataFrame:
+    """Per (feature set, pair) of ``pairs``: of ``permutations`` random row permutations of both domains (each
+    drawn from (feature set, pair, permutation, "row permutation")), how many leave the recommendation's
+    inputs (:func:`canonical_domains`: the source rows and labels the draws are taken from, and the target)
+    bit for bit those of the caches' order. The selector is deterministic given its inputs and
+    ``random_state``, so these permutations give the same (ranker, k)."""
+    from pathlib import Path
+
+    from otfs_workflow.data.cache import read_cache
+    from otfs_workflow.protocol import derive_seed, parse_pair
+
+    if isinstance(permutations, bool) or not isinstance(permutations, int) or permutations < 1:
+        raise ValueError(f"recommend evaluation permutations: a positive number, got {permutations!r}")
+    by_domain = {(Path(c).parent.name, Path(c).stem): c for c in caches}
+    rows = []
+    for fs, pair in pairs:
+        source, target = parse_pair(pair)
+        missing = [d for d in (source, target) if (fs, d) not in by_domain]
+        if missing:
+            raise ValueError(f"recommend evaluation: no cache of the domains {missing} of {fs}/{pair} among the inputs")
+        src = read_cache(by_domain[(fs, source)], [source]).domains[source]
+        Xt = read_cache(by_domain[(fs, target)], [target]).domains[target].X
+        reference = canonical_domains(src.X, src.y, Xt)
+        same = 0
+        for p in range(permutations):
+            rng = np.random.default_rng(derive_seed(fs, pair, p, "row permutation"))
+            a, b = rng.permutation(src.X.shape[0]), rng.permutation(Xt.shape[0])
+            got = canonical_domains(src.X[a], src.y[a], Xt[b])
+            same += all(np.array_equal(g, r) for g, r in zip(got, reference, strict=True))
+        rows.append({"feature_set": fs, "pair": pair, "permutations": permutations, "same_answer": same,
+                     "permutation_share": same / permutations})
+    return pd.DataFrame(rows)
 
 
 def _how_sure(selector, params: Mapping, profile: Mapping | None = None) -> dict:

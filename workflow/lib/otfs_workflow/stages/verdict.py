@@ -47,10 +47,13 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from otfs_workflow.formatting import decimals, p_value
+from otfs_workflow.formatting import difference as fmt_difference
 from otfs_workflow.io import write_csv, write_json, write_text
-from otfs_workflow.stages.leaderboard import _task_naucs, _task_points, average_ranks, versus_reference
+from otfs_workflow.stages.leaderboard import average_ranks, task_naucs, task_points, versus_reference
+from otfs_workflow.stats import holm, min_wilcoxon_p, wilcoxon_p
 
-__all__ = ["comparisons", "every_ranker_versus", "k_regrets", "metric_regrets", "min_wilcoxon_p", "run", "task_scores"]
+__all__ = ["comparisons", "every_ranker_versus", "k_regrets", "metric_regrets", "run", "task_scores"]
 
 POOLED = "all families"
 #: The metrics judged, where a family's results have them: the paper's 1-NN accuracy first.
@@ -61,9 +64,6 @@ METRICS = {"accuracy": "1-NN accuracy", "balanced_accuracy": "1-NN balanced accu
            "neg_second_rmse": "ridge-regression RMSE, negated (higher is better)"}
 
 
-def min_wilcoxon_p(n: int) -> float:
-    """The smallest two-sided p-value of Wilcoxon's exact signed-rank test on ``n`` non-zero differences."""
-    return min(1.0, 2.0 / 2.0 ** n) if n > 0 else 1.0
 
 
 def task_scores(long: pd.DataFrame, n_features: Mapping[str, int], metric: str = "accuracy") -> pd.DataFrame:
@@ -71,15 +71,9 @@ def task_scores(long: pd.DataFrame, n_features: Mapping[str, int], metric: str =
     averaged)."""
     if metric not in long.columns:
         raise ValueError(f"the results have no column {metric!r} (columns: {list(long.columns)})")
-    return _task_naucs(_task_points(long.assign(accuracy=long[metric]), n_features))
+    return task_naucs(task_points(long.assign(accuracy=long[metric]), n_features))
 
 
-def _wilcoxon(diff: np.ndarray) -> float:
-    from scipy.stats import wilcoxon
-
-    if np.all(diff == 0):
-        return 1.0
-    return float(wilcoxon(diff, zero_method="wilcox").pvalue)
 
 
 def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: str | Sequence[str],
@@ -87,8 +81,6 @@ def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: st
     """One row per (adapter, comparison) of ``family``'s task scores (the module docstring); Holm's
     correction runs over the rows (one family, one metric)."""
     from scipy.stats import friedmanchisquare
-    from statsmodels.stats.multitest import multipletests
-
     rows = []
     for adapter, group in scores.groupby("adapter", sort=False):
         wide = group.pivot_table(index=["dataset", "pair"], columns="ranker", values="nauc").dropna(axis=0)
@@ -116,10 +108,10 @@ def comparisons(scores: pd.DataFrame, family: str, reference: str, relevance: st
                          "reference_nauc": float(wide[reference].mean()), "versus_nauc": float(wide[other].mean()),
                          "difference": float(diff.mean()), "wins": int((diff > 0).sum()),
                          "ties": int((diff == 0).sum()), "losses": int((diff < 0).sum()),
-                         "p": _wilcoxon(diff), "min_p": min_wilcoxon_p(int((diff != 0).sum()))})
+                         "p": wilcoxon_p(diff), "min_p": min_wilcoxon_p(int((diff != 0).sum()))})
     out = pd.DataFrame(rows)
     if len(out):
-        out["p_holm"] = multipletests(out["p"].to_numpy(), method="holm")[1]
+        out["p_holm"] = holm(out["p"].to_numpy())
         # Holm multiplies the smallest p-value by the number of comparisons and never lowers the others
         # below it: no row of the family can get a corrected p-value under this bound
         out["holm_m"] = len(out)
@@ -188,7 +180,7 @@ def _versus_lines(versus: pd.DataFrame, alpha: float) -> list[str]:
                     cells.append("")
                     continue
                 r = row.iloc[0]
-                cell = f"{r['ranker_rank']:.2f} ({_fmt_diff(r['difference'])}, p {_fmt_p(r['p_holm'])})"
+                cell = f"{r['ranker_rank']:.2f} ({fmt_difference(r['difference'])}, p {p_value(r['p_holm'])})"
                 cells.append(f"**{cell}**" if r["p_holm"] < alpha and r["difference"] < 0 else cell)
             lines.append(f"| {ranker} | " + " | ".join(cells) + " |")
         lines.append("")
@@ -251,20 +243,13 @@ def _fmt_regret(v: float, unit: str, short: bool = False) -> str:
     return f"{v:.2g} RMSE" if short else f"{v:.2g} of RMSE"
 
 
-def _fmt_diff(v: float, signed: bool = True) -> str:
-    """A difference in the metric's units: one decimal for points, two significant digits where it is below 0.1
-    (an RMSE's differences: 0.00042, never 0.000)."""
-    fmt = ("+" if signed else "") + (".1f" if abs(v) >= 0.1 or v == 0 or not np.isfinite(v) else ".2g")
-    return format(v, fmt)
 
 
-def _fmt_p(p: float) -> str:
-    return "n/a" if not np.isfinite(p) else (f"{p:.2g}" if p >= 1e-3 else "< 0.001")
 
 
 def _sentence(row, alpha: float) -> str:
     sign = "ahead of" if row["difference"] > 0 else ("level with" if row["difference"] == 0 else "behind")
-    text = (f"OT is {_fmt_diff(abs(row['difference']), False)} {sign} the {row['comparison']} ({row['versus']}) "
+    text = (f"OT is {fmt_difference(abs(row['difference']), False)} {sign} the {row['comparison']} ({row['versus']}) "
             f"under {row['adapter']}, {row['wins']}/{row['ties']}/{row['losses']} wins/ties/losses over "
             f"{row['tasks']} task{'s' if row['tasks'] != 1 else ''}")
     if row["min_p"] > alpha:
@@ -274,8 +259,8 @@ def _sentence(row, alpha: float) -> str:
                        f"{row['holm_m']} comparisons (the smallest attainable p is {row['min_p']:.2g}, "
                        f"{row['min_p_holm']:.2g} corrected)")
     if row["p_holm"] <= alpha:
-        return text + f", significant (Holm p = {_fmt_p(row['p_holm'])})"
-    return text + f", not significant (Holm p = {_fmt_p(row['p_holm'])})"
+        return text + f", significant (Holm p = {p_value(row['p_holm'])})"
+    return text + f", not significant (Holm p = {p_value(row['p_holm'])})"
 
 
 def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float, main: str) -> list[str]:
@@ -298,12 +283,12 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float, main:
                        f"too few tasks for any test at {alpha}{_holm_note(part, alpha)}")
         elif sig_win.empty and sig_loss.empty:
             verdict = (f"OT does **not** significantly beat the {kind} under any adapter (ahead under {ahead} of "
-                       f"{len(part)}; mean difference {_fmt_diff(part['difference'].mean())})")
+                       f"{len(part)}; mean difference {fmt_difference(part['difference'].mean())})")
         else:
             verdict = (f"OT significantly beats the {kind} under {len(sig_win)} of {len(part)} adapters "
                        f"({', '.join(sig_win['adapter']) or 'none'}) and significantly loses under "
                        f"{len(sig_loss)} ({', '.join(sig_loss['adapter']) or 'none'}); mean difference "
-                       f"{_fmt_diff(part['difference'].mean())}")
+                       f"{fmt_difference(part['difference'].mean())}")
         lines.append(f"- {verdict}.")
     for metric, label in METRICS.items():
         part = all_rows[all_rows["metric"] == metric]
@@ -316,7 +301,7 @@ def _family_summary(all_rows: pd.DataFrame, k: pd.DataFrame, alpha: float, main:
                 continue
             wins, losses = _significant(sub, alpha)
             bits.append(f"against the {kind}, OT is ahead under {int((sub['difference'] > 0).sum())} of {len(sub)} "
-                        f"adapters (mean {_fmt_diff(sub['difference'].mean())}; significant wins {len(wins)}, "
+                        f"adapters (mean {fmt_difference(sub['difference'].mean())}; significant wins {len(wins)}, "
                         f"losses {len(losses)})")
         if bits:
             lines.append(f"- With the {label}: " + "; ".join(bits) + ".")
@@ -384,7 +369,7 @@ def _glance_cell(part: pd.DataFrame, alpha: float) -> str:
     if part.empty:
         return "n/a"
     ahead = int((part["difference"] > 0).sum())
-    head = f"{_fmt_diff(part['difference'].mean())} (ahead under {ahead}/{len(part)}"
+    head = f"{fmt_difference(part['difference'].mean())} (ahead under {ahead}/{len(part)}"
     if (part["min_p_holm"] > alpha).all():
         return head + "; too few tasks to test)"
     wins, losses = _significant(part, alpha)
@@ -427,7 +412,7 @@ def _glance(rows: pd.DataFrame, k: pd.DataFrame, families: Sequence[str], mains:
 def _recommend_lines(tasks: pd.DataFrame, families: Sequence[str]) -> list[str]:
     """The label-free recommendation's row per family: its mean regret, family left out, beside the fixed
     policies' (``results/recommend/evaluation.md`` has the tests)."""
-    from otfs_workflow.stages.recommend import BASELINES, BEST_FIXED, RECOMMENDATION, _fmt
+    from otfs_workflow.stages.recommend import BASELINES, BEST_FIXED, RECOMMENDATION
 
     cols = [RECOMMENDATION, *BASELINES, *([BEST_FIXED] if BEST_FIXED in tasks else [])]
     out = ["## Label-free recommendation", "",
@@ -442,7 +427,7 @@ def _recommend_lines(tasks: pd.DataFrame, families: Sequence[str]) -> list[str]:
         for name, g in groups:
             if g.empty:
                 continue
-            out.append(f"| {name} | {adapter} | {len(g)} | " + " | ".join(_fmt(g[c].mean()) for c in cols) + " |")
+            out.append(f"| {name} | {adapter} | {len(g)} | " + " | ".join(decimals(g[c].mean()) for c in cols) + " |")
     return [*out, ""]
 
 
