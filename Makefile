@@ -1,6 +1,6 @@
 # Two commands on a fresh machine with Python 3.11+:
 #   make all    set up .venv, then run the paper's targets (snakemake --cores $(CORES) all)
-#   make test   set up .venv, then run the test suite
+#   make test   set up .venv, then run the test suite (make test-fast: the tests that start no process)
 #   make bench  the benchmark suite, scaling study and end-to-end timings (results/benchmarks/)
 #   make slurm-packages   Debian's SLURM, munge and MariaDB, for the SLURM test (root)
 #   make browser-packages Debian's headless Chromium, for the report's browser test (root)
@@ -13,7 +13,7 @@ TORCH ?= 2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.otfs-installed
 
-.PHONY: setup all available test lint bench clean-results slurm-packages browser-packages
+.PHONY: setup all available test test-fast lint bench clean-results slurm-packages browser-packages
 
 $(STAMP): pyproject.toml workflow/pyproject.toml envs/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -35,8 +35,15 @@ available: $(STAMP)
 # pytest-xdist: one worker per core (at most 4); tests/conftest.py keeps the tests that share a
 # pipeline run, or a module's fixture, in one worker.
 TEST_WORKERS ?= auto
-test: $(STAMP)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
+# make test: the fast tests, then the others. make test-fast: the tests that start no process (no Snakemake, no
+# fresh interpreter, no tool) and take under 30 s each, a few minutes, while editing code; tests/conftest.py fails an unmarked test that
+# starts one, so that set stays fast.
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
+test: test-fast
+	$(PYTEST) -m "pipeline or subprocess or slurm or slow"
+
+test-fast: $(STAMP)
+	$(PYTEST) -m "not pipeline and not subprocess and not slurm and not slow"
 
 # Benchmarks time this machine: run them alone, with its physical cores.
 BENCH_CORES ?= $(shell nproc)

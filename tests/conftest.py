@@ -50,8 +50,7 @@ def pytest_collection_modifyitems(config, items):
         config.hook.pytest_deselected(items=deselected)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item):
+def _check_loadgroup(item):
     """Under ``--dist loadgroup`` pytest-xdist sends a group's tests to one worker by adding ``@group`` to their
     ids. pytest 9.2 ignores that (pytest-dev/pytest-xdist#1386), and every worker would build its own
     ``test_run``: fail each grouped test, naming the cause, rather than run the suite at twice the cost."""
@@ -60,6 +59,94 @@ def pytest_runtest_setup(item):
         pytest.fail(f"pytest-xdist --dist loadgroup did not group this test: pytest {pytest.__version__} with "
                     "this pytest-xdist ignores the groups (pytest-dev/pytest-xdist#1386); install the pinned "
                     "versions (make setup: envs/requirements.txt) or run without -n", pytrace=False)
+
+
+# --- speed classes: a test that starts a process is marked (`make test-fast` leaves those out) ----------
+#: The markers of a test that may start processes (Snakemake, a fresh interpreter, a tool).
+PROCESS_MARKERS = ("pipeline", "subprocess", "slurm")
+
+
+def _starts_processes(item) -> bool:
+    return any(item.get_closest_marker(m) for m in PROCESS_MARKERS)
+
+
+#: Functions whose process runs once per interpreter, its answer kept for the interpreter's life: which test
+#: starts it depends on the order the tests run in, so it is none of theirs (loky's count of physical cores,
+#: ``lscpu``; the import graph of otfs_workflow.codedeps, grimp in a fresh interpreter).
+_ONCE_PER_INTERPRETER = {("loky/backend/context.py", "_count_physical_cores_linux"),
+                         ("otfs_workflow/codedeps.py", "_grimp_imports")}
+
+
+def _importing() -> bool:
+    """Whether a module is being imported, or a once-per-interpreter function runs (``_ONCE_PER_INTERPRETER``):
+    a process a module starts when first imported (Snakemake's SLURM plug-in runs ``which sacct``) is that
+    import's, done once per interpreter, not the test's."""
+    import traceback
+
+    for frame in traceback.extract_stack():
+        if frame.filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        if any(frame.filename.endswith(f) and frame.name == name for f, name in _ONCE_PER_INTERPRETER):
+            return True
+    return False
+
+
+class _ProcessGuard:
+    """Records every ``subprocess.Popen`` a test starts (subprocess.run, check_output... all go through it),
+    but those of a module's first import (:func:`_importing`)."""
+
+    def __init__(self):
+        self.started: list[str] = []
+        self._original = None
+
+    def __enter__(self):
+        self._original = original = subprocess.Popen.__init__
+        started = self.started
+
+        def init(popen, args, *a, **kw):
+            if not _importing():
+                started.append(args if isinstance(args, str) else " ".join(map(str, args))[:200])
+            return original(popen, args, *a, **kw)
+
+        subprocess.Popen.__init__ = init
+        return self
+
+    def __exit__(self, *exc):
+        subprocess.Popen.__init__ = self._original
+        return False
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_setup(item):
+    _check_loadgroup(item)
+    if _starts_processes(item):
+        return (yield)
+    with _ProcessGuard() as guard:
+        try:
+            return (yield)
+        finally:
+            item.stash[_STARTED] = list(guard.started)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A test without a process marker (``PROCESS_MARKERS``) fails if it, or a fixture it set up, started a
+    process: the fast suite (``-m "not pipeline and not subprocess"``) must start none."""
+    if _starts_processes(item):
+        return (yield)
+    with _ProcessGuard() as guard:
+        result = yield
+    started = item.stash.get(_STARTED, []) + guard.started
+    if started and os.environ.get("OTFS_AUDIT_PROCESSES"):  # list them instead (marking a suite's tests)
+        with open(os.environ["OTFS_AUDIT_PROCESSES"], "a", encoding="utf-8") as fh:
+            fh.write(f"{item.nodeid}\t{started[0][:100]!r}\n")
+    elif started:
+        pytest.fail(f"this test starts {len(started)} process(es) ({started[0]!r}...) without a marker: mark it "
+                    "@pytest.mark.subprocess (or pipeline), so that the fast suite leaves it out", pytrace=False)
+    return result
+
+
+_STARTED = pytest.StashKey[list]()
 
 
 #: CI sets OTFS_REQUIRE_ALL_TESTS=1: a test that would skip for a missing extra or missing data fails instead.

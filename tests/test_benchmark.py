@@ -176,6 +176,7 @@ def test_subspace_alignment_equals_sklearn_pca(n_source):
     assert relative_difference(fast, dense) < 1e-8  # same signs as scikit-learn
 
 
+@pytest.mark.subprocess
 def test_nested_accuracies_equal_a_fresh_classifier_with_ties():
     # Binary features make many exact distance ties; the lowest source index wins in both.
     rng = np.random.RandomState(0)
@@ -227,6 +228,7 @@ def test_ranking_matches_pots_domain_adaptation_classes():
     assert relative_difference(fast, slow) < 1e-6
 
 
+@pytest.mark.slow
 def test_quick_suite_every_case_equal():
     df = run_suite("quick", repeats=1, log=lambda *_: None)
     assert list(df["case"]) == [case.name for case in make_cases("quick")] and "WDA" in set(df["case"])
@@ -235,6 +237,7 @@ def test_quick_suite_every_case_equal():
     assert (df["otfs_s"] > 0).all() and (df["reference_peak_mb"] >= 0).all()
 
 
+@pytest.mark.subprocess
 def test_suite_command_writes_table_figure_and_provenance(tmp_path, capsys):
     rc = main(["--quick", "--out", str(tmp_path), "--only", "CORAL", "NA curve SURF",
                "--order-check", "--repeats", "1"])
@@ -364,6 +367,7 @@ def test_main_job_stage_table_and_figure(tmp_path):
     assert (tmp_path / "stages.pdf").stat().st_size > 0 and (tmp_path / "stages.png").stat().st_size > 0
 
 
+@pytest.mark.subprocess
 def test_main_job_reads_the_cpu_time_of_the_snakemake_process_itself_not_its_jobs():
     import subprocess
     import sys
@@ -382,6 +386,7 @@ def test_main_job_reads_the_cpu_time_of_the_snakemake_process_itself_not_its_job
     assert proc.returncode == 0 and 0.5 <= own < 1.4
 
 
+@pytest.mark.subprocess
 def test_a_job_writes_its_times_where_the_environment_says_and_counts_the_imports_inside_it(tmp_path):
     """A job's line splits its process's time: before its code, the imports its code made (a module whose import
     sleeps 0.4 s), its code (a 0.3 s sleep besides); without the variable nothing is written or wrapped."""

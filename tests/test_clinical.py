@@ -201,6 +201,7 @@ def test_an_empty_or_header_only_file_is_named(tmp_path):
     assert voxel_table_width(header) == 2
 
 
+@pytest.mark.subprocess
 def test_stage_outputs(tmp_path):
     cfg = {**SMALL, "iterations": 2, "feature_counts": [5, "d"]}
     voxels = tmp_path / "voxels.h5"

@@ -96,6 +96,7 @@ def test_partition_and_account_come_from_the_environment():
     assert res["slurm_partition"] == "'gpu'"
 
 
+@pytest.mark.subprocess
 def test_profiles_name_only_rules_of_the_workflow(workflow_rules):
     assert {"rank_features", "classify", "aggregate"} <= workflow_rules
     for name in ("slurm", "slurm-ci"):
@@ -147,6 +148,7 @@ def test_count_submissions_reads_groups_local_and_target_rules():
     assert count_submissions(EVENTS, {"acquire", "rank_features"})["grouped"] == 2
 
 
+@pytest.mark.subprocess
 def test_local_rules_fetch_data_or_summarise(workflow_rules):
     local = local_rules(REPO / "Snakefile")
     # the Snakefile's own and those of the included experiment files (each declares its summaries)
@@ -160,6 +162,7 @@ def test_local_rules_fetch_data_or_summarise(workflow_rules):
     assert not local & set(_profile("slurm")["groups"])
 
 
+@pytest.mark.subprocess
 def test_grouping_bundles_the_test_configuration(tmp_path):
     work = copy_workflow(tmp_path)
     args = ("--configfile", "config/test.yaml", "--forceall")
@@ -200,6 +203,7 @@ def test_grouping_bundles_the_test_configuration(tmp_path):
     assert b["submitted"] < a["submitted"] / 4
 
 
+@pytest.mark.subprocess
 def test_stage_fetches_every_input_and_nothing_else(tmp_path):
     work = copy_workflow(tmp_path)
     jobs = planned_jobs(snakemake(work, "--dry-run", "--cores", "1", "stage"))
@@ -222,6 +226,7 @@ def test_stage_fetches_every_input_and_nothing_else(tmp_path):
 
 
 # --- resources from measurements -----------------------------------------------------
+@pytest.mark.subprocess
 def test_benchmark_files_map_to_their_rules(workflow_rules):
     # every benchmark: path of the workflow, with its wildcards filled, maps to its own rule
     for smk in (REPO / "workflow" / "rules").glob("*.smk"):

@@ -47,6 +47,7 @@ def _names(paths, pkg: Path) -> set[str]:
     return {str(Path(p).relative_to(pkg.resolve())) for p in paths}
 
 
+@pytest.mark.subprocess
 def test_every_import_form_is_counted(tmp_path):
     pkg = _package(tmp_path, {
         "__init__.py": "",
@@ -78,6 +79,7 @@ def test_every_import_form_is_counted(tmp_path):
     assert "h.py" not in got
 
 
+@pytest.mark.subprocess
 def test_a_stubs_lazy_exports_are_followed_where_used(tmp_path):
     # SPEC 1: a package whose __init__.py calls lazy_loader.attach_stub exports what its .pyi lists
     pkg = _package(tmp_path, {
@@ -98,6 +100,7 @@ def test_a_stubs_lazy_exports_are_followed_where_used(tmp_path):
     assert _names(import_closure(script, pkg), pkg) == {"__init__.py", "__init__.pyi", "_base.py"}
 
 
+@pytest.mark.subprocess
 def test_a_registry_counts_its_folder_or_only_the_methods_a_job_runs(tmp_path):
     pkg = _package(tmp_path, {
         "__init__.py": "", "registry.py": "class Registry:\n    def __init__(self, *a, package=None): pass\n",
@@ -114,6 +117,7 @@ def test_a_registry_counts_its_folder_or_only_the_methods_a_job_runs(tmp_path):
     assert _names(import_closure(script, pkg, {"pkg.methods": []}), pkg) == base
 
 
+@pytest.mark.subprocess
 def test_a_closure_spans_several_packages(tmp_path):
     lib = _package(tmp_path / "src", {"__init__.py": "", "method.py": "", "unused.py": ""})
     wf_root = tmp_path / "workflow"
@@ -132,6 +136,7 @@ def test_a_closure_spans_several_packages(tmp_path):
     assert set(manifest_files(out, (lib, wf_root / "wf"))) == set(closure)
 
 
+@pytest.mark.subprocess
 def test_closure_is_transitive_and_includes_parent_packages(tmp_path):
     pkg = _package(tmp_path, {
         "__init__.py": "", "top.py": "from .mid.low import x\n", "mid/__init__.py": "from .helper import y\n",
@@ -144,6 +149,7 @@ def test_closure_is_transitive_and_includes_parent_packages(tmp_path):
         "__init__.py", "top.py", "mid/__init__.py", "mid/helper.py", "mid/low.py", "leaf.py"}
 
 
+@pytest.mark.subprocess
 def test_an_edited_file_is_parsed_again(tmp_path):
     pkg = _package(tmp_path, {"__init__.py": "", "a.py": "", "b.py": "", "c.py": ""})
     (pkg / "a.py").write_text("from . import b\n")
@@ -154,12 +160,14 @@ def test_an_edited_file_is_parsed_again(tmp_path):
     assert _names(import_closure(pkg / "a.py", pkg), pkg) == {"__init__.py", "a.py", "c.py"}
 
 
+@pytest.mark.subprocess
 def test_a_syntax_error_names_the_file(tmp_path):
     pkg = _package(tmp_path, {"__init__.py": "", "bad.py": "def f(:\n"})
     with pytest.raises(SyntaxError, match=r"cannot derive the imports of \['pkg'\]: .*bad\.py"):
         import_closure(pkg / "bad.py", pkg)
 
 
+@pytest.mark.subprocess
 def test_the_ranking_script_depends_on_what_ranking_imports():
     # the drift the hand-kept lists had: ranking.py imports selection.py
     closure = _closure("ranking.py")
@@ -189,6 +197,7 @@ def test_data_jobs_do_not_depend_on_the_methods():
         assert not methods and "workflow/lib/otfs_workflow/config.py" not in closure, (script, methods)
 
 
+@pytest.mark.subprocess
 def test_a_code_manifest_is_rewritten_only_when_a_listed_file_changes(tmp_path):
     pkg = _package(tmp_path, {"__init__.py": "", "a.py": "from . import b\n", "b.py": "X = 1\n", "c.py": ""})
     script = tmp_path / "script.py"
@@ -367,6 +376,7 @@ def test_every_job_of_the_run_checked_its_code_inputs(test_run):
         assert "otfs modules this job ran are among its" in log.read_text(), log
 
 
+@pytest.mark.subprocess
 def test_stage_jobs_keep_pot_from_importing_torch_and_the_library_does_not():
     """The pipeline's jobs turn POT's optional backends off; ``import otfs`` alone leaves them as they are."""
     import subprocess
@@ -414,6 +424,7 @@ def test_a_scoped_manifest_counts_only_the_methods_its_job_runs(tmp_path):
         scoped_manifest(script, PKGS, {"otfs.reducers": ["x"]}, tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_job_imports_its_manifests_plugins_and_fails_on_any_other(tmp_path):
     import subprocess
     import sys

@@ -40,6 +40,7 @@ def test_manifest_lists_all_twelve_files(manifest):
         manifest.entry("surf/nope.mat")
 
 
+@pytest.mark.subprocess
 def test_git_blob_sha1_matches_git(tmp_path):
     f = tmp_path / "x.bin"
     f.write_bytes(b"hello\x00world\n" * 1000)

@@ -46,6 +46,7 @@ def _run_python(code: str, cwd) -> subprocess.CompletedProcess:
     return proc
 
 
+@pytest.mark.subprocess
 def test_the_readmes_library_example_runs_as_written(tmp_path):
     # real-shaped data (a DataFrame with named columns), per-domain z-scores, a fractional number of features,
     # skada's pipeline; any UserWarning (e.g. "fitted without feature names") fails it
@@ -85,6 +86,7 @@ print(off == on, off)
 """
 
 
+@pytest.mark.subprocess
 def test_the_two_pipeline_idioms_the_readme_names_select_the_same_features(tmp_path):
     require_module("skada", "skada")
     out = _run_python(_IDIOMS, tmp_path).stdout.split(" ", 1)
@@ -167,6 +169,7 @@ def test_your_dataset_page_runs_as_written(tmp_path):
     assert "build_cache" in dry.stdout and "rank_features" in dry.stdout, dry.stdout + dry.stderr
 
 
+@pytest.mark.subprocess
 def test_the_recommendation_pages_example_runs_as_written(tmp_path):
     # docs/recommend.md's library block: the shipped policy on a drifted wine, every candidate printed
     require_module("skada", "skada")

@@ -126,6 +126,7 @@ def test_selector_refuses_a_missing_target_class():
         RelevantInvariantSelector(n_features_to_select=2).fit(Xs, ys, Xt[yt != 2], yt[yt != 2])
 
 
+@pytest.mark.subprocess
 def test_related_targets_build_in_the_pipeline(test_run):
     """`related` (WDA Table 1, Figure 2, the Office adapter table; the invariant selector's table and
     front; the boosting and SemFS tables and figures) builds from the test configuration, reusing the

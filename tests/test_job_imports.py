@@ -59,6 +59,7 @@ def test_emd_reports_the_iteration_limit_and_refuses_bad_weights():
         emd(uniform(3), uniform(2), M[:2, :2], 10)
 
 
+@pytest.mark.subprocess
 def test_the_solver_loads_without_pot_and_pot_still_imports_after_it():
     out = _run("""
         import sys
@@ -79,6 +80,7 @@ def test_the_solver_loads_without_pot_and_pot_still_imports_after_it():
     assert out[2] == "ok"
 
 
+@pytest.mark.subprocess
 def test_pot_imported_first_is_used_as_it_is():
     out = _run("""
         import ot
@@ -116,6 +118,7 @@ def test_rows_tsv_is_pandas_tsv_byte_for_byte(tmp_path):
     assert not (tmp_path / "bad.tsv").exists()
 
 
+@pytest.mark.subprocess
 def test_the_ranking_job_runs_the_estimator_without_pot_and_the_na_curves_without_the_heavy_imports(tmp_path):
     """The pipeline's commonest jobs, run as its scripts run them: the ranking job fits the library's public
     estimator (scikit-learn), whose exact OT solver loads without ``import ot``; the NA classification job
@@ -161,6 +164,7 @@ def test_the_ranking_job_runs_the_estimator_without_pot_and_the_na_curves_withou
     assert [r["accuracy"] for r in with_adapter] == list(df["accuracy"][:3])
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("adapter, heavy", [("NA", "[]"), ("CORAL", "['pandas', 'scipy', 'sklearn']")])
 def test_a_job_imports_the_plug_ins_its_manifest_names_only_when_it_looks_one_up(tmp_path, adapter, heavy):
     """job() with the rule's code manifest, as the pipeline runs it: the NA curves look no adapter up, so the
@@ -193,6 +197,7 @@ def test_a_job_imports_the_plug_ins_its_manifest_names_only_when_it_looks_one_up
     assert "code inputs: the" in (tmp_path / "job.log").read_text()
 
 
+@pytest.mark.subprocess
 def test_a_wda_job_imports_pymanopt_without_its_optional_backends(tmp_path):
     """A job whose code includes WDA imports pymanopt with PyTorch, JAX and TensorFlow hidden (1.3 s of PyTorch
     per job before): none of them is imported by the fit, pymanopt's PyTorch backend says it is unavailable,
@@ -244,6 +249,7 @@ def test_a_wda_job_imports_pymanopt_without_its_optional_backends(tmp_path):
     assert out.strip() == "False"
 
 
+@pytest.mark.subprocess
 def test_a_lookup_imports_only_the_plug_in_file_named_like_it():
     out = _run("""
         import sys
@@ -261,6 +267,7 @@ def test_a_lookup_imports_only_the_plug_in_file_named_like_it():
     assert out[2].startswith("unknown sample-selection strategy 'otx'") and "'1nn'" in out[2]
 
 
+@pytest.mark.subprocess
 def test_the_clinical_module_imports_pandas_and_scikit_learn_only_where_used(tmp_path):
     """Every Snakemake process parses the workflow, which imports otfs.datasets._clinical (voxel_table_width)."""
     table = tmp_path / "voxels.tsv"
@@ -273,6 +280,7 @@ def test_the_clinical_module_imports_pandas_and_scikit_learn_only_where_used(tmp
     assert out.split(" ", 1) == ["3", "[]\n"]
 
 
+@pytest.mark.subprocess
 def test_reading_every_registry_and_the_ot_adapters_import_neither_pot_nor_skada():
     """Every Snakemake process reads every registry while it parses the workflow (the configuration's names,
     the code manifests), and the OT adapters' jobs need POT's cost and weights only (``otfs._ot.emd``, equal to

@@ -25,6 +25,7 @@ def _run(code: str) -> str:
     return done.stdout
 
 
+@pytest.mark.subprocess
 def test_importing_the_library_and_every_public_name_pulls_in_no_pipeline():
     out = _run("""
         import sys
@@ -45,6 +46,7 @@ def test_importing_the_library_and_every_public_name_pulls_in_no_pipeline():
     assert int(count) > 40 and bad.strip() == "[]"
 
 
+@pytest.mark.subprocess
 def test_importing_otfs_alone_loads_none_of_its_methods():
     # SPEC 1 (lazy_loader): the names are imported on first use, so a pipeline job pays for what it runs
     out = _run("""

@@ -118,6 +118,7 @@ def _probe(work):
     return line, proc
 
 
+@pytest.mark.subprocess
 def test_a_second_plan_of_one_figure_imports_none_of_the_librarys_methods(tmp_path):
     work = copy_workflow(tmp_path / "work")
     first, proc = _probe(work)

@@ -134,6 +134,7 @@ def test_origin_names_the_module_that_registered_each_method():
         adapters.origin("OT4")
 
 
+@pytest.mark.subprocess
 def test_load_modules_imports_only_the_named_files():
     # a fresh process: a job that runs the ks ranker imports its file and no other ranker's
     import subprocess

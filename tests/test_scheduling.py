@@ -104,6 +104,7 @@ def _main_job(rules, domains=4, paper=40, others=400):
     return jobs
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("kind", ["ilp", "greedy"])
 @pytest.mark.parametrize("cores", [1, 2, 16])
 def test_the_image_jobs_wait_for_no_one_thread_job(rules, cores, kind):

@@ -66,6 +66,7 @@ def test_each_family_reads_to_its_documented_shape_and_class_balance(name, param
     assert len(checked.class_names) == len(counts)
 
 
+@pytest.mark.subprocess
 def test_every_family_file_is_in_the_manifest_with_the_mirrors_hashes():
     import subprocess
 

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import REPO
 
 #: What a child process reports of its kernels: OpenBLAS's core types (numpy's and SciPy's libraries) and
@@ -68,6 +70,7 @@ def test_second_simd_path_is_another_path():
     assert "NPY_DISABLE_CPU_FEATURES" not in second_simd_path({**native, "dispatch": {"X86_V3": False}})
 
 
+@pytest.mark.subprocess
 def test_solver_tests_pass_under_a_second_simd_path():
     env = dict(os.environ)
     native = _kernels(env)

@@ -152,6 +152,7 @@ def test_skada_adapters_are_checked_by_the_config():
     assert "skada:LinearOTMapping" not in text.replace("adapters.skada:LinearOTMapping", "")
 
 
+@pytest.mark.subprocess
 def test_importing_skada_through_otfs_changes_no_other_result(tmp_path):
     # In a fresh process: a plain scikit-learn pipeline giving the OT ranker its target as documented
     # (ranker__X_target, which fails under metadata routing), before and after otfs uses skada.

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import REPO
 
 
@@ -20,6 +22,7 @@ def _collect_without_torch(tmp_path, require_all: bool) -> subprocess.CompletedP
                           timeout=300)
 
 
+@pytest.mark.subprocess
 def test_a_missing_extra_skips_with_how_to_install_it(tmp_path):
     proc = _collect_without_torch(tmp_path, require_all=False)
     assert proc.returncode in (0, 5), proc.stdout + proc.stderr  # 5: every test of the file skipped
@@ -27,6 +30,7 @@ def test_a_missing_extra_skips_with_how_to_install_it(tmp_path):
     assert "needs the Python package 'torch': pip install -e '.[extraction]'" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_ci_turns_a_missing_extra_into_a_failure(tmp_path):
     proc = _collect_without_torch(tmp_path, require_all=True)
     assert proc.returncode != 0

@@ -8,8 +8,6 @@ import pytest
 from otfs_workflow.benchmark.scheduler import run
 from otfs_workflow.snakemake_scheduler import coalesce_reevaluations
 
-from .conftest import REPO
-
 
 class _Scheduler:
     """The part of Snakemake's JobScheduler the patch touches: a semaphore and the method, as shipped."""
@@ -60,6 +58,7 @@ def test_snakemakes_scheduler_has_the_method_the_workflow_patches():
     assert coalesce_reevaluations() and "otfs_workflow.snakemake_scheduler" in JobScheduler._schedule_reevalutation.__doc__
 
 
+@pytest.mark.subprocess
 def test_a_real_run_needs_far_fewer_scheduling_rounds(tmp_path):
     shipped, patched = run(n_jobs=40, sleep_s=0.3, cores=2, folder=tmp_path)
     assert not shipped["coalesce"] and patched["coalesce"]
@@ -87,6 +86,7 @@ print(scheduler._user_kill, woken)
 """
 
 
+@pytest.mark.subprocess
 def test_a_sigterm_while_the_scheduler_holds_its_lock_no_longer_deadlocks():
     # Snakemake's SIGTERM handler takes the scheduler's (non-reentrant) lock; a signal handler runs in the main
     # thread, which is the scheduling loop: a SIGTERM that arrives while the loop holds the lock waits forever
@@ -107,17 +107,50 @@ def test_a_sigterm_while_the_scheduler_holds_its_lock_no_longer_deadlocks():
                              f"otfs_workflow.snakemake_scheduler.safe_sigterm may be removed ({shipped.stdout!r})")
 
 
-def test_the_patches_are_pinned_to_one_snakemake_release():
-    import snakemake
+def _class_of_the_installed_code(folder, name="Scheduler"):
+    """A class whose two methods are the installed Snakemake's, from its source file (never the live, possibly
+    patched, class), written to a module of ``folder`` so that their source can be read again."""
+    import ast
+    import importlib.util
+    import inspect
 
-    from otfs_workflow.snakemake_scheduler import PATCHED_SNAKEMAKE, SchedulerPatchError, apply_patches
+    from otfs_workflow.snakemake_scheduler import BUGGY_CODE, _job_scheduler
 
-    # the release the workflow installs (envs/requirements.txt) is the one patched
-    pinned = (REPO / "envs" / "requirements.txt").read_text()
-    assert f"snakemake=={PATCHED_SNAKEMAKE}\n" in pinned and snakemake.__version__ == PATCHED_SNAKEMAKE
-    assert apply_patches(environ={}) is True
-    # any other fails loudly, naming both versions and the way out
-    with pytest.raises(SchedulerPatchError, match=r"Snakemake 9\.27\.1's scheduler .* this is Snakemake 9\.28\.0\. "
-                                                  r"Install snakemake==9\.27\.1 .* OTFS_UNPATCHED_SNAKEMAKE=1"):
-        apply_patches("9.28.0", environ={})
-    assert apply_patches("9.28.0", environ={"OTFS_UNPATCHED_SNAKEMAKE": "1"}) is False
+    tree = ast.parse(inspect.getsource(inspect.getmodule(_job_scheduler())))
+    cls = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "JobScheduler")
+    body = [f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name in BUGGY_CODE]
+    path = folder / f"{name.lower()}_copy.py"
+    path.write_text(ast.unparse(ast.ClassDef(name=name, bases=[], keywords=[], body=body, decorator_list=[])) + "\n")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name), body
+
+
+def test_the_patches_apply_where_snakemakes_code_has_the_bug_and_nowhere_else(tmp_path):
+    import ast
+    import hashlib
+
+    from otfs_workflow.snakemake_scheduler import BUGGY_CODE, apply_patches
+
+    # the installed release's two methods are the buggy code the fingerprints name
+    buggy, body = _class_of_the_installed_code(tmp_path)
+    assert {f.name: hashlib.sha256(ast.dump(f).encode()).hexdigest() for f in body} == BUGGY_CODE
+    assert apply_patches(buggy, environ={}) == {"_schedule_reevalutation": True, "exit_gracefully": True}
+    assert "otfs_workflow.snakemake_scheduler" in buggy._schedule_reevalutation.__doc__
+    assert apply_patches(buggy, environ={}) == {"_schedule_reevalutation": True, "exit_gracefully": True}
+
+    class Fixed:  # a release whose methods differ: left as they are, and no error
+        def _schedule_reevalutation(self, delay):
+            return "fixed upstream"
+
+        def exit_gracefully(self, *args):
+            return "fixed upstream"
+
+    assert apply_patches(Fixed, environ={}) == {"_schedule_reevalutation": False, "exit_gracefully": False}
+    assert Fixed()._schedule_reevalutation(1) == "fixed upstream" and Fixed().exit_gracefully() == "fixed upstream"
+    assert apply_patches(object, environ={}) == {"_schedule_reevalutation": False, "exit_gracefully": False}
+    other, _ = _class_of_the_installed_code(tmp_path, "Other")
+    assert apply_patches(other, environ={"OTFS_UNPATCHED_SNAKEMAKE": "1"}) == {
+        "_schedule_reevalutation": False, "exit_gracefully": False}
+    assert "otfs" not in (other._schedule_reevalutation.__doc__ or "")

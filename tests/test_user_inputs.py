@@ -613,41 +613,44 @@ def test_target_labels_the_source_lacks_are_a_note_and_the_run_proceeds(workflow
     assert all(sorted(it["source_subset"]) == list(range(30)) for it in ranking["iterations"])
 
 
-def test_the_configfile_hook_leaves_the_library_to_the_snakefile():
-    # Snakemake imports its logger plug-ins when its command line starts, before the Snakefile: had the hook
+@pytest.mark.subprocess
+def test_the_logger_plugin_leaves_the_library_to_the_snakefile():
+    # Snakemake imports its logger plug-ins when its command line starts, before the Snakefile: had the plug-in
     # imported otfs then, the workflow (which puts its own checkout's src/ first) would run another copy's
     import subprocess
     import sys
 
-    code = ("import sys, snakemake_logger_plugin_otfs as p; from snakemake.common import configfile; "
-            "print(p.wrap_configfile_loader(), sorted(m for m in sys.modules if m.split('.')[0] in ('otfs', "
-            "'otfs_workflow')))")
+    code = ("import sys, snakemake_logger_plugin_otfs; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('otfs', 'otfs_workflow')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["True", "[]"]
+    assert out == ["[]"]
 
 
-def test_the_configfile_hook_is_pinned_like_the_scheduler_patches():
-    # Snakemake's loader is private: the hook wraps it under the pinned release only, never under another
-    import snakemake_logger_plugin_otfs as plugin
+def test_the_logger_plugin_reads_the_command_lines_configfiles(tmp_path):
+    from snakemake_logger_plugin_otfs import configfiles, name_yaml_problems
 
-    from otfs_workflow.snakemake_scheduler import PATCHED_SNAKEMAKE
-
-    assert plugin.PATCHED_SNAKEMAKE == PATCHED_SNAKEMAKE
-    assert plugin.wrap_configfile_loader("9.28.0") is False
-    assert plugin.wrap_configfile_loader(environ={"OTFS_UNPATCHED_SNAKEMAKE": "1"}) is False
+    argv = ["-n", "--configfile", "a.yaml", "b.yaml", "--cores", "1", "--configfile=c.yaml", "figure7"]
+    assert configfiles(argv) == ["a.yaml", "b.yaml", "c.yaml"]
+    assert configfiles(["--configfiles", "x.yaml", "--", "t"]) == ["x.yaml"] and configfiles(["all"]) == []
+    (tmp_path / "good.yaml").write_text("a: 1\n")
+    (tmp_path / "bad.yaml").write_text("a: [1, 2\nb: 1\n")
+    paths = [str(tmp_path / n) for n in ("good.yaml", "bad.yaml", "missing.yaml")]
+    assert name_yaml_problems(paths) == [f"{paths[1]}, line 2, column 2: invalid YAML: while parsing a flow sequence "
+                                         "expected ',' or ']', but got ':'"]
 
 
 @pytest.mark.pipeline
 @pytest.mark.parametrize("text, message", [
     ("protocol:\n  iterations: 2\n  pairs: [a-b, b-a\nfoo: 1\n",
-     r"Config file mine.yaml, line 4, column 4: invalid YAML: while parsing a flow sequence"),
+     r"mine.yaml, line 4, column 4: invalid YAML: while parsing a flow sequence"),
     ("protocol:\n  iterations: 2\nprotocol:\n  iterations: 3\n",
-     r"Config file mine.yaml, line 3, column 1: invalid YAML: the key 'protocol' is given twice in one mapping "
+     r"mine.yaml, line 3, column 1: invalid YAML: the key 'protocol' is given twice in one mapping "
      r"\(first at line 1\)"),
 ])
 def test_a_configfile_with_a_yaml_error_is_named_by_file_and_line(workflow_copy, text, message):
-    # Snakemake reads --configfile before the Snakefile, and says only "Config file is not valid JSON or YAML"
-    # (a duplicate key it keeps in silence): the logger plug-in snakemake_logger_plugin_otfs names both
+    # Snakemake reads --configfile before the Snakefile, and says only "Config file is not valid JSON or YAML":
+    # the logger plug-in (the workflow profile's) names the line; a duplicate key, which Snakemake keeps in
+    # silence, the workflow names when it reads the --configfile files again
     from .conftest import snakemake
 
     (workflow_copy / "mine.yaml").write_text(text)

@@ -362,6 +362,7 @@ def test_ablation_reruns_table1_splits_one_variant_at_a_time(tmp_path):
     assert "usps-only" not in out["md"].read_text() and "wda-raw" in out["md"].read_text()
 
 
+@pytest.mark.subprocess
 def test_ablation_datasets_narrow_every_variant_inherited_from_the_defaults(tmp_path):
     """A --configfile is merged into config.yaml key by key, so the test configuration inherits the default
     variants: `ablation.datasets` narrows each of them, and one left without data sets is left out, named."""

@@ -52,21 +52,15 @@ from otfs_workflow.protocol import (
 from otfs_workflow.provenance import package_versions  # noqa: E402
 from otfs_workflow.stages.acquisition import sources_for  # noqa: E402
 from otfs_workflow.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
-from otfs_workflow.snakemake_scheduler import (
-    SchedulerPatchError,
-    apply_patches,
-)  # noqa: E402
+from otfs_workflow.snakemake_scheduler import apply_patches  # noqa: E402
 
 # Snakemake's rate limiter starts a re-evaluation timer chain per finished job,
-# and each chain re-runs the job selection every second: one pending timer at a
-# time instead (snakemake/snakemake#3804). Its SIGTERM handler takes a lock the
+# and each chain re-runs the job selection every second (snakemake/snakemake#3804):
+# one pending timer at a time instead. Its SIGTERM handler takes a lock the
 # scheduling loop may hold, and then waits for it forever: a handler that never
-# blocks. Both replace private methods, so they are pinned to one Snakemake
-# release, and any other stops here (otfs_workflow.snakemake_scheduler).
-try:
-    apply_patches()
-except SchedulerPatchError as exc:
-    raise WorkflowError(str(exc)) from None
+# blocks. Each applies only where Snakemake's method is the buggy one, and never
+# stops the parse (otfs_workflow.snakemake_scheduler).
+apply_patches()
 
 # Files given with --configfile, read again strictly: Snakemake keeps the last of a
 # key given twice in silence, and an alias bomb would make the checks below take

@@ -21,59 +21,68 @@ timer clears its mark before it wakes the scheduler, so the chain never
 breaks. Nothing else of the scheduler changes; which jobs run, and their
 results, do not depend on it.
 
-Both patches replace private methods of Snakemake's scheduler, so they are
-pinned to the one Snakemake release they were written and tested against,
-:data:`PATCHED_SNAKEMAKE` (``envs/requirements.txt`` installs it). The
-workflow calls :func:`apply_patches` when it is parsed
-(``workflow/rules/common.smk``): with any other Snakemake it stops before any
-job, naming both versions, unless ``OTFS_UNPATCHED_SNAKEMAKE=1`` says to run
-with Snakemake's scheduler as it is (the timer chains and the SIGTERM hang
-described here then come back; results do not change).
+Both patches replace private methods of Snakemake's scheduler, so each applies
+only where the method is the one with the bug: :func:`apply_patches` compares
+the installed method's code (its syntax tree, comments and layout aside) with
+the code of the releases that have it, :data:`BUGGY_CODE` (the same in each Snakemake 9
+release read from its wheel: 9.0.0, 9.3.0, 9.6.0, 9.10.0, 9.14.0, 9.22.0,
+9.25.2, 9.27.0 and 9.27.1). Any other code
+(a release that fixed it, or changed it) is left as it is, and the parse goes
+on: a patch never stops a run. The timer chains are reported upstream as
+snakemake/snakemake#3804; the SIGTERM hang is not yet (``docs/robustness.md``
+holds the report to file).
 """
 
 from __future__ import annotations
 
 import threading
 
-__all__ = ["PATCHED_SNAKEMAKE", "SchedulerPatchError", "apply_patches", "coalesce_reevaluations", "replace_once",
-           "safe_sigterm"]
+__all__ = ["BUGGY_CODE", "apply_patches", "code_fingerprint", "coalesce_reevaluations", "replace_once", "safe_sigterm"]
 
 _MARK = "_otfs_replaced"
 
-#: The Snakemake release whose scheduler the patches were written and tested against.
-PATCHED_SNAKEMAKE = "9.27.1"
+#: SHA-256 of the syntax tree (``ast.dump``) of each private method a patch replaces, as the Snakemake 9
+#: releases read (9.0.0 to 9.27.1, module docstring) have it: the code with the bug.
+BUGGY_CODE = {
+    "_schedule_reevalutation": "ee5c7f57b195e0c0b4be9eb826b5a00960015828e02955aea136e2f438d5a07b",
+    "exit_gracefully": "f5ac1462d998769b78b27625446e1e22f2e6c29660412112f9822b4a9122390c",
+}
 
 
-class SchedulerPatchError(RuntimeError):
-    """Snakemake is not the release the scheduler patches are pinned to."""
+def code_fingerprint(function) -> str | None:
+    """SHA-256 of ``function``'s syntax tree (``ast.dump`` of its definition: comments and layout aside); None
+    where its source cannot be read."""
+    import ast
+    import hashlib
+    import inspect
+    import textwrap
+
+    try:
+        source = textwrap.dedent(inspect.getsource(function))
+    except (OSError, TypeError):
+        return None
+    return hashlib.sha256(ast.dump(ast.parse(source).body[0]).encode()).hexdigest()
 
 
-def apply_patches(version: str | None = None, environ=None) -> bool:
-    """Apply :func:`coalesce_reevaluations` and :func:`safe_sigterm` to the installed Snakemake; return True.
-
-    Raises :class:`SchedulerPatchError`, naming both versions, where Snakemake
-    is not :data:`PATCHED_SNAKEMAKE`, or where either private method is not
-    there; with ``OTFS_UNPATCHED_SNAKEMAKE=1`` in ``environ`` (default:
-    ``os.environ``) nothing is patched and False is returned.
-    """
+def apply_patches(scheduler_class=None, environ=None) -> dict[str, bool]:
+    """Apply :func:`coalesce_reevaluations` and :func:`safe_sigterm` where the installed Snakemake's method is
+    the buggy one (:data:`BUGGY_CODE`); return ``{method: whether it was patched}``. Never raises for another
+    Snakemake: its methods are left as they are. ``OTFS_UNPATCHED_SNAKEMAKE=1`` in ``environ`` (default:
+    ``os.environ``) patches nothing."""
     import os
 
     environ = os.environ if environ is None else environ
-    if environ.get("OTFS_UNPATCHED_SNAKEMAKE") == "1":
-        return False
-    if version is None:
-        from snakemake import __version__ as version
-    if version != PATCHED_SNAKEMAKE:
-        raise SchedulerPatchError(
-            f"this workflow patches two private methods of Snakemake {PATCHED_SNAKEMAKE}'s scheduler (a timer "
-            f"leak, snakemake/snakemake#3804, and a SIGTERM hang; otfs_workflow.snakemake_scheduler), and this is "
-            f"Snakemake {version}. Install snakemake=={PATCHED_SNAKEMAKE} (envs/requirements.txt), or set "
-            "OTFS_UNPATCHED_SNAKEMAKE=1 to run with Snakemake's scheduler unpatched (results are the same)."
-        )
-    if not (coalesce_reevaluations() and safe_sigterm()):
-        raise SchedulerPatchError(f"Snakemake {version}'s JobScheduler lacks a method the patches replace: "
-                                  "otfs_workflow.snakemake_scheduler")
-    return True
+    scheduler_class = scheduler_class or _job_scheduler()
+    done = dict.fromkeys(BUGGY_CODE, False)
+    if environ.get("OTFS_UNPATCHED_SNAKEMAKE") == "1" or scheduler_class is None:
+        return done
+    for name, patch in (("_schedule_reevalutation", coalesce_reevaluations), ("exit_gracefully", safe_sigterm)):
+        method = getattr(scheduler_class, name, None)
+        if method is None:
+            continue
+        if getattr(method, _MARK, False) or code_fingerprint(method) == BUGGY_CODE[name]:
+            done[name] = patch(scheduler_class)
+    return done
 
 
 def coalesce_reevaluations(scheduler_class=None) -> bool:
@@ -143,11 +152,15 @@ def safe_sigterm(scheduler_class=None) -> bool:
 
 
 def _job_scheduler():
-    """Snakemake's ``JobScheduler`` class, or None where Snakemake is not installed."""
+    """Snakemake's ``JobScheduler`` class (``snakemake.scheduling.job_scheduler`` from 9.10 on,
+    ``snakemake.scheduler`` before), or None where Snakemake is not installed."""
     try:
         from snakemake.scheduling.job_scheduler import JobScheduler
     except ImportError:
-        return None
+        try:
+            from snakemake.scheduler import JobScheduler
+        except ImportError:
+            return None
     return JobScheduler
 
 

@@ -1,29 +1,18 @@
-"""otfs's hook into Snakemake's command line, found as a Snakemake logger plug-in.
+"""otfs's Snakemake logger plug-in, ``--logger otfs`` (the workflow profile selects it for every run).
 
 Snakemake reads the files given with ``--configfile`` before it reads the
-Snakefile, so the workflow cannot check them first. On a YAML syntax error it
-says only "Config file is not valid JSON or YAML", naming neither the file
-nor the line; a key given twice in one mapping it keeps in silence (the
-last one wins). Snakemake imports every installed logger plug-in (a module
-named ``snakemake_logger_plugin_*``) when its command line starts, so this
-module is imported then, and it wraps Snakemake's configuration-file loader:
+Snakefile, and on a YAML syntax error says only "Config file is not valid
+JSON or YAML", naming neither the file nor the line. Through the logger
+plug-in interface alone (no Snakemake internals), this handler sees that
+error's record and names the problem: it reads each file of the command
+line's ``--configfile`` strictly (``otfs_workflow/_yaml.py``) and writes the
+file, the line and the column to standard error. (A key given twice in one
+mapping, which Snakemake keeps in silence, the workflow names when it is
+parsed: ``workflow/rules/common.smk`` reads each ``--configfile`` again.)
 
-- a YAML syntax error is reported with the file, the line and the column;
-- a key given twice in one mapping is an error naming the key, the file and
-  both lines.
-
-Everything else is Snakemake's own loading. ``_load_configfile`` is private
-to Snakemake, so the wrapper is pinned, like the scheduler patches of
-:mod:`otfs_workflow.snakemake_scheduler`, to Snakemake
-:data:`PATCHED_SNAKEMAKE`: under any other version, or with
-``OTFS_UNPATCHED_SNAKEMAKE=1``, nothing is changed here (this module is
-imported by every Snakemake command of the environment, so it never stops
-one), and the workflow itself stops at start-up naming both versions.
-
-The plug-in is also a small logger, ``--logger otfs``: every record of the
-run as one JSON line, in ``logs/snakemake-events.jsonl`` or the file given
-with ``--logger-otfs-events PATH`` (event, job id, rule, wildcards, input and
-output files, group job and its members, resources, times), for scripts that
+With ``--logger-otfs-events PATH`` it also writes every record of the run
+as one JSON line to PATH (event, job id, rule, wildcards, input and output
+files, group job and its members, resources, times), for scripts that
 follow a run; :mod:`otfs_workflow.cluster` counts a dry run's jobs from it.
 """
 
@@ -38,11 +27,10 @@ from typing import Optional
 from snakemake_interface_logger_plugins.base import LogHandlerBase
 from snakemake_interface_logger_plugins.settings import LogHandlerSettingsBase
 
-__all__ = ["EVENT_FIELDS", "LogHandler", "LogHandlerSettings", "wrap_configfile_loader"]
+__all__ = ["EVENT_FIELDS", "LogHandler", "LogHandlerSettings", "configfiles", "name_yaml_problems"]
 
-_MARK = "_otfs_names_yaml_problems"
-
-EVENTS = Path("logs") / "snakemake-events.jsonl"
+#: The start of Snakemake's message for a configuration file it cannot read.
+_NOT_YAML = "file is not valid JSON or YAML"
 
 
 def _strict_yaml():
@@ -63,75 +51,46 @@ def _strict_yaml():
     return module
 
 
-#: The Snakemake release whose private loader is wrapped (the same as otfs_workflow.snakemake_scheduler's pin).
-PATCHED_SNAKEMAKE = "9.27.1"
+def configfiles(argv) -> list[str]:
+    """The files of ``--configfile``/``--configfiles`` on a Snakemake command line (``argv`` without the
+    program), as Snakemake's parser takes them: each option's values up to the next option, or the one value
+    of ``--configfile=F``."""
+    out, taking = [], False
+    for arg in argv:
+        if arg.startswith("-"):
+            name, _, value = arg.partition("=")
+            taking = name in ("--configfile", "--configfiles") and not value
+            if name in ("--configfile", "--configfiles") and value:
+                out.append(value)
+            continue
+        if taking:
+            out.append(arg)
+    return out
 
 
-def wrap_configfile_loader(version: str | None = None, environ=None) -> bool:
-    """Wrap ``snakemake.common.configfile._load_configfile`` to name YAML problems; return whether it was.
-
-    Only under Snakemake :data:`PATCHED_SNAKEMAKE` (``version``: default the installed one's) and without
-    ``OTFS_UNPATCHED_SNAKEMAKE=1`` in ``environ`` (default: ``os.environ``)."""
-    import os
-
-    environ = os.environ if environ is None else environ
-    if environ.get("OTFS_UNPATCHED_SNAKEMAKE") == "1":
-        return False
-    try:
-        from snakemake import __version__ as installed
-        from snakemake.common import configfile
-        from snakemake_interface_common.exceptions import WorkflowError
-    except ImportError:
-        return False
-    if (version or installed) != PATCHED_SNAKEMAKE:
-        return False
-    original = getattr(configfile, "_load_configfile", None)
-    strict = _strict_yaml()  # the same strict reading as otfs_workflow.config.load_yaml
-    if original is None or strict is None:
-        return False
-    if getattr(original, _MARK, False):
-        return True
-    yaml_problem = strict.yaml_problem
-
-    def named(path, found):
-        line, column, text = found
-        where = f"{path}, line {line}, column {column}" if line else str(path)
-        return f"{where}: invalid YAML: {text}"
-
-    def _load_configfile(configpath_or_obj, filetype="Config"):
-        is_path = isinstance(configpath_or_obj, (str, Path))
-        try:
-            loaded = original(configpath_or_obj, filetype)
-        except WorkflowError:
-            found = yaml_problem(configpath_or_obj) if is_path else None
-            if found is None:
-                raise
-            raise WorkflowError(f"{filetype} file {named(configpath_or_obj, found)}") from None
-        if is_path and str(configpath_or_obj).endswith((".yaml", ".yml")):
-            found = yaml_problem(configpath_or_obj)  # a key given twice: loaded, the last one kept
-            if found is not None:
-                raise WorkflowError(f"{filetype} file {named(configpath_or_obj, found)}")
-        return loaded
-
-    setattr(_load_configfile, _MARK, True)
-    configfile._load_configfile = _load_configfile
-    return True
-
-
-try:  # never let the hook stop Snakemake's command line
-    wrap_configfile_loader()
-except Exception:  # noqa: BLE001, S110
-    pass
+def name_yaml_problems(paths) -> list[str]:
+    """For each file of ``paths`` that is not valid YAML: ``<file>, line L, column C: invalid YAML: <why>``."""
+    strict = _strict_yaml()
+    if strict is None:
+        return []
+    lines = []
+    for path in paths:
+        found = strict.yaml_problem(path)
+        if found is not None:
+            line, column, text = found
+            where = f"{path}, line {line}, column {column}" if line else str(path)
+            lines.append(f"{where}: invalid YAML: {text}")
+    return lines
 
 
 @dataclass
 class LogHandlerSettings(LogHandlerSettingsBase):
-    """``--logger-otfs-events PATH``: where ``--logger otfs`` writes its JSON lines."""
+    """``--logger-otfs-events PATH``: where ``--logger otfs`` writes its JSON lines (none where not given)."""
 
     # no `from __future__ import annotations` here: Snakemake reads the type to parse the option
     events: Optional[str] = field(  # noqa: UP045 - Snakemake calls the type: Optional, not the | union
         default=None,
-        metadata={"help": f"the JSON-lines file of --logger otfs (default: {EVENTS}); appended to",
+        metadata={"help": "a JSON-lines file --logger otfs appends every record of the run to (default: none)",
                   "env_var": False, "required": False},
     )
 
@@ -164,14 +123,29 @@ class LogHandler(LogHandlerBase):
     """``--logger otfs``: each log record as one JSON line (:data:`EVENT_FIELDS`, the time, level and message)."""
 
     def __post_init__(self) -> None:
-        path = Path(getattr(self.settings, "events", None) or EVENTS)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
-        self.baseFilename = str(path.resolve())  # where Snakemake says a file-writing handler logs (FileHandler's name)
+        if not hasattr(self, "filters"):  # snakemake-interface-logger-plugins 1.x leaves logging.Handler unset
+            logging.Handler.__init__(self)
+        events = getattr(self.settings, "events", None)
+        self._file = None
+        if events:
+            path = Path(events)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+            self.baseFilename = str(path.resolve())  # where Snakemake says a file-writing handler logs
+        self._named = False
         self.setLevel(logging.DEBUG)
 
     def emit(self, record: logging.LogRecord) -> None:
-        event = {"time": time.time(), "level": record.levelname, "message": record.getMessage()}
+        message = record.getMessage()
+        if record.levelno >= logging.ERROR and _NOT_YAML in message and not self._named:
+            import sys
+
+            self._named = True
+            for line in name_yaml_problems(configfiles(sys.argv[1:])):
+                sys.stderr.write(f"{line}\n")
+        if self._file is None:
+            return
+        event = {"time": time.time(), "level": record.levelname, "message": message}
         for key in EVENT_FIELDS:
             if hasattr(record, key):
                 event[key] = _plain(getattr(record, key))
@@ -179,7 +153,8 @@ class LogHandler(LogHandlerBase):
         self._file.flush()
 
     def close(self) -> None:
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
         super().close()
 
     @property
@@ -188,7 +163,7 @@ class LogHandler(LogHandlerBase):
 
     @property
     def writes_to_file(self) -> bool:
-        return True
+        return self._file is not None
 
     @property
     def has_filter(self) -> bool:
