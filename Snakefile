@@ -20,9 +20,10 @@ import sys
 
 from snakemake.utils import min_version
 
-# 9.11: the workflow profile's report-metadata (the report opens on the answer); the test suite runs the test
-# configuration under this release too (tests/test_snakemake_versions.py)
-min_version("9.11")
+# 9.12: the workflow profile's report-metadata (from 9.11), and an ILP scheduler that runs on pulp's own
+# solver (9.11 asks for a cbc on the PATH); the test suite runs the test configuration under this release too
+# (tests/test_snakemake_versions.py)
+min_version("9.12")
 
 
 # A YAML syntax error in config.yaml is named with its file and line before

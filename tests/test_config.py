@@ -166,6 +166,10 @@ def test_a_fraction_that_leaves_a_grid_one_number_of_features_is_named(config):
             "left out for it") in check_feature_counts(config, sizes.__getitem__)
     config["grids"]["curves"]["feature_counts"] = ["d"]  # one number asked for is the user's to ask
     assert not [n for n in check_feature_counts(config, sizes.__getitem__) if n.startswith("grids.curves")]
+    # the tables' grids keep d alone where their fraction gives 0 (the shipped table1 grid on 4 features)
+    config["grids"]["curves"]["feature_counts"] = "paper"
+    assert "grids.table1.feature_counts[0]: 'd/8' gives 0 of the 4 features of feature set 'EfficientNetLite0': " \
+           "left out for it" in check_feature_counts(config, {**SIZES, "EfficientNetLite0": 4}.__getitem__)
 
 
 def test_clinical_counts_are_checked_against_the_tables_width():
