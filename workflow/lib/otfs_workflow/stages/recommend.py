@@ -863,7 +863,7 @@ def _stability_lines(stability: pd.DataFrame, families: Mapping[str, str]) -> li
     lines = ["## Row order", "",
              f"Each task's two domains with their rows permuted {n} times: the share of permutations under which "
              "the recommendation's inputs (the source rows its draws are taken from and the target rows, in the "
-             "selector's order) are bit for bit those of the files' order, so that the same (ranker, k) comes "
+             "selector's order) are bit for bit those of the caches' row order, so that the same (ranker, k) comes "
              f"out. Pooled over {len(stability)} tasks: {100 * pooled:.0f} %; per task in `tasks.csv` "
              "(`permutation_share`).", "", "| family | tasks | same answer |", "|---|---|---|"]
     for family, group in stability.groupby(fam, sort=True):
