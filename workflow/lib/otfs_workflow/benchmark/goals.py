@@ -20,10 +20,6 @@ TABLE3_GOAL_S = 15 * 60
 MEMORY_GOAL_MB = 4096
 #: Median wall time of a selection, ranking or NA-classification job at SURF size.
 JOB_GOAL_S = 0.5
-#: Reference figures (version 0.1.0, measured on 2026-11-24 on 2 cores, fresh clone at 3a43307) of the rows
-#: that have no reference run of their own.
-BEFORE = {"median_job_s": "1.8-2.0 s", "figure7_ratio": "5.0x", "available": "34.5 min",
-          "leaderboard+model_selection": "37.9 min", "related": "73 min"}
 
 
 #: Wall-time goals of the main job's targets (``main_job.csv``; a ``+`` joins targets run by one Snakemake call),
@@ -43,8 +39,7 @@ def _main_job_rows(main_job, stages=None) -> list[dict]:
     m = pd.read_csv(main_job) if main_job is not None else pd.DataFrame(columns=["target"])
     rows = []
     for target, minutes in MAIN_JOB_GOALS_MIN.items():
-        before = f" (before: {BEFORE[target]})" if target in BEFORE else ""
-        goal = f"`{target.replace('+', '` and `')}` within {minutes} min on 2 cores{before}"
+        goal = f"`{target.replace('+', '` and `')}` within {minutes} min on 2 cores"
         r = m[m["target"] == target]
         if r.empty:
             rows.append({"goal": goal, "measured": "not run", "met": False,
@@ -119,8 +114,7 @@ def goals_table(bench, end_to_end, table3, scaling, main_job=None, main_job_stag
         rows.append({"goal": f"{r.case}: {r.goal}", "measured": f"{r.ratio:.1f}x, difference {r.difference:.1e}",
                      "met": bool(r.met), "note": "" if r.met else (r.note if equal else "results differ")})
     e = e.iloc[0]
-    goal = (f"end to end, Figure 7 (SURF) from a cold cache: >= {END_TO_END_GOAL:g}x the authors' protocol "
-            f"(before: {BEFORE['figure7_ratio']})")
+    goal = f"end to end, Figure 7 (SURF) from a cold cache: >= {END_TO_END_GOAL:g}x the authors' protocol"
     if "ratio_authors" in e.index and e.ratio_authors == e.ratio_authors:
         rows.append({"goal": goal, "met": bool(e.ratio_authors >= END_TO_END_GOAL), "note": _e2e_overhead(e),
                      "measured": f"{e.ratio_authors:.1f}x ({e.pipeline_s:.0f} s against {e.authors_script_s:.0f} s, "
@@ -138,8 +132,7 @@ def goals_table(bench, end_to_end, table3, scaling, main_job=None, main_job_stag
                  "(see docs/performance.md)"})
     for rule, what in (("rank_features", "ranking"), ("classify", "NA classification")):  # ranking: Algorithms 1+2
         median = float(e[f"median_{rule}_s"])
-        rows.append({"goal": f"median wall time of a {what} job at SURF size <= {JOB_GOAL_S:g} s "
-                             f"(before: {BEFORE['median_job_s']})",
+        rows.append({"goal": f"median wall time of a {what} job at SURF size <= {JOB_GOAL_S:g} s",
                      "measured": f"{median:.2f} s (Figure 7's {rule} jobs, Snakemake's benchmark records)",
                      "met": bool(median <= JOB_GOAL_S),
                      "note": "" if median <= JOB_GOAL_S else
