@@ -608,9 +608,14 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
     if not pair_tables:
         raise ValueError("recommend evaluation: no per-pair tables of the choice of k to read")
     raw = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
-    task_keys = sorted(set(zip(raw["feature_set"], raw["pair"])))
-    profiles = pair_profiles(caches, task_keys) if caches else {}
-    stability = permutation_stability(caches, task_keys, permutations) if caches else None
+    # each task's two domains, read once: their profiles (the policy file's by_family) and the row-order check
+    _check_permutations(permutations)
+    profiles, stability_rows, per_domain = {}, [], {}
+    tasks_read = _domains_of_tasks(caches, sorted(set(zip(raw["feature_set"], raw["pair"])))) if caches else ()
+    for fs, pair, src, tgt in tasks_read:
+        profiles[(fs, pair)] = _pair_profile(fs, src, tgt, per_domain)
+        stability_rows.append(_task_stability(fs, pair, src, tgt, permutations))
+    stability = pd.DataFrame(stability_rows) if stability_rows else None
     long = judged_by(raw, families, metrics or {})
     second = second_classifier_rows(raw, families, metrics or {})
     views = {}
@@ -707,30 +712,47 @@ def data_profile(arrays: Sequence[np.ndarray]) -> dict:
     return {"d": int(arrays[0].shape[1]), "n": int(n), "sparsity": at_mode / max(n * arrays[0].shape[1], 1)}
 
 
-def pair_profiles(caches: Sequence[str], pairs: Sequence[tuple]) -> dict:
-    """:func:`data_profile` of every (feature set, pair) of ``pairs`` from the domain caches ``caches`` (paths
-    ``.../<feature set>/<domain>.h5``, each read once)."""
+def _domains_of_tasks(caches: Sequence[str], pairs: Sequence[tuple]):
+    """``(feature set, pair, source, target)`` for each (feature set, pair) of ``pairs``, each domain's cache
+    (paths ``.../<feature set>/<domain>.h5`` among ``caches``) read once; the domains of one feature set are kept
+    while its pairs are read (``pairs`` grouped by feature set, as sorted)."""
     from pathlib import Path
 
     from otfs_workflow.data.cache import read_cache
     from otfs_workflow.protocol import parse_pair
 
     by_domain = {(Path(c).parent.name, Path(c).stem): c for c in caches}
-    per_domain: dict = {}
-    out = {}
+    read: dict = {}
     for fs, pair in pairs:
         domains = parse_pair(pair)
         missing = [d for d in domains if (fs, d) not in by_domain]
         if missing:
             raise ValueError(f"recommend evaluation: no cache of the domains {missing} of {fs}/{pair} among the inputs")
+        if any(key[0] != fs for key in read):
+            read = {}
         for d in domains:
-            if (fs, d) not in per_domain:
-                X = read_cache(by_domain[(fs, d)], [d]).domains[d].X
-                per_domain[(fs, d)] = data_profile([X]) | {"rows": int(X.shape[0])}
-        a, b = (per_domain[(fs, d)] for d in domains)
-        n = a["rows"] + b["rows"]
-        out[(fs, pair)] = {"d": a["d"], "n": n, "sparsity": (a["sparsity"] * a["rows"] + b["sparsity"] * b["rows"]) / n}
-    return out
+            if (fs, d) not in read:
+                read[(fs, d)] = read_cache(by_domain[(fs, d)], [d]).domains[d]
+        yield fs, pair, read[(fs, domains[0])], read[(fs, domains[1])]
+
+
+def _pair_profile(fs: str, src, tgt, per_domain: dict) -> dict:
+    """:func:`data_profile` of a pair of feature set ``fs``, from its two domains' (each computed once:
+    ``per_domain``, by (feature set, domain))."""
+    for dom in (src, tgt):
+        if (fs, dom.name) not in per_domain:
+            per_domain[(fs, dom.name)] = data_profile([dom.X]) | {"rows": int(dom.X.shape[0])}
+    a, b = per_domain[(fs, src.name)], per_domain[(fs, tgt.name)]
+    n = a["rows"] + b["rows"]
+    return {"d": a["d"], "n": n, "sparsity": (a["sparsity"] * a["rows"] + b["sparsity"] * b["rows"]) / n}
+
+
+def pair_profiles(caches: Sequence[str], pairs: Sequence[tuple]) -> dict:
+    """:func:`data_profile` of every (feature set, pair) of ``pairs`` from the domain caches ``caches`` (paths
+    ``.../<feature set>/<domain>.h5``, each read once)."""
+    per_domain: dict = {}
+    return {(fs, pair): _pair_profile(fs, src, tgt, per_domain)
+            for fs, pair, src, tgt in _domains_of_tasks(caches, pairs)}
 
 
 def _by_family(tasks: pd.DataFrame, profiles: Mapping) -> dict:
@@ -1001,32 +1023,29 @@ def permutation_stability(caches: Sequence[str], pairs: Sequence[tuple], permuta
     inputs (:func:`canonical_domains`: the source rows and labels the draws are taken from, and the target)
     bit for bit those of the caches' order. The selector is deterministic given its inputs and
     ``random_state``, so these permutations give the same (ranker, k)."""
-    from pathlib import Path
+    _check_permutations(permutations)
+    return pd.DataFrame([_task_stability(fs, pair, src, tgt, permutations)
+                         for fs, pair, src, tgt in _domains_of_tasks(caches, pairs)])
 
-    from otfs_workflow.data.cache import read_cache
-    from otfs_workflow.protocol import derive_seed, parse_pair
 
+def _check_permutations(permutations) -> None:
     if isinstance(permutations, bool) or not isinstance(permutations, int) or permutations < 1:
         raise ValueError(f"recommend evaluation permutations: a positive number, got {permutations!r}")
-    by_domain = {(Path(c).parent.name, Path(c).stem): c for c in caches}
-    rows = []
-    for fs, pair in pairs:
-        source, target = parse_pair(pair)
-        missing = [d for d in (source, target) if (fs, d) not in by_domain]
-        if missing:
-            raise ValueError(f"recommend evaluation: no cache of the domains {missing} of {fs}/{pair} among the inputs")
-        src = read_cache(by_domain[(fs, source)], [source]).domains[source]
-        Xt = read_cache(by_domain[(fs, target)], [target]).domains[target].X
-        reference = canonical_domains(src.X, src.y, Xt)
-        same = 0
-        for p in range(permutations):
-            rng = np.random.default_rng(derive_seed(fs, pair, p, "row permutation"))
-            a, b = rng.permutation(src.X.shape[0]), rng.permutation(Xt.shape[0])
-            got = canonical_domains(src.X[a], src.y[a], Xt[b])
-            same += all(np.array_equal(g, r) for g, r in zip(got, reference, strict=True))
-        rows.append({"feature_set": fs, "pair": pair, "permutations": permutations, "same_answer": same,
-                     "permutation_share": same / permutations})
-    return pd.DataFrame(rows)
+
+
+def _task_stability(fs: str, pair: str, src, tgt, permutations: int) -> dict:
+    """One row of :func:`permutation_stability`."""
+    from otfs_workflow.protocol import derive_seed
+
+    reference = canonical_domains(src.X, src.y, tgt.X)
+    same = 0
+    for p in range(permutations):
+        rng = np.random.default_rng(derive_seed(fs, pair, p, "row permutation"))
+        a, b = rng.permutation(src.X.shape[0]), rng.permutation(tgt.X.shape[0])
+        got = canonical_domains(src.X[a], src.y[a], tgt.X[b])
+        same += all(np.array_equal(g, r) for g, r in zip(got, reference, strict=True))
+    return {"feature_set": fs, "pair": pair, "permutations": permutations, "same_answer": same,
+            "permutation_share": same / permutations}
 
 
 def _how_sure(selector, params: Mapping, profile: Mapping | None = None) -> dict:
