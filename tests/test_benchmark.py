@@ -1,5 +1,6 @@
 """The fast implementations equal the straightforward ones; the suite runs and writes its table."""
 
+import json
 import os
 
 import numpy as np
@@ -229,12 +230,14 @@ def test_ranking_matches_pots_domain_adaptation_classes():
 
 
 @pytest.mark.slow
+@pytest.mark.subprocess  # pytest-benchmark asks git for the commit it times
 def test_quick_suite_every_case_equal():
     df = run_suite("quick", repeats=1, log=lambda *_: None)
     assert list(df["case"]) == [case.name for case in make_cases("quick")] and "WDA" in set(df["case"])
     bad = df.loc[~(df["difference"] <= df["tolerance"]), ["case", "difference", "note"]]
     assert bad.empty, bad.to_string()
     assert (df["otfs_s"] > 0).all() and (df["reference_peak_mb"] >= 0).all()
+    assert (df["otfs_runs"] == 1).all() and (df["reference_runs"] == 1).all()
 
 
 @pytest.mark.subprocess
@@ -248,7 +251,14 @@ def test_suite_command_writes_table_figure_and_provenance(tmp_path, capsys):
     assert "| CORAL |" in (tmp_path / "benchmarks.md").read_text()
     assert (tmp_path / "benchmarks.png").stat().st_size > 0
     assert "numpy" in (tmp_path / "provenance.json").read_text()
-    assert "| CORAL |" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "| CORAL |" in printed and "test_implementation[CORAL-skada]" in printed  # pytest-benchmark's table
+    timings = json.loads((tmp_path / "pytest_benchmark.json").read_text())
+    timed = {(b["extra_info"]["case"], b["extra_info"]["implementation"]): b["stats"] for b in timings["benchmarks"]}
+    assert set(timed) == {("CORAL", "otfs"), ("CORAL", "reference"), ("CORAL", "skada"),
+                          ("NA curve SURF", "otfs"), ("NA curve SURF", "reference")}
+    assert timed["CORAL", "otfs"]["median"] == pytest.approx(df.loc[0, "otfs_s"], rel=1e-5)
+    assert all(stats["rounds"] == 1 for stats in timed.values())
 
 
 def test_scaling_study_fits_power_laws(tmp_path):

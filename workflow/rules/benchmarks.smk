@@ -27,6 +27,7 @@ rule benchmark_suite:
             category="Benchmarks",
         ),
         provenance="results/benchmarks/provenance.json",
+        timings="results/benchmarks/pytest_benchmark.json",
     log:
         "logs/bench/suite.log",
     conda:

@@ -1,29 +1,20 @@
-"""Timing and memory harness of the benchmark suite.
+"""The benchmark cases' contract and the table's rows.
 
 Every case runs the library's implementation (``otfs``), the straightforward
 one (``reference``, see :mod:`otfs_workflow.benchmark.reference`) and, where it offers
-the method, skada, in the same process on the same data:
-
-1. one warm-up call of each, traced with :mod:`tracemalloc` for the peak
-   memory of the call (numpy and SciPy allocate through Python's allocator,
-   so their arrays are counted; BLAS scratch buffers are not);
-2. ``repeats`` rounds in which the implementations alternate, so a change of
-   machine load hits all of them alike; the median is reported.
-
-An implementation whose warm-up alone takes longer than ``max_seconds`` is
-not repeated: that single (traced) call is its time.
+the method, skada, in the same process on the same data. pytest-benchmark times them
+(:mod:`otfs_workflow.benchmark.timing`); :func:`measure` compares each output with the
+reference's and says whether the case's goals are met.
 """
 
 from __future__ import annotations
 
-import gc
-import statistics
-import time
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from otfs_workflow.benchmark.timing import time_cases
 
 __all__ = ["Case", "aligned_relative_difference", "measure", "relative_difference"]
 
@@ -105,61 +96,31 @@ def aligned_relative_difference(a, b) -> float:
     return relative_difference(stacked_a * signs, stacked_b)
 
 
-def _traced_call(f, data):
-    gc.collect()
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    start = time.perf_counter()
-    try:
-        out = f(data)
-        seconds = time.perf_counter() - start
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return out, seconds, peak / 2**20
+def measure(cases, *, repeats: int | None = None, max_seconds: float = 20.0, json_path=None, workdir,
+            log=print) -> list[dict]:
+    """Time ``cases`` (:func:`otfs_workflow.benchmark.timing.time_cases`); return the table's rows."""
+    measured = time_cases(cases, repeats=repeats, max_seconds=max_seconds, json_path=json_path,
+                          workdir=workdir)
+    return [_row(case, {name: m for (c, name), m in measured.items() if c == case.name}, log)
+            for case in cases]
 
 
-def measure(case: Case, *, repeats: int | None = None, max_seconds: float = 20.0, log=print) -> dict:
-    """Run one case; return its row of the results table."""
-    if case.threads is not None:
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=case.threads):
-            return _measure(case, repeats, max_seconds, log)
-    return _measure(case, repeats, max_seconds, log)
-
-
-def _measure(case, repeats, max_seconds, log):
-    data = case.setup()
-    impls = {k: v for k, v in case.implementations.items() if v is not None}
-    outputs, times, peaks, slow = {}, {k: [] for k in impls}, {}, set()
-    for name, f in impls.items():
-        outputs[name], seconds, peaks[name] = _traced_call(f, data)
-        if seconds > max_seconds:
-            times[name].append(seconds)
-            slow.add(name)
-    repeats = case.repeats if repeats is None else repeats
-    for _ in range(repeats):
-        for name, f in impls.items():
-            if name in slow:
-                continue
-            start = time.perf_counter()
-            f(data)
-            times[name].append(time.perf_counter() - start)
-    med = {k: statistics.median(v) for k, v in times.items()}
+def _row(case, measured, log):
+    med = {name: m["seconds"] for name, m in measured.items()}
     row = {"case": case.name, "shape": case.shape}
     for name in IMPLEMENTATIONS:
-        row[f"{name}_s"] = med.get(name, np.nan)
-        row[f"{name}_runs"] = len(times.get(name, []))
-        row[f"{name}_peak_mb"] = peaks.get(name, np.nan)
+        m = measured.get(name, {})
+        row[f"{name}_s"] = m.get("seconds", np.nan)
+        row[f"{name}_runs"] = m.get("runs", 0)
+        row[f"{name}_peak_mb"] = m.get("peak_mb", np.nan)
     row["ratio"] = med["reference"] / med["otfs"]
     row["skada_ratio"] = med["reference"] / med["skada"] if "skada" in med else np.nan
-    diff, note = case.compare(outputs["otfs"], outputs["reference"])
+    diff, note = case.compare(measured["otfs"]["output"], measured["reference"]["output"])
     row["difference"] = diff
     row["difference_kind"] = case.difference
     row["tolerance"] = case.tolerance
-    if "skada" in outputs:
-        row["skada_difference"], _ = case.compare(outputs["skada"], outputs["reference"])
+    if "skada" in measured:
+        row["skada_difference"], _ = case.compare(measured["skada"]["output"], measured["reference"]["output"])
     else:
         row["skada_difference"] = np.nan
     row["goal"] = case.goal_text

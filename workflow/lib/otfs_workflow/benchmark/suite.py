@@ -4,7 +4,8 @@
 runs every case of :func:`otfs_workflow.benchmark.cases.make_cases` and the ranking
 orders of the real runs, prints the table, and writes
 ``benchmarks.csv``, ``benchmarks.md``, ``ranking_orders.csv``,
-``benchmarks.{pdf,png}`` and ``provenance.json``.
+``benchmarks.{pdf,png}``, ``provenance.json`` and pytest-benchmark's own record,
+``pytest_benchmark.json`` (``pytest-benchmark compare`` compares two of them).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import os
 import platform
 import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -32,13 +34,16 @@ TABLE_COLUMNS = [
 ]
 
 
-def run_suite(size="full", only=None, repeats=None, max_seconds=20.0, log=print) -> pd.DataFrame:
-    """Measure every case (or those whose name contains one of ``only``)."""
-    rows = []
-    for case in make_cases(size):
-        if only and not any(o.lower() in case.name.lower() for o in only):
-            continue
-        rows.append(measure(case, repeats=repeats, max_seconds=max_seconds, log=log))
+def run_suite(size="full", only=None, repeats=None, max_seconds=20.0, json_path=None, log=print) -> pd.DataFrame:
+    """Measure every case (or those whose name contains one of ``only``).
+
+    ``json_path``, where given, gets pytest-benchmark's record of the timings.
+    """
+    cases = [case for case in make_cases(size)
+             if not only or any(o.lower() in case.name.lower() for o in only)]
+    with tempfile.TemporaryDirectory(prefix="otfs-bench-") as workdir:
+        rows = measure(cases, repeats=repeats, max_seconds=max_seconds, json_path=json_path, workdir=workdir,
+                       log=log)
     return pd.DataFrame(rows)
 
 
@@ -114,7 +119,7 @@ def write_suite(out, *, size="full", only=None, repeats=None, order_check=("surf
     out.mkdir(parents=True, exist_ok=True)
     threads = os.environ.get("OMP_NUM_THREADS") or os.environ.get("OPENBLAS_NUM_THREADS") or "default"
     log(f"otfs benchmark suite: {platform.machine()}, {os.cpu_count()} CPUs, BLAS threads {threads}")
-    df = run_suite(size, only=only, repeats=repeats, log=log)
+    df = run_suite(size, only=only, repeats=repeats, json_path=out / "pytest_benchmark.json", log=log)
     _write_csv(df, out / "benchmarks.csv")
     table = markdown_table(df)
     write_text(out / "benchmarks.md", table)

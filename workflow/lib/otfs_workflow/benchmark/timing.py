@@ -1,0 +1,142 @@
+"""Timing of the benchmark cases by pytest-benchmark.
+
+:func:`time_cases` runs one pytest session in this process, with this file as its only
+test module: one test per (case, implementation), parametrized by :class:`CasePlugin`.
+Each test
+
+1. builds the case's data once per case (not timed);
+2. calls the implementation once under :mod:`tracemalloc`, for its output (compared
+   with the reference's) and the peak memory of the call (numpy and SciPy allocate
+   through Python's allocator, so their arrays are counted; BLAS scratch buffers are
+   not);
+3. times it with pytest-benchmark's ``benchmark.pedantic``: ``repeats`` rounds of one
+   call each, the median reported. An implementation whose traced call took longer
+   than ``max_seconds`` is timed over one round.
+
+pytest-benchmark writes its own JSON (``--benchmark-json``), which its
+``pytest-benchmark compare`` reads; :func:`time_cases` returns the table's rows.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import os
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+__all__ = ["CasePlugin", "time_cases"]
+
+
+def _traced_call(f, data):
+    gc.collect()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    start = time.perf_counter()
+    try:
+        out = f(data)
+        seconds = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return out, seconds, peak / 2**20
+
+
+class CasePlugin:
+    """The pytest plug-in of one timing session: the cases, their data and their results.
+
+    Parameters
+    ----------
+    cases : list of otfs_workflow.benchmark.harness.Case
+    repeats : int or None
+        Timed rounds per implementation (None: each case's own).
+    max_seconds : float
+        An implementation whose traced call takes longer is timed over one round.
+    """
+
+    def __init__(self, cases, repeats=None, max_seconds=20.0):
+        self.cases = list(cases)
+        self.repeats = repeats
+        self.max_seconds = max_seconds
+        self.data = {}
+        self.measured = {}  # (case, implementation) -> dict
+
+    @pytest.fixture
+    def otfs_cases(self):
+        return self
+
+    def pytest_generate_tests(self, metafunc):
+        if "case_implementation" in metafunc.fixturenames:
+            pairs = [(i, name) for i, case in enumerate(self.cases)
+                     for name, f in case.implementations.items() if f is not None]
+            metafunc.parametrize("case_implementation", pairs,
+                                 ids=[f"{self.cases[i].name}-{name}" for i, name in pairs])
+
+    def run(self, benchmark, index, name):
+        case = self.cases[index]
+        if index not in self.data:
+            self.data = {index: case.setup()}  # one case's data in memory at a time
+        data = self.data[index]
+        f = case.implementations[name]
+        if case.threads is not None:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=case.threads):
+                self._time(benchmark, case, name, f, data)
+        else:
+            self._time(benchmark, case, name, f, data)
+
+    def _time(self, benchmark, case, name, f, data):
+        out, seconds, peak = _traced_call(f, data)
+        repeats = case.repeats if self.repeats is None else self.repeats
+        rounds = 1 if seconds > self.max_seconds else repeats
+        benchmark.group = case.name
+        benchmark.extra_info.update(case=case.name, implementation=name, peak_mb=peak)
+        benchmark.pedantic(f, args=(data,), rounds=rounds, iterations=1)
+        stats = benchmark.stats.stats
+        self.measured[case.name, name] = {"output": out, "seconds": stats.median, "runs": stats.rounds,
+                                          "peak_mb": peak}
+
+
+def test_implementation(benchmark, case_implementation, otfs_cases):
+    otfs_cases.run(benchmark, *case_implementation)
+
+
+def time_cases(cases, *, repeats=None, max_seconds=20.0, json_path=None, workdir) -> dict:
+    """Time every implementation of ``cases``; return ``{(case, implementation): measurement}``.
+
+    Each measurement has the implementation's ``output``, its median ``seconds``,
+    ``runs`` (timed rounds) and ``peak_mb``. ``workdir`` holds the session's
+    (empty) configuration file; ``json_path``, where given, gets pytest-benchmark's JSON.
+    Raises RuntimeError naming the implementations that were not measured.
+    """
+    if importlib.util.find_spec("pytest_benchmark") is None:
+        raise ImportError("the benchmark suite times with pytest-benchmark, which is not installed: "
+                          "pip install pytest-benchmark (make setup installs it)")
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    ini = workdir / "pytest.ini"
+    ini.write_text("[pytest]\n")  # the session reads none of the repository's settings
+    plugin = CasePlugin(cases, repeats=repeats, max_seconds=max_seconds)
+    args = [__file__, "-c", str(ini), "--rootdir", str(workdir), "--confcutdir", str(Path(__file__).parent),
+            "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--benchmark-columns=min,median,max,rounds",
+            "--benchmark-sort=name", "--benchmark-group-by=group"]
+    if json_path is not None:
+        args.append(f"--benchmark-json={json_path}")
+    # pytest-benchmark times nothing inside a pytest-xdist worker (it reads this variable); a
+    # session started from one (the suite's own tests) is a session of its own
+    worker = os.environ.pop("PYTEST_XDIST_WORKER", None)
+    try:
+        status = pytest.main(args, plugins=[plugin])
+    finally:
+        if worker is not None:
+            os.environ["PYTEST_XDIST_WORKER"] = worker
+    missing = [f"{c.name} ({n})" for c in plugin.cases for n, f in c.implementations.items()
+               if f is not None and (c.name, n) not in plugin.measured]
+    if status != 0 or missing:
+        raise RuntimeError(f"the benchmark session ended with status {int(status)}; not measured: "
+                           + (", ".join(missing) or "none"))
+    return plugin.measured
