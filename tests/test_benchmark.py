@@ -261,6 +261,7 @@ def test_suite_command_writes_table_figure_and_provenance(tmp_path, capsys):
     assert all(stats["rounds"] == 1 for stats in timed.values())
 
 
+@pytest.mark.subprocess  # pytest-benchmark's session asks git for the commit
 def test_scaling_study_fits_power_laws(tmp_path):
     from otfs_workflow.benchmark.scaling import fit_slope, plot_scaling, run_scaling
 
@@ -269,7 +270,7 @@ def test_scaling_study_fits_power_laws(tmp_path):
     df = run_scaling(d_values=(32, 128), nt_values=(60, 120), n_source=20, n_target=40, d_fixed=16,
                      log=lambda *_: None)
     assert list(df["series"]) == ["d", "d", "n_t", "n_t"]
-    assert (df["seconds"] > 0).all() and (df["peak_mb"] > 0).all()
+    assert (df["seconds"] > 0).all() and (df["peak_mb"] > 0).all() and (df["runs"] == 3).all()
     # the d x d feature coupling: 128 features need more memory than 32
     assert df["peak_mb"].iloc[1] > df["peak_mb"].iloc[0]
     slopes = plot_scaling(df, tmp_path / "scaling.pdf")

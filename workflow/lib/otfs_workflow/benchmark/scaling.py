@@ -20,9 +20,8 @@ exact OT of Algorithm 1 between 200 and ``n_t`` samples dominates.
 from __future__ import annotations
 
 import argparse
-import gc
-import time
-import tracemalloc
+import tempfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -30,35 +29,40 @@ import pandas as pd
 
 from otfs.rankers import rank_features
 from otfs_workflow.benchmark.cases import office_like
+from otfs_workflow.benchmark.harness import Case
+from otfs_workflow.benchmark.timing import time_cases
 from otfs_workflow.io import write_csv
 
-__all__ = ["D_VALUES", "NT_VALUES", "fit_slope", "measure_point", "plot_scaling", "run_scaling"]
+__all__ = ["D_VALUES", "NT_VALUES", "fit_slope", "measure_points", "point_case", "plot_scaling", "run_scaling"]
 
 D_VALUES = (256, 1024, 4096, 16384)
 NT_VALUES = (300, 1000, 3000, 10000)
 
 
-def measure_point(n_source, n_target, d, seed=0, max_seconds=10.0) -> dict:
-    """Time (median of up to 3 runs, one if a run is slower than ``max_seconds``) and traced peak memory."""
+def _point(n_source, n_target, d, seed):
     Xs, _, Xt, _ = office_like(n_source, n_target, d, seed=seed)
-    gc.collect()
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    start = time.perf_counter()
-    rank_features(Xs, Xt)
-    times = [time.perf_counter() - start]
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    # the traced call is the only one when it is slow; otherwise time untraced runs
-    if times[0] < max_seconds:
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            rank_features(Xs, Xt)
-            times.append(time.perf_counter() - start)
-    input_mb = (Xs.nbytes + Xt.nbytes) / 2**20
-    return {"n_source": n_source, "n_target": n_target, "d": d, "seconds": float(np.median(times)),
-            "runs": len(times), "peak_mb": peak / 2**20, "input_mb": input_mb}
+    return {"Xs": Xs, "Xt": Xt}
+
+
+def point_case(n_source, n_target, d, seed=0) -> Case:
+    """The ranking at one shape as a benchmark case (one implementation, timed over 3 rounds)."""
+    return Case(name=f"n_s={n_source} n_t={n_target} d={d}", shape="", setup=partial(_point, n_source, n_target, d, seed),
+                implementations={"otfs": lambda p: rank_features(p["Xs"], p["Xt"])}, compare=None,
+                difference="", tolerance=0.0, repeats=3)
+
+
+def measure_points(shapes, seed=0, max_seconds=10.0, workdir=None) -> list[dict]:
+    """Time (pytest-benchmark: the median of 3 rounds, one where a call is slower than ``max_seconds``)
+    and traced peak memory of the ranking at each ``(n_source, n_target, d)``."""
+    cases = [point_case(*shape, seed=seed) for shape in shapes]
+    with tempfile.TemporaryDirectory(prefix="otfs-scaling-") as tmp:
+        measured = time_cases(cases, max_seconds=max_seconds, workdir=workdir or tmp)
+    rows = []
+    for case, (n_source, n_target, d) in zip(cases, shapes, strict=True):
+        m = measured[case.name, "otfs"]
+        rows.append({"n_source": n_source, "n_target": n_target, "d": d, "seconds": m["seconds"], "runs": m["runs"],
+                     "peak_mb": m["peak_mb"], "input_mb": 8 * (n_source + n_target) * d / 2**20})  # float64
+    return rows
 
 
 def fit_slope(x, y) -> tuple[float, float]:
@@ -70,15 +74,12 @@ def fit_slope(x, y) -> tuple[float, float]:
 def run_scaling(d_values=D_VALUES, nt_values=NT_VALUES, n_source=200, n_target=958, d_fixed=800,
                 log=print) -> pd.DataFrame:
     """Measure both series; one row per point, with the ``series`` it belongs to."""
+    series = [("d", d, (n_source, n_target, d)) for d in d_values]
+    series += [("n_t", nt, (n_source, nt, d_fixed)) for nt in nt_values]
     rows = []
-    for d in d_values:
-        row = {"series": "d", "x": d, **measure_point(n_source, n_target, d)}
-        log(f"d={d:6d}: {row['seconds']:8.3f} s, peak {row['peak_mb']:8.1f} MB")
-        rows.append(row)
-    for nt in nt_values:
-        row = {"series": "n_t", "x": nt, **measure_point(n_source, nt, d_fixed)}
-        log(f"n_t={nt:6d}: {row['seconds']:8.3f} s, peak {row['peak_mb']:8.1f} MB")
-        rows.append(row)
+    for (name, x, _), point in zip(series, measure_points([shape for *_, shape in series]), strict=True):
+        rows.append({"series": name, "x": x, **point})
+        log(f"{name}={x:6d}: {point['seconds']:8.3f} s, peak {point['peak_mb']:8.1f} MB")
     return pd.DataFrame(rows)
 
 
