@@ -104,7 +104,7 @@ def test_tca_matches_the_papers_dense_code_and_skada(domains):
 @pytest.mark.parametrize("n_features, arpack", [(270, True), (290, False)])
 def test_tcas_auto_solver_takes_lanczos_below_0_4_n_features(monkeypatch, n_features, arpack):
     """eigen_solver="auto": ARPACK below 0.4 n features (n = 700 samples here), LAPACK above, where it was
-    measured faster (docs/performance.md); both give the same embedding."""
+    measured faster (CHANGELOG.md, "TCA"); both give the same embedding."""
     import scipy.sparse.linalg
 
     from otfs.adapters.tca import LinearTransferComponentAnalysis

@@ -2,6 +2,12 @@
 
 import json
 import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import ot
@@ -17,6 +23,8 @@ from otfs_workflow.benchmark import reference
 from otfs_workflow.benchmark.cases import make_cases, office_like, word_counts
 from otfs_workflow.benchmark.harness import aligned_relative_difference, relative_difference
 from otfs_workflow.benchmark.suite import main, run_suite
+
+from .conftest import REPO
 
 
 @pytest.mark.parametrize("shape", [(30, 45, 80), (60, 70, 12), (25, 40, 25)])
@@ -259,6 +267,18 @@ def test_suite_command_writes_table_figure_and_provenance(tmp_path, capsys):
                           ("NA curve SURF", "otfs"), ("NA curve SURF", "reference")}
     assert timed["CORAL", "otfs"]["median"] == pytest.approx(df.loc[0, "otfs_s"], rel=1e-5)
     assert all(stats["rounds"] == 1 for stats in timed.values())
+
+    # docs/performance.md's comparison of two runs, run as written (its .venv/bin is this interpreter's)
+    block = re.search(r"```bash\n(\.venv/bin/pytest-benchmark compare .*?)\n```",
+                      (REPO / "docs" / "performance.md").read_text(encoding="utf-8")).group(1)
+    for run in ("old", "results/benchmarks"):
+        (tmp_path / "runs" / run).mkdir(parents=True)
+        shutil.copy(tmp_path / "pytest_benchmark.json", tmp_path / "runs" / run / "pytest_benchmark.json")
+    argv = shlex.split(block)
+    argv[0] = str(Path(sys.executable).parent / Path(argv[0]).name)
+    proc = subprocess.run(argv, cwd=tmp_path / "runs", capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "test_implementation[CORAL-otfs] (old/" in proc.stdout and "(results/benchmarks/" in proc.stdout
 
 
 @pytest.mark.subprocess  # pytest-benchmark's session asks git for the commit

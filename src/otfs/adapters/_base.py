@@ -263,7 +263,7 @@ def leading_eigenpairs(matvec, n: int, k: int) -> tuple[np.ndarray, np.ndarray] 
 #: The Gram matrix's leading eigenpairs are found by Lanczos through the samples as a sparse matrix where its
 #: mat-vec (two passes over the nonzeros) costs at most this share of ``n^2`` operations. On Amazon 5,000's
 #: targets (1,000 documents, 1,250 to 5,000 words, 80 directions) it is 2.1x to 2.6x faster than LAPACK's
-#: ``syevr`` on the Gram matrix, with directions within 1e-12 (docs/performance.md).
+#: ``syevr`` on the Gram matrix, with directions within 1e-12 (CHANGELOG.md, 2026-11-29).
 SPARSE_GRAM_SHARE = 0.4
 
 

@@ -21,7 +21,7 @@ from otfs.adapters._base import (
 #: ARPACK's mat-vec through sparse features (4 passes over the nonzeros) is taken where it costs at most this
 #: share of ``n^2`` operations: the measured crossover of the mat-vec through dense features (``2 n d`` at
 #: ``d = 0.4 n``). On Amazon 5,000's pairs (1,200 samples, 1.8 % to 8 % nonzero at 625 to 5,000 words) it is
-#: 2.0x to 2.3x faster than LAPACK's dense solver, with embeddings within 3e-14 (docs/performance.md).
+#: 2.0x to 2.3x faster than LAPACK's dense solver, with embeddings within 3e-14 (CHANGELOG.md, 2026-11-29).
 SPARSE_MATVEC_SHARE = 0.8
 
 
@@ -62,7 +62,7 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         them) or have at most ``0.2 n^2`` nonzero values (the product goes
         through them as a sparse matrix, :data:`SPARSE_MATVEC_SHARE`), where
         it was measured faster on the data families and the images
-        (docs/performance.md). The ``"generalized"`` solver is always dense.
+        (CHANGELOG.md, "TCA"). The ``"generalized"`` solver is always dense.
 
     Attributes
     ----------
@@ -109,7 +109,7 @@ class LinearTransferComponentAnalysis(BaseAdapter):
         sparse = nnz is not None and 4 * nnz <= SPARSE_MATVEC_SHARE * n * n
         if self.eigen_solver == "arpack":
             return m < n, sparse and 5 * n_feat >= 2 * n  # ARPACK finds fewer eigenpairs than the matrix's order
-        # measured crossovers (docs/performance.md): 0.30 n to 0.45 n features, by the data's Lanczos
+        # measured crossovers (CHANGELOG.md, "TCA"): 0.30 n to 0.45 n features, by the data's Lanczos
         # iterations, that is a mat-vec through the dense features of 2 n d <= 0.8 n^2 operations; through
         # sparse features one of 4 nnz operations, at most as many
         if 8 * m > n:

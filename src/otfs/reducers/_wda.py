@@ -28,7 +28,7 @@ Two backends compute the same thing:
     POT's to round-off. On this project's 2-core machine, 30 iterations
     took 0.14 s against POT's 2.74 s on iris and 0.19 s against 0.72 s on
     wine with autograd's gradient; the written-out one is faster again
-    (docs/performance.md).
+    (CHANGELOG.md, "WDA's gradient").
 
 Both need POT's optional dependencies ``autograd`` and ``pymanopt``
 (``pip install otfs[dr]``, i.e. ``POT[dr]``); the ``"batched"`` backend
