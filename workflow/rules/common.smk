@@ -49,6 +49,15 @@ from otfs_workflow.protocol import (
     source_per_class,
     usable_counts,
 )  # noqa: E402
+from otfs_workflow.plan import (
+    OT_RANKER_SETTINGS,
+    SOURCE_KEYS,
+    Plan,
+    agg_files,
+    images_dir,
+    pairs_domains,
+    rule_name_part,
+)  # noqa: E402
 from otfs_workflow.provenance import package_versions  # noqa: E402
 from otfs_workflow.stages.acquisition import sources_for  # noqa: E402
 from otfs_workflow.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
@@ -128,6 +137,63 @@ for _ds in config["datasets"].values():
     if _ds.get("image_manifest"):
         _ds["image_manifest"] = repo_file(_ds["image_manifest"])
 config["wda"]["data"]["manifest"] = repo_file(config["wda"]["data"]["manifest"])
+
+# What the rules plan from the configuration (feature sets, pairs, scopes, parameters, paths, input
+# functions): otfs_workflow.plan, tested on its own (tests/test_plan.py); its methods under the names
+# the rule files use.
+P = Plan(config, answer=plan_answer)
+registry_origin, registry_origins, registry_names = (
+    P.registry_origin,
+    P.registry_origins,
+    P.registry_names,
+)
+fs_config, fs_dataset, fs_domains, fs_pairs = (
+    P.fs_config,
+    P.fs_dataset,
+    P.fs_domains,
+    P.fs_pairs,
+)
+fs_reader, fs_n_features, is_extracted = P.fs_reader, P.fs_n_features, P.is_extracted
+raw_path, features_file, dataset_manifest = (
+    P.raw_path,
+    P.features_file,
+    P.dataset_manifest,
+)
+reader_files, reader_local_files = P.reader_files, P.reader_local_files
+counts, cache_config, applicable_adapters = (
+    P.counts,
+    P.cache_config,
+    P.applicable_adapters,
+)
+pair_source_per_class, source_settings = P.pair_source_per_class, P.source_settings
+ranker_strategy, ranker_needs_class_labels, ranker_params = (
+    P.ranker_strategy,
+    P.ranker_needs_class_labels,
+    P.ranker_params,
+)
+k_selection_kind, adapter_params, grid_config = (
+    P.k_selection_kind,
+    P.adapter_params,
+    P.grid_config,
+)
+curves_job_params = P.curves_job_params
+pair_caches, cache_inputs, aggregate_caches = (
+    P.pair_caches,
+    P.cache_inputs,
+    P.aggregate_caches,
+)
+local_domains, require_obtainable = P.local_domains, P.require_obtainable
+scope_for, scope_pairs, target_feature_sets = (
+    P.scope_for,
+    P.scope_pairs,
+    P.target_feature_sets,
+)
+aggregate_run, agg = P.aggregate_run, P.agg
+batch_aggregate_tables, batch_aggregate_params, batch_aggregate_outputs = (
+    P.batch_aggregate_tables,
+    P.batch_aggregate_params,
+    P.batch_aggregate_outputs,
+)
 
 
 # No wildcard spans a '/', so each output pattern matches one kind of file.
@@ -247,23 +313,6 @@ def _modules_of(methods):
     return out
 
 
-def registry_origin(group, name):
-    """The module that registers ``name`` in the registry ``group`` (Registry.origin)."""
-    return plan_answer(
-        "registry_origin", [group, name], lambda: get_registry(group).origin(name)
-    )
-
-
-def registry_origins(group):
-    """Every module that registers a method of the registry ``group`` (Registry.origins)."""
-    return plan_answer("registry_origins", group, lambda: get_registry(group).origins())
-
-
-def registry_names(group):
-    """Every name registered in ``group``, plug-ins included, sorted."""
-    return plan_answer("registry_names", group, lambda: sorted(get_registry(group)))
-
-
 def _key(plugins):
     return tuple(sorted((g, tuple(sorted(set(m)))) for g, m in plugins.items()))
 
@@ -285,193 +334,7 @@ def _scoped_code_of_modules(script, plugins):
     )
 
 
-def fs_config(feature_set):
-    try:
-        return config["feature_sets"][feature_set]
-    except KeyError:
-        raise ValueError(
-            f"unknown feature set {feature_set!r}; configured: {sorted(config['feature_sets'])}"
-        ) from None
-
-
-def fs_dataset(feature_set):
-    return config["datasets"][fs_config(feature_set)["dataset"]]
-
-
-def fs_domains(feature_set):
-    return fs_config(feature_set).get("domains") or fs_dataset(feature_set)["domains"]
-
-
-def is_extracted(feature_set):
-    """Whether a feature set is extracted from images (else read from released files)."""
-    return "extractor" in fs_config(feature_set)
-
-
-def raw_path(feature_set, relpath):
-    """Where the pipeline acquires a file of a feature set's dataset (a manifest path)."""
-    return f"data/raw/{fs_config(feature_set)['dataset']}/{relpath}"
-
-
-def images_dir(dataset, domain):
-    """The acquired images of one domain."""
-    return f"data/raw/{dataset}/images/{domain}"
-
-
-def features_file(feature_set, domain):
-    """The extraction output behind one domain of an extracted feature set."""
-    fs = fs_config(feature_set)
-    return f"data/features/{fs['dataset']}/{fs['extractor']}/{domain}.h5"
-
-
-def rule_name_part(name):
-    """``name`` (a feature set's) as part of a rule's name: a character other than a letter, digit or ``_``
-    becomes ``_``."""
-    return re.sub(r"\W", "_", name)
-
-
-def pair_caches(w):
-    """Cache files of the two domains of the pair ``w.pair``."""
-    return [f"data/cache/{w.feature_set}/{d}.h5" for d in parse_pair(w.pair)]
-
-
-def pairs_domains(pairs):
-    """Domains that appear in ``pairs``, in first-seen order."""
-    return list(dict.fromkeys(d for p in pairs for d in parse_pair(p)))
-
-
-def fs_pairs(feature_set):
-    domains = set(fs_domains(feature_set))
-    pairs = pairs_for(config, fs_config(feature_set)["dataset"])
-    return [p for p in pairs if set(parse_pair(p)) <= domains]
-
-
-def fs_reader(feature_set):
-    """The dataset reader of a feature set read from files (None for an extracted one)."""
-    spec = reader_spec(fs_config(feature_set))
-    return None if spec is None else get_reader(*spec)
-
-
-@functools.cache
-def dataset_manifest(dataset):
-    """A dataset's parsed manifest, or None where it has none."""
-    path = config["datasets"][dataset].get("manifest")
-    return read_manifest(path) if path else None
-
-
-def reader_files(feature_set, domain):
-    """The manifest paths a feature set's reader reads ``domain`` from ([] for an extracted set)."""
-    reader = fs_reader(feature_set)
-    return [] if reader is None else reader.files(domain)
-
-
-def reader_local_files(feature_set, domain):
-    """The files a feature set's reader reads ``domain`` from in place (a user's own tables)."""
-    reader = fs_reader(feature_set)
-    return [] if reader is None else [str(p) for p in reader.local_files(domain)]
-
-
-@functools.cache
-def fs_n_features(feature_set):
-    """Number of features of a feature set, from its reader or extractor (no data needed); once per
-    parse (a user's table's header is read once, however many rules and captions ask).
-    """
-    fs = fs_config(feature_set)
-    if is_extracted(feature_set):
-        name = fs["extractor"]
-        return plan_answer(
-            "extractor_n_features", name, lambda: get_extractor(name).n_features
-        )
-    try:
-        return fs_reader(feature_set).count_features(
-            list(fs_domains(feature_set)), dataset_manifest(fs["dataset"])
-        )
-    except (KeyError, ValueError) as exc:
-        raise WorkflowError(f"feature set {feature_set!r}: {exc}") from exc
-
-
 # --- rankers -----------------------------------------------------------------
-# The OT rankers (ot, ot-1nn, ot-random) take Algorithm 1's settings from config
-# `sample_selection` and Algorithm 2's from `ranking`; every other ranker its own from
-# `rankers.<name>` (its defaults where absent). otfs_workflow.config checks both.
-OT_RANKER_SETTINGS = {
-    "sample_selection": ("tie_break", "emd_max_iter"),
-    "ranking": ("reg", "norm", "method", "max_iter", "tol"),
-}
-
-
-@functools.cache
-def ranker_strategy(name):
-    """The sample-selection strategy whose pairs ranker ``name`` ranks (the OT rankers), else None."""
-    params = config.get("rankers", {}).get(name)
-    return plan_answer(
-        "ranker_strategy",
-        [name, params],
-        lambda: pairs_strategy(build_ranker(name, params)),
-    )
-
-
-def ranker_needs_class_labels(name):
-    """Whether ranker ``name``, with its configured parameters, reads class labels."""
-    params = config.get("rankers", {}).get(name)
-    return plan_answer(
-        "ranker_needs_class_labels",
-        [name, params],
-        lambda: bool(build_ranker(name, params).needs_class_labels()),
-    )
-
-
-def k_selection_kind(name):
-    """The kind of the choice-of-k rule ``name`` (``scorer``, ``data``, ...)."""
-    return plan_answer(
-        "k_selection_kind", name, lambda: get_registry("otfs.k_selection")[name].kind
-    )
-
-
-def ranker_params(name):
-    """A ranker's parameters, as the ranking stage builds it."""
-    params = dict(config.get("rankers", {}).get(name) or {})
-    if ranker_strategy(name):
-        for section, keys in OT_RANKER_SETTINGS.items():
-            params.update({k: config[section][k] for k in keys})
-    return params
-
-
-def pair_source_per_class(pair, feature_set):
-    """Source samples per class of each iteration of ``pair``: the feature set's `source_per_class` where it
-    has one (a data family's own protocol), else config `protocol` (with its per-domain overrides).
-    """
-    own = fs_config(feature_set).get("source_per_class")
-    if own is not None:
-        return source_per_class(parse_pair(pair)[0], own, {})
-    return source_per_class(
-        parse_pair(pair)[0],
-        config["protocol"]["source_per_class"],
-        config["protocol"]["source_per_class_overrides"],
-    )
-
-
-def cache_config(feature_set):
-    """The settings of a feature set that its caches depend on: not the protocol keys of later stages
-    (`source_per_class`, `inapplicable_adapters`), so that changing those rebuilds no cache.
-    """
-    return {
-        k: v
-        for k, v in fs_config(feature_set).items()
-        if k not in ("source_per_class", "inapplicable_adapters")
-    }
-
-
-def applicable_adapters(feature_set, adapters):
-    """``adapters`` without those the feature set declares inapplicable (`inapplicable_adapters`)."""
-    skip = fs_config(feature_set).get("inapplicable_adapters") or {}
-    return [a for a in adapters if a not in skip]
-
-
-def adapter_params(name):
-    """An adapter's hyper-parameters from config `adapters` (none: its defaults)."""
-    return dict(config.get("adapters", {}).get(name) or {})
-
-
 def ranking_job_params(prefix=""):
     """The params of a ranking job (rule rank_features; run_family_pair's, named with ``prefix``)."""
     return {
@@ -479,34 +342,6 @@ def ranking_job_params(prefix=""):
         f"{prefix}per_class": lambda w: pair_source_per_class(w.pair, w.feature_set),
         f"{prefix}iterations": lambda w: ranking_iterations(w.feature_set, w.ranker),
     }
-
-
-def curves_job_params(adapters, grid=None, prefix=""):
-    """The params of a job that runs the curves of ``adapters`` on one grid: the job's {grid} wildcard
-    (rule classify_leaderboard_adapters), or ``grid`` (run_family_pair's, named with ``prefix``).
-    """
-
-    def of(w):
-        return grid_config(w.grid if grid is None else grid)
-
-    return {
-        f"{prefix}adapters": list(adapters),
-        f"{prefix}adapter_params": [adapter_params(a) for a in adapters],
-        f"{prefix}orders": lambda w: of(w)["orders"],
-        f"{prefix}feature_counts": lambda w: of(w)["feature_counts"],
-        f"{prefix}iterations": lambda w: of(w).get("iterations"),
-        f"{prefix}metrics": lambda w: of(w).get("metrics", {}),
-    }
-
-
-def grid_config(name):
-    """The grid ``name`` of config ``grids``; an unknown one is an error naming the grids."""
-    try:
-        return config["grids"][name]
-    except KeyError:
-        raise WorkflowError(
-            f"unknown grid {name!r} (a file path names it); config grids: {sorted(config['grids'])}"
-        ) from None
 
 
 # Every number of features asked for is within [1, d] of its feature set: checked
@@ -591,230 +426,18 @@ if workflow.is_main_process:
     check_user_tables()
 
 
-def counts(feature_set, specs):
-    """Resolve "d/8"-style specs for a feature set, those that give 0 of its d left out (a note says so)."""
-    return usable_counts(specs, fs_n_features(feature_set))
-
-
-# --- inputs of the acquisition and cache rules ----------------------------------
-SOURCE_KEYS = (
-    "local_dir",
-    "mirror_dirs",
-    "mirror_env",
-    "download",
-    "download_timeout_s",
-)
-
-
-def source_settings(dataset):
-    """The settings of a dataset that say where its files come from (and only those,
-    so that editing another setting of the dataset does not refetch its files)."""
-    ds = config["datasets"][dataset]
-    return {k: ds[k] for k in SOURCE_KEYS if k in ds}
-
-
-def cache_inputs(w):
-    """The files a feature set's reader reads a domain from (and the manifest), or an extracted
-    feature set's extraction output."""
-    if is_extracted(w.feature_set):
-        return {"features": features_file(w.feature_set, w.domain)}
-    inputs = {
-        "raw": [
-            raw_path(w.feature_set, r) for r in reader_files(w.feature_set, w.domain)
-        ],
-        "local": reader_local_files(w.feature_set, w.domain),
-    }
-    inputs = {
-        k: v for k, v in inputs.items() if v
-    }  # Snakemake misplaces an empty named list
-    if fs_dataset(w.feature_set).get("manifest"):
-        inputs["manifest"] = fs_dataset(w.feature_set)["manifest"]
-    return inputs
-
-
 # --- data availability -------------------------------------------------------
 # "paper" targets use every configured domain and may download; "available"
 # targets use the domains whose files are present locally, never downloading.
 TARGET_SETS = ("paper", "available")
 
 
-def _search_folders(feature_set):
-    fs = fs_config(feature_set)
-    return [
-        folder
-        for _, folder in sources_for(
-            fs["dataset"], fs_dataset(feature_set), None
-        ).folders()
-    ]
-
-
-@functools.cache
-def _images_present(dataset, domain):
-    """Whether every image of a domain is in the acquired folder or a searched folder."""
-    if Path(images_dir(dataset, domain)).is_dir():
-        return True
-    ds = config["datasets"][dataset]
-    folders = [f for _, f in sources_for(dataset, ds, None).folders()]
-    try:
-        records = domain_images(read_manifest(ds["image_manifest"]), domain)
-    except ValueError:
-        return False
-    return all(any((f / r.entry.path).is_file() for f in folders) for r in records)
-
-
-def _present(feature_set, domain):
-    """Whether a domain's input is local: the acquired copy or a searched folder."""
-    fs = fs_config(feature_set)
-    if is_extracted(feature_set):
-        return Path(features_file(feature_set, domain)).is_file() or _images_present(
-            fs["dataset"], domain
-        )
-    if not all(Path(p).is_file() for p in reader_local_files(feature_set, domain)):
-        return False
-    if not reader_files(feature_set, domain):
-        return True  # nothing to acquire: generated, or read in place
-    folders = _search_folders(feature_set)
-    return all(
-        Path(raw_path(feature_set, rel)).is_file()
-        or any((f / rel).is_file() for f in folders)
-        for rel in reader_files(feature_set, domain)
-    )
-
-
-def local_domains(feature_set):
-    """Domains of a feature set whose input is present locally (raw, local, mirrors)."""
-    return [d for d in fs_domains(feature_set) if _present(feature_set, d)]
-
-
-def require_obtainable(feature_set):
-    """Fail while the DAG is built if a file is neither local nor downloadable."""
-    if fs_dataset(feature_set).get("download"):
-        return  # the acquisition job fetches it, or fails naming the file
-    missing = [
-        d for d in fs_domains(feature_set) if d not in local_domains(feature_set)
-    ]
-    if missing:
-        fs, ds = fs_config(feature_set), fs_dataset(feature_set)
-        if is_extracted(feature_set):
-            where = ", ".join(
-                f"{Path(ds['local_dir']) / 'images' / d}/<class>/<file>"
-                for d in missing
-            )
-        else:
-            where = ", ".join(
-                [
-                    str(Path(ds["local_dir"]) / rel)
-                    for d in missing
-                    for rel in reader_files(feature_set, d)
-                ]
-                + [
-                    p
-                    for d in missing
-                    for p in reader_local_files(feature_set, d)
-                    if not Path(p).is_file()
-                ]
-            )
-        how = (
-            f", set {ds['mirror_env']}, or enable datasets.{fs['dataset']}.download"
-            if ds.get("mirror_env")
-            else ""
-        )
-        raise WorkflowError(
-            f"feature set {feature_set!r}: the data of domain(s) {missing} cannot be obtained "
-            f"(not found locally and downloads are disabled). Put the files at {where}{how}. "
-            "`snakemake available` builds every target the present data allows."
-        )
-
-
-def scope_for(target_set, feature_set):
-    """Domain scope of a feature set in a target set: "all", or "a+b+c" when partial."""
-    if target_set == "paper":
-        require_obtainable(feature_set)
-        return "all"
-    present = local_domains(feature_set)
-    return "all" if present == list(fs_domains(feature_set)) else "+".join(present)
-
-
-def scope_pairs(feature_set, scope):
-    """Configured pairs of a feature set within the domains of ``scope``."""
-    domains = set(fs_domains(feature_set) if scope == "all" else scope.split("+"))
-    return [p for p in fs_pairs(feature_set) if set(parse_pair(p)) <= domains]
-
-
-def target_feature_sets(target_set, names):
-    """Feature sets a target covers: as configured, or those with data for a pair."""
-    if target_set == "paper":
-        return list(names)
-    return [fs for fs in names if scope_pairs(fs, scope_for("available", fs))]
-
-
-def aggregate_caches(w):
-    """The caches of the domains of an aggregate's pairs (its scope)."""
-    return [
-        f"data/cache/{w.feature_set}/{d}.h5"
-        for d in pairs_domains(scope_pairs(w.feature_set, w.scope))
-    ]
-
-
-def aggregate_run(w, ranker, adapter):
-    """The parameters of one aggregate: rule aggregate's `run`, an entry of a batch's `runs`."""
-    return {
-        "feature_set": w.feature_set,
-        "scope": w.scope,
-        "ranker": ranker,
-        "adapter": adapter,
-        "grid": w.grid,
-        "pairs": len(scope_pairs(w.feature_set, w.scope)),
-        "iterations": len(ITERATIONS),
-    }
-
-
-def batch_aggregate_tables(rankers, adapters):
-    """Input function: the run tables of a batch of aggregates, every (ranker, adapter) in the outputs' order
-    (rules aggregate_family, aggregate_leaderboard; script aggregation_batch.py)."""
-    return lambda w: expand(
-        "results/runs/{fs}/classification/{ranker}/{adapter}/{grid}/{pair}.tsv",
-        fs=w.feature_set,
-        ranker=rankers,
-        adapter=adapters,
-        grid=w.grid,
-        pair=scope_pairs(w.feature_set, w.scope),
-    )
-
-
-def batch_aggregate_params(rankers, adapters):
-    """Params function: the `runs` of a batch of aggregates, in the same order."""
-    return lambda w: [aggregate_run(w, r, a) for r in rankers for a in adapters]
-
-
-def batch_aggregate_outputs(name, rankers, adapters):
-    """One of rule aggregate's files (``name``) of every (ranker, adapter) of a batch."""
-    return expand(
-        "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/"
-        + name,
-        ranker=rankers,
-        adapter=adapters,
-    )
-
-
-def agg(target_set, feature_set, ranker=None, adapter="NA", grid="curves"):
-    """Folder of one aggregate, for the scope of ``feature_set`` in ``target_set``."""
-    scope = scope_for(target_set, feature_set)
-    ranker = ranker or MAIN_RANKER
-    return f"results/aggregate/{feature_set}/{scope}/{ranker}/{adapter}/{grid}"
-
-
-def agg_files(prefixes, kinds=("per_pair.tsv", "summary.tsv", "provenance.json")):
-    prefixes = [prefixes] if isinstance(prefixes, str) else prefixes
-    return [f"{p}/{k}" for p in prefixes for k in kinds]
-
-
 PAPER = repo_file("data", "paper")  # published numbers, transcribed
-ITERATIONS = list(range(config["protocol"]["iterations"]))
+ITERATIONS = P.iterations
 # Shown in report captions (a version change rebuilds tables and figures).
 VERSIONS = ", ".join(f"{k} {v}" for k, v in package_versions().items())
 # The ranker of the paper's tables and figures (Table 5 compares the OT rankers).
-MAIN_RANKER = config["ranking"]["ranker"]
+MAIN_RANKER = P.main_ranker
 
 
 # --- conventions every rule follows, checked before any job runs -----------------

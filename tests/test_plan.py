@@ -1,0 +1,174 @@
+"""The planning module (otfs_workflow.plan) on its own, without Snakemake: what the rules are given for the
+shipped configuration and the test configuration, checked against the configuration files, the data mirror's
+files and Snakemake's own expand."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from types import SimpleNamespace
+
+import pytest
+from snakemake.exceptions import WorkflowError
+from snakemake.io import expand
+from snakemake.utils import update_config
+
+from otfs_workflow.config import experiment_schemas, fill_defaults, load_yaml, validate_config
+from otfs_workflow.plan import Plan, agg_files, pairs_domains, rule_name_part
+
+from .conftest import REPO, mirror_dir
+
+
+def configuration(*overlays: str) -> dict:
+    """config.yaml with ``overlays`` merged in, as Snakemake merges --configfile, the experiments' defaults
+    filled and the whole validated, as the workflow does at parse."""
+    config = load_yaml(REPO / "config.yaml")
+    for overlay in overlays:
+        update_config(config, load_yaml(REPO / overlay))
+    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
+    for section, schema in sections.items():
+        config[section] = fill_defaults(config.get(section), schema)
+    validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml", sections=sections)
+    return config
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return configuration()
+
+
+@pytest.fixture
+def in_repo(monkeypatch):
+    monkeypatch.chdir(REPO)  # the configuration's paths are the repository's
+
+
+def test_a_feature_sets_pairs_are_its_datasets_ordered_pairs(shipped):
+    plan = Plan(shipped)
+    domains = shipped["datasets"]["office-caltech"]["domains"]
+    assert plan.fs_pairs("surf") == [f"{s}-{t}" for s, t in itertools.permutations(domains, 2)]
+    assert plan.fs_domains("wifi_t1t2") == ["t1", "t2"]  # its own domains, not the dataset's three
+    assert plan.fs_pairs("wifi_t1t2") == ["t1-t2", "t2-t1"]
+    assert pairs_domains(["dslr-webcam", "webcam-amazon"]) == ["dslr", "webcam", "amazon"]
+
+
+def test_unknown_names_are_errors_naming_what_is_configured(shipped):
+    plan = Plan(shipped)
+    with pytest.raises(ValueError, match=r"unknown feature set 'surff'; configured: \['CaffeNet4096'"):
+        plan.fs_config("surff")
+    with pytest.raises(WorkflowError, match=r"unknown grid 'curve' .*\['curves', 'families'"):
+        plan.grid_config("curve")
+
+
+def test_the_number_of_features_comes_from_the_manifest_and_the_extractor(shipped, in_repo):
+    plan = Plan(shipped)
+    assert plan.fs_n_features("surf") == 800 and plan.fs_n_features("GoogleNet1024") == 1024
+    assert plan.fs_n_features("EfficientNetLite0") == 1280
+    assert plan.counts("surf", ["d/8", "d/2", "d"]) == [100, 400, 800]
+
+
+def test_the_libraries_answers_go_through_the_answer_hook_once_per_plan(shipped):
+    asked = []
+
+    def answer(question, args, compute):
+        asked.append(question)
+        return compute()
+
+    plan = Plan(shipped, answer=answer)
+    assert plan.ranker_strategy("ot") == plan.ranker_strategy("ot") is not None
+    assert plan.ranker_strategy("source-anova") is None
+    assert asked.count("ranker_strategy") == 2  # ot once, fisher once
+    assert "ot" in plan.registry_names("otfs.rankers") and "registry_names" in asked
+
+
+def test_the_ot_rankers_take_algorithm_1_and_2_settings_from_their_sections(shipped):
+    plan = Plan(shipped)
+    ot = plan.ranker_params("ot")
+    assert {k: ot[k] for k in ("reg", "norm", "method", "max_iter", "tol")} == {
+        k: shipped["ranking"][k] for k in ("reg", "norm", "method", "max_iter", "tol")}
+    assert ot["tie_break"] == shipped["sample_selection"]["tie_break"]
+    assert not {"reg", "tie_break"} & set(plan.ranker_params("source-anova"))
+
+
+def test_source_samples_per_class_follow_the_protocol_and_a_families_own(shipped):
+    plan = Plan(shipped)
+    assert plan.pair_source_per_class("dslr-webcam", "surf") == 8  # the protocol's override for dslr
+    assert plan.pair_source_per_class("amazon-webcam", "surf") == 20
+    assert plan.pair_source_per_class("books-dvd", "amazon400") == 100  # the feature set's own
+
+
+def test_caches_depend_on_the_cache_settings_only(shipped):
+    plan = Plan(shipped)
+    assert "inapplicable_adapters" in plan.fs_config("amazon400")
+    assert set(plan.cache_config("amazon400")) == set(plan.fs_config("amazon400")) - {
+        "source_per_class", "inapplicable_adapters"}
+    assert plan.applicable_adapters("amazon400", ["NA", "OT3", "CORAL"]) == ["NA", "CORAL"]
+
+
+def test_cache_inputs_name_the_raw_files_or_the_extraction(shipped, in_repo):
+    plan = Plan(shipped)
+    raw = plan.cache_inputs(SimpleNamespace(feature_set="surf", domain="dslr"))
+    assert raw["raw"] == ["data/raw/office-caltech/surf/dslr.mat"] and "manifest" in raw
+    extracted = plan.cache_inputs(SimpleNamespace(feature_set="EfficientNetLite0", domain="dslr"))
+    assert extracted == {"features": "data/features/office-caltech/efficientnet-lite0/dslr.h5"}
+
+
+def test_the_available_scope_is_the_domains_whose_files_the_mirror_has(shipped, in_repo, monkeypatch):
+    monkeypatch.setenv("OTFS_DATA_MIRROR", str(mirror_dir()))
+    plan = Plan(shipped)
+    present = sorted(p.stem for p in (mirror_dir() / "CaffeNet4096").glob("*.mat"))
+    domains = shipped["datasets"]["office-caltech"]["domains"]
+    expected = "all" if present == sorted(domains) else "+".join(d for d in domains if d in present)
+    assert plan.scope_for("available", "CaffeNet4096") == expected
+    assert plan.scope_for("available", "surf") == "all"
+    assert plan.agg("available", "surf") == f"results/aggregate/surf/all/{shipped['ranking']['ranker']}/NA/curves"
+    covered = plan.target_feature_sets("available", ["surf", "CaffeNet4096"])
+    assert covered == (["surf", "CaffeNet4096"] if len(present) >= 2 else ["surf"])
+
+
+def test_a_domain_neither_present_nor_downloadable_is_an_error_naming_it(shipped, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OTFS_DATA_MIRROR", raising=False)
+    config = copy.deepcopy(shipped)
+    config["datasets"]["office-caltech"]["download"] = False
+    config["datasets"]["office-caltech"]["manifest"] = str(REPO / config["datasets"]["office-caltech"]["manifest"])
+    plan = Plan(config)
+    assert plan.local_domains("surf") == []
+    with pytest.raises(WorkflowError, match=r"feature set 'surf': the data of domain\(s\) \['amazon', 'caltech10', "
+                                            r"'dslr', 'webcam'\] cannot be obtained .*data/local/office-caltech/surf/amazon.mat"):
+        plan.scope_for("paper", "surf")
+    assert Plan(shipped).scope_for("paper", "surf") == "all"  # downloads on: the acquisition fetches it
+
+
+def test_a_batch_of_aggregates_lists_files_in_snakemakes_expand_order(shipped, in_repo, monkeypatch):
+    monkeypatch.setenv("OTFS_DATA_MIRROR", str(mirror_dir()))
+    plan = Plan(shipped)
+    w = SimpleNamespace(feature_set="surf", scope="all", grid="curves")
+    rankers, adapters = ["ot", "source-anova"], ["NA", "CORAL"]
+    assert plan.batch_aggregate_tables(rankers, adapters)(w) == expand(
+        "results/runs/{fs}/classification/{ranker}/{adapter}/{grid}/{pair}.tsv", fs="surf", ranker=rankers,
+        adapter=adapters, grid="curves", pair=plan.fs_pairs("surf"))
+    assert plan.batch_aggregate_outputs("summary.tsv", rankers, adapters) == expand(
+        "results/aggregate/{{feature_set}}/{{scope}}/{ranker}/{adapter}/{{grid}}/summary.tsv", ranker=rankers,
+        adapter=adapters)
+    runs = plan.batch_aggregate_params(rankers, adapters)(w)
+    assert [(r["ranker"], r["adapter"]) for r in runs] == list(itertools.product(rankers, adapters))
+    assert {r["pairs"] for r in runs} == {12} and {r["iterations"] for r in runs} == {shipped["protocol"]["iterations"]}
+    assert plan.aggregate_caches(w) == [f"data/cache/surf/{d}.h5" for d in shipped["datasets"]["office-caltech"]["domains"]]
+    assert agg_files("a", ("x.tsv",)) == ["a/x.tsv"] and rule_name_part("my-set.v2") == "my_set_v2"
+
+
+def test_a_curves_jobs_params_are_its_grids(shipped):
+    plan = Plan(shipped)
+    params = plan.curves_job_params(["NA", "CORAL"], grid="families", prefix="curves_")
+    w = SimpleNamespace(grid="ignored")
+    assert params["curves_adapters"] == ["NA", "CORAL"]
+    assert params["curves_orders"](w) == shipped["grids"]["families"]["orders"]
+    assert params["curves_feature_counts"](w) == shipped["grids"]["families"]["feature_counts"]
+    by_wildcard = plan.curves_job_params(["NA"])
+    assert by_wildcard["orders"](SimpleNamespace(grid="curves")) == shipped["grids"]["curves"]["orders"]
+
+
+def test_the_test_configuration_plans_fewer_iterations(shipped):
+    small = Plan(configuration("config/test.yaml"))
+    assert small.iterations == list(range(load_yaml(REPO / "config" / "test.yaml")["protocol"]["iterations"]))
+    assert len(small.iterations) < len(Plan(shipped).iterations) == 19

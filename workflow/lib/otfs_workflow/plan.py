@@ -1,0 +1,427 @@
+"""What the workflow plans from its configuration: feature sets, pairs, scopes, parameters and paths.
+
+:class:`Plan` holds the validated configuration and answers every question the rule files ask
+while Snakemake parses them: a feature set's settings, domains, pairs and number of features, a
+ranker's or adapter's parameters, which domains have data here, the scope and the folders of an
+aggregate, and the input functions of the rules (functions of a job's wildcards, read by
+attribute, so a :class:`types.SimpleNamespace` stands in for Snakemake's in the tests). It reads
+files (a user's table header, the manifests, whether a domain's data are present) but writes
+none, and needs no Snakemake object; ``workflow/rules/common.smk`` builds one and binds its
+methods to the names the rules use.
+
+What the library answers (registered names, the module that registers a method, a ranker's
+traits, an extractor's width) goes through ``answer(question, args, compute)``, which the
+workflow points at its plan cache (:class:`otfs_workflow.plan_cache.PlanCache`), so that a parse
+after the first imports none of the methods.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from snakemake.exceptions import WorkflowError
+
+from otfs_workflow.config import pairs_for
+from otfs_workflow.protocol import parse_pair, source_per_class, usable_counts
+
+__all__ = ["OT_RANKER_SETTINGS", "SOURCE_KEYS", "Plan", "agg_files", "images_dir", "pairs_domains",
+           "rule_name_part"]
+
+#: The OT rankers (ot, ot-1nn, ot-random) take Algorithm 1's settings from config `sample_selection` and
+#: Algorithm 2's from `ranking`; every other ranker its own from `rankers.<name>` (its defaults where absent).
+OT_RANKER_SETTINGS = {
+    "sample_selection": ("tie_break", "emd_max_iter"),
+    "ranking": ("reg", "norm", "method", "max_iter", "tol"),
+}
+#: The settings of a dataset that say where its files come from.
+SOURCE_KEYS = ("local_dir", "mirror_dirs", "mirror_env", "download", "download_timeout_s")
+
+
+def _compute(question: str, args: Any, compute: Callable[[], Any]) -> Any:
+    return compute()
+
+
+def images_dir(dataset: str, domain: str) -> str:
+    """The acquired images of one domain."""
+    return f"data/raw/{dataset}/images/{domain}"
+
+
+def rule_name_part(name: str) -> str:
+    """``name`` (a feature set's) as part of a rule's name: a character other than a letter, digit or ``_``
+    becomes ``_``."""
+    return re.sub(r"\W", "_", name)
+
+
+def pairs_domains(pairs) -> list[str]:
+    """Domains that appear in ``pairs``, in first-seen order."""
+    return list(dict.fromkeys(d for p in pairs for d in parse_pair(p)))
+
+
+def agg_files(prefixes, kinds=("per_pair.tsv", "summary.tsv", "provenance.json")) -> list[str]:
+    """The files ``kinds`` of each aggregate folder of ``prefixes``."""
+    prefixes = [prefixes] if isinstance(prefixes, str) else prefixes
+    return [f"{p}/{k}" for p in prefixes for k in kinds]
+
+
+class Plan:
+    """The plan of one parse of the workflow.
+
+    Parameters
+    ----------
+    config : mapping
+        The configuration, validated and with its defaults filled (``otfs_workflow.config``).
+    answer : callable, optional
+        ``answer(question, args, compute)``: ``compute()``, or its answer kept from an earlier parse
+        (the workflow's plan cache). By default, computed each time.
+    """
+
+    def __init__(self, config: Mapping, answer: Callable[[str, Any, Callable[[], Any]], Any] = _compute):
+        self.config = config
+        self.answer = answer
+        self.iterations = list(range(config["protocol"]["iterations"]))
+        self.main_ranker = config["ranking"]["ranker"]
+        self._memo: dict = {}
+
+    def _once(self, key, compute):
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    # --- the library's registries ------------------------------------------------------------------------
+    def registry_origin(self, group: str, name: str) -> str:
+        """The module that registers ``name`` in the registry ``group`` (Registry.origin)."""
+        from otfs.registry import get_registry
+
+        return self.answer("registry_origin", [group, name], lambda: get_registry(group).origin(name))
+
+    def registry_origins(self, group: str) -> list[str]:
+        """Every module that registers a method of the registry ``group`` (Registry.origins)."""
+        from otfs.registry import get_registry
+
+        return self.answer("registry_origins", group, lambda: get_registry(group).origins())
+
+    def registry_names(self, group: str) -> list[str]:
+        """Every name registered in ``group``, plug-ins included, sorted."""
+        from otfs.registry import get_registry
+
+        return self.answer("registry_names", group, lambda: sorted(get_registry(group)))
+
+    # --- feature sets --------------------------------------------------------------------------------------
+    def fs_config(self, feature_set: str) -> dict:
+        """The settings of ``feature_set``; an unknown one is an error naming the configured ones."""
+        try:
+            return self.config["feature_sets"][feature_set]
+        except KeyError:
+            raise ValueError(
+                f"unknown feature set {feature_set!r}; configured: {sorted(self.config['feature_sets'])}"
+            ) from None
+
+    def fs_dataset(self, feature_set: str) -> dict:
+        return self.config["datasets"][self.fs_config(feature_set)["dataset"]]
+
+    def fs_domains(self, feature_set: str) -> list[str]:
+        return self.fs_config(feature_set).get("domains") or self.fs_dataset(feature_set)["domains"]
+
+    def is_extracted(self, feature_set: str) -> bool:
+        """Whether a feature set is extracted from images (else read from released files)."""
+        return "extractor" in self.fs_config(feature_set)
+
+    def raw_path(self, feature_set: str, relpath: str) -> str:
+        """Where the pipeline acquires a file of a feature set's dataset (a manifest path)."""
+        return f"data/raw/{self.fs_config(feature_set)['dataset']}/{relpath}"
+
+    def features_file(self, feature_set: str, domain: str) -> str:
+        """The extraction output behind one domain of an extracted feature set."""
+        fs = self.fs_config(feature_set)
+        return f"data/features/{fs['dataset']}/{fs['extractor']}/{domain}.h5"
+
+    def fs_pairs(self, feature_set: str) -> list[str]:
+        """The configured pairs of ``feature_set``'s dataset whose domains it has."""
+        domains = set(self.fs_domains(feature_set))
+        pairs = pairs_for(self.config, self.fs_config(feature_set)["dataset"])
+        return [p for p in pairs if set(parse_pair(p)) <= domains]
+
+    def fs_reader(self, feature_set: str):
+        """The dataset reader of a feature set read from files (None for an extracted one)."""
+        from otfs.datasets._readers import get_reader, reader_spec
+
+        spec = reader_spec(self.fs_config(feature_set))
+        return None if spec is None else get_reader(*spec)
+
+    def dataset_manifest(self, dataset: str):
+        """A dataset's parsed manifest, or None where it has none."""
+        from otfs_workflow.data.manifest import read_manifest
+
+        path = self.config["datasets"][dataset].get("manifest")
+        return self._once(("manifest", dataset), lambda: read_manifest(path) if path else None)
+
+    def reader_files(self, feature_set: str, domain: str) -> list[str]:
+        """The manifest paths a feature set's reader reads ``domain`` from ([] for an extracted set)."""
+        reader = self.fs_reader(feature_set)
+        return [] if reader is None else reader.files(domain)
+
+    def reader_local_files(self, feature_set: str, domain: str) -> list[str]:
+        """The files a feature set's reader reads ``domain`` from in place (a user's own tables)."""
+        reader = self.fs_reader(feature_set)
+        return [] if reader is None else [str(p) for p in reader.local_files(domain)]
+
+    def fs_n_features(self, feature_set: str) -> int:
+        """Number of features of a feature set, from its reader or extractor (no data needed); once per
+        plan (a user's table's header is read once, however many rules and captions ask)."""
+        return self._once(("n_features", feature_set), lambda: self._n_features(feature_set))
+
+    def _n_features(self, feature_set):
+        fs = self.fs_config(feature_set)
+        if self.is_extracted(feature_set):
+            name = fs["extractor"]
+
+            def width():
+                from otfs.extractors._base import get_extractor
+
+                return get_extractor(name).n_features
+
+            return self.answer("extractor_n_features", name, width)
+        try:
+            return self.fs_reader(feature_set).count_features(
+                list(self.fs_domains(feature_set)), self.dataset_manifest(fs["dataset"]))
+        except (KeyError, ValueError) as exc:
+            raise WorkflowError(f"feature set {feature_set!r}: {exc}") from exc
+
+    def counts(self, feature_set: str, specs) -> list[int]:
+        """Resolve "d/8"-style specs for a feature set, those that give 0 of its d left out."""
+        return usable_counts(specs, self.fs_n_features(feature_set))
+
+    def cache_config(self, feature_set: str) -> dict:
+        """The settings of a feature set that its caches depend on: not the protocol keys of later stages
+        (`source_per_class`, `inapplicable_adapters`), so that changing those rebuilds no cache."""
+        return {k: v for k, v in self.fs_config(feature_set).items()
+                if k not in ("source_per_class", "inapplicable_adapters")}
+
+    def applicable_adapters(self, feature_set: str, adapters) -> list[str]:
+        """``adapters`` without those the feature set declares inapplicable (`inapplicable_adapters`)."""
+        skip = self.fs_config(feature_set).get("inapplicable_adapters") or {}
+        return [a for a in adapters if a not in skip]
+
+    def pair_source_per_class(self, pair: str, feature_set: str):
+        """Source samples per class of each iteration of ``pair``: the feature set's `source_per_class` where it
+        has one (a data family's own protocol), else config `protocol` (with its per-domain overrides)."""
+        own = self.fs_config(feature_set).get("source_per_class")
+        if own is not None:
+            return source_per_class(parse_pair(pair)[0], own, {})
+        protocol = self.config["protocol"]
+        return source_per_class(parse_pair(pair)[0], protocol["source_per_class"],
+                                protocol["source_per_class_overrides"])
+
+    # --- methods -------------------------------------------------------------------------------------------
+    def ranker_strategy(self, name: str):
+        """The sample-selection strategy whose pairs ranker ``name`` ranks (the OT rankers), else None."""
+        params = self.config.get("rankers", {}).get(name)
+
+        def compute():
+            from otfs_workflow.stages.ranking import build_ranker, pairs_strategy
+
+            return pairs_strategy(build_ranker(name, params))
+
+        return self._once(("strategy", name), lambda: self.answer("ranker_strategy", [name, params], compute))
+
+    def ranker_needs_class_labels(self, name: str) -> bool:
+        """Whether ranker ``name``, with its configured parameters, reads class labels."""
+        params = self.config.get("rankers", {}).get(name)
+
+        def compute():
+            from otfs_workflow.stages.ranking import build_ranker
+
+            return bool(build_ranker(name, params).needs_class_labels())
+
+        return self.answer("ranker_needs_class_labels", [name, params], compute)
+
+    def k_selection_kind(self, name: str) -> str:
+        """The kind of the choice-of-k rule ``name`` (``scorer``, ``data``, ...)."""
+        from otfs.registry import get_registry
+
+        return self.answer("k_selection_kind", name, lambda: get_registry("otfs.k_selection")[name].kind)
+
+    def ranker_params(self, name: str) -> dict:
+        """A ranker's parameters, as the ranking stage builds it."""
+        params = dict(self.config.get("rankers", {}).get(name) or {})
+        if self.ranker_strategy(name):
+            for section, keys in OT_RANKER_SETTINGS.items():
+                params.update({k: self.config[section][k] for k in keys})
+        return params
+
+    def adapter_params(self, name: str) -> dict:
+        """An adapter's hyper-parameters from config `adapters` (none: its defaults)."""
+        return dict(self.config.get("adapters", {}).get(name) or {})
+
+    def grid_config(self, name: str) -> dict:
+        """The grid ``name`` of config ``grids``; an unknown one is an error naming the grids."""
+        try:
+            return self.config["grids"][name]
+        except KeyError:
+            raise WorkflowError(
+                f"unknown grid {name!r} (a file path names it); config grids: {sorted(self.config['grids'])}"
+            ) from None
+
+    def curves_job_params(self, adapters, grid=None, prefix="") -> dict:
+        """The params of a job that runs the curves of ``adapters`` on one grid: the job's {grid} wildcard
+        (rule classify_leaderboard_adapters), or ``grid`` (run_family_pair's, named with ``prefix``)."""
+
+        def of(w):
+            return self.grid_config(w.grid if grid is None else grid)
+
+        return {
+            f"{prefix}adapters": list(adapters),
+            f"{prefix}adapter_params": [self.adapter_params(a) for a in adapters],
+            f"{prefix}orders": lambda w: of(w)["orders"],
+            f"{prefix}feature_counts": lambda w: of(w)["feature_counts"],
+            f"{prefix}iterations": lambda w: of(w).get("iterations"),
+            f"{prefix}metrics": lambda w: of(w).get("metrics", {}),
+        }
+
+    # --- where the data come from --------------------------------------------------------------------------
+    def source_settings(self, dataset: str) -> dict:
+        """The settings of a dataset that say where its files come from (and only those, so that editing
+        another setting of the dataset does not refetch its files)."""
+        ds = self.config["datasets"][dataset]
+        return {k: ds[k] for k in SOURCE_KEYS if k in ds}
+
+    def pair_caches(self, w) -> list[str]:
+        """Input function: the cache files of the two domains of the pair ``w.pair``."""
+        return [f"data/cache/{w.feature_set}/{d}.h5" for d in parse_pair(w.pair)]
+
+    def cache_inputs(self, w) -> dict:
+        """Input function: the files a feature set's reader reads a domain from (and the manifest), or an
+        extracted feature set's extraction output."""
+        if self.is_extracted(w.feature_set):
+            return {"features": self.features_file(w.feature_set, w.domain)}
+        inputs = {
+            "raw": [self.raw_path(w.feature_set, r) for r in self.reader_files(w.feature_set, w.domain)],
+            "local": self.reader_local_files(w.feature_set, w.domain),
+        }
+        inputs = {k: v for k, v in inputs.items() if v}  # Snakemake misplaces an empty named list
+        if self.fs_dataset(w.feature_set).get("manifest"):
+            inputs["manifest"] = self.fs_dataset(w.feature_set)["manifest"]
+        return inputs
+
+    def _search_folders(self, feature_set):
+        from otfs_workflow.stages.acquisition import sources_for
+
+        fs = self.fs_config(feature_set)
+        return [folder for _, folder in sources_for(fs["dataset"], self.fs_dataset(feature_set), None).folders()]
+
+    def _images_present(self, dataset, domain):
+        return self._once(("images", dataset, domain), lambda: self._images_present_now(dataset, domain))
+
+    def _images_present_now(self, dataset, domain):
+        """Whether every image of a domain is in the acquired folder or a searched folder."""
+        from otfs_workflow.data.images import domain_images
+        from otfs_workflow.data.manifest import read_manifest
+        from otfs_workflow.stages.acquisition import sources_for
+
+        if Path(images_dir(dataset, domain)).is_dir():
+            return True
+        ds = self.config["datasets"][dataset]
+        folders = [f for _, f in sources_for(dataset, ds, None).folders()]
+        try:
+            records = domain_images(read_manifest(ds["image_manifest"]), domain)
+        except ValueError:
+            return False
+        return all(any((f / r.entry.path).is_file() for f in folders) for r in records)
+
+    def _present(self, feature_set, domain):
+        """Whether a domain's input is local: the acquired copy or a searched folder."""
+        fs = self.fs_config(feature_set)
+        if self.is_extracted(feature_set):
+            return Path(self.features_file(feature_set, domain)).is_file() or self._images_present(
+                fs["dataset"], domain)
+        if not all(Path(p).is_file() for p in self.reader_local_files(feature_set, domain)):
+            return False
+        if not self.reader_files(feature_set, domain):
+            return True  # nothing to acquire: generated, or read in place
+        folders = self._search_folders(feature_set)
+        return all(Path(self.raw_path(feature_set, rel)).is_file() or any((f / rel).is_file() for f in folders)
+                   for rel in self.reader_files(feature_set, domain))
+
+    def local_domains(self, feature_set: str) -> list[str]:
+        """Domains of a feature set whose input is present locally (raw, local, mirrors)."""
+        return [d for d in self.fs_domains(feature_set) if self._present(feature_set, d)]
+
+    def require_obtainable(self, feature_set: str) -> None:
+        """Fail while the DAG is built if a file is neither local nor downloadable."""
+        if self.fs_dataset(feature_set).get("download"):
+            return  # the acquisition job fetches it, or fails naming the file
+        missing = [d for d in self.fs_domains(feature_set) if d not in self.local_domains(feature_set)]
+        if not missing:
+            return
+        fs, ds = self.fs_config(feature_set), self.fs_dataset(feature_set)
+        if self.is_extracted(feature_set):
+            where = ", ".join(f"{Path(ds['local_dir']) / 'images' / d}/<class>/<file>" for d in missing)
+        else:
+            where = ", ".join(
+                [str(Path(ds["local_dir"]) / rel) for d in missing for rel in self.reader_files(feature_set, d)]
+                + [p for d in missing for p in self.reader_local_files(feature_set, d) if not Path(p).is_file()])
+        how = (f", set {ds['mirror_env']}, or enable datasets.{fs['dataset']}.download"
+               if ds.get("mirror_env") else "")
+        raise WorkflowError(
+            f"feature set {feature_set!r}: the data of domain(s) {missing} cannot be obtained "
+            f"(not found locally and downloads are disabled). Put the files at {where}{how}. "
+            "`snakemake available` builds every target the present data allows."
+        )
+
+    # --- target sets and aggregates ------------------------------------------------------------------------
+    def scope_for(self, target_set: str, feature_set: str) -> str:
+        """Domain scope of a feature set in a target set: "all", or "a+b+c" when partial."""
+        if target_set == "paper":
+            self.require_obtainable(feature_set)
+            return "all"
+        present = self.local_domains(feature_set)
+        return "all" if present == list(self.fs_domains(feature_set)) else "+".join(present)
+
+    def scope_pairs(self, feature_set: str, scope: str) -> list[str]:
+        """Configured pairs of a feature set within the domains of ``scope``."""
+        domains = set(self.fs_domains(feature_set) if scope == "all" else scope.split("+"))
+        return [p for p in self.fs_pairs(feature_set) if set(parse_pair(p)) <= domains]
+
+    def target_feature_sets(self, target_set: str, names) -> list[str]:
+        """Feature sets a target covers: as configured, or those with data for a pair."""
+        if target_set == "paper":
+            return list(names)
+        return [fs for fs in names if self.scope_pairs(fs, self.scope_for("available", fs))]
+
+    def aggregate_caches(self, w) -> list[str]:
+        """Input function: the caches of the domains of an aggregate's pairs (its scope)."""
+        return [f"data/cache/{w.feature_set}/{d}.h5"
+                for d in pairs_domains(self.scope_pairs(w.feature_set, w.scope))]
+
+    def aggregate_run(self, w, ranker: str, adapter: str) -> dict:
+        """The parameters of one aggregate: rule aggregate's `run`, an entry of a batch's `runs`."""
+        return {"feature_set": w.feature_set, "scope": w.scope, "ranker": ranker, "adapter": adapter,
+                "grid": w.grid, "pairs": len(self.scope_pairs(w.feature_set, w.scope)),
+                "iterations": len(self.iterations)}
+
+    def batch_aggregate_tables(self, rankers, adapters) -> Callable:
+        """Input function: the run tables of a batch of aggregates, every (ranker, adapter) in the outputs'
+        order (rules aggregate_family, aggregate_leaderboard; script aggregation_batch.py)."""
+        return lambda w: [
+            f"results/runs/{w.feature_set}/classification/{r}/{a}/{w.grid}/{p}.tsv"
+            for r in rankers for a in adapters for p in self.scope_pairs(w.feature_set, w.scope)]
+
+    def batch_aggregate_params(self, rankers, adapters) -> Callable:
+        """Params function: the `runs` of a batch of aggregates, in the same order."""
+        return lambda w: [self.aggregate_run(w, r, a) for r in rankers for a in adapters]
+
+    @staticmethod
+    def batch_aggregate_outputs(name: str, rankers, adapters) -> list[str]:
+        """One of rule aggregate's files (``name``) of every (ranker, adapter) of a batch (a pattern of the
+        wildcards feature_set, scope and grid)."""
+        return [f"results/aggregate/{{feature_set}}/{{scope}}/{r}/{a}/{{grid}}/{name}"
+                for r in rankers for a in adapters]
+
+    def agg(self, target_set: str, feature_set: str, ranker=None, adapter="NA", grid="curves") -> str:
+        """Folder of one aggregate, for the scope of ``feature_set`` in ``target_set``."""
+        scope = self.scope_for(target_set, feature_set)
+        return f"results/aggregate/{feature_set}/{scope}/{ranker or self.main_ranker}/{adapter}/{grid}"
+
