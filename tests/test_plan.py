@@ -14,7 +14,7 @@ from snakemake.io import expand
 from snakemake.utils import update_config
 
 from otfs_workflow.config import experiment_schemas, fill_defaults, load_yaml, validate_config
-from otfs_workflow.plan import Plan, agg_files, pairs_domains, rule_name_part
+from otfs_workflow.plan import CodeInputs, Plan, ScopedCode, agg_files, pairs_domains, rule_convention_problems, rule_name_part
 
 from .conftest import REPO, mirror_dir
 
@@ -172,3 +172,53 @@ def test_the_test_configuration_plans_fewer_iterations(shipped):
     small = Plan(configuration("config/test.yaml"))
     assert small.iterations == list(range(load_yaml(REPO / "config" / "test.yaml")["protocol"]["iterations"]))
     assert len(small.iterations) < len(Plan(shipped).iterations) == 19
+
+
+def test_a_users_tables_are_inspected_with_every_problem_and_note(shipped, tmp_path, monkeypatch):
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    rows = {"alpha": [0.1, 0.4, 0.2, 0.9, 0.5, 0.3], "flat": [1.0] * 6, "kind": ["x", "y"] * 3}
+    pd.DataFrame(rows).to_csv(tmp_path / "a.csv", index=False)
+    pd.DataFrame({**rows, "kind": ["x"] * 6}).to_csv(tmp_path / "b.csv", index=False)  # one class only
+    config = copy.deepcopy(shipped)
+    config["datasets"] = {"mine": {"domains": ["a", "b"], "local_dir": str(tmp_path)}}
+    config["feature_sets"] = {"mine": {"dataset": "mine", "preprocessing": [], "reader": {
+        "name": "tabular", "files": {"a": str(tmp_path / "a.csv"), "b": str(tmp_path / "b.csv")}, "label": "kind"}}}
+    problems, notes = Plan(config).user_table_findings(tmp_path / "inspect")
+    assert any("domain 'a'" in text and "constant there ['flat']" in text for _, text in notes)
+    assert {fs for fs, _ in notes} == {"mine"}
+    assert problems and all(p.startswith("feature set 'mine': ") for p in problems)
+    assert any("a-b" in p or "b-a" in p for p in problems), problems
+
+
+class _Input(dict):
+    """Snakemake's named input list as convention checks read it: keys, get, iteration over the files."""
+
+    def __iter__(self):
+        return iter(self.values())
+
+
+def test_rule_conventions_name_the_rule_and_what_to_write(shipped, in_repo):
+    code = CodeInputs(REPO, Plan(shipped), write=False)
+    good = code.script_code("ranking.py", rankers="ranker")
+    assert isinstance(good, ScopedCode) and good.script == "ranking.py"
+    rules = [
+        SimpleNamespace(name="rank", benchmark="logs/benchmarks/rank/x.tsv", script="../scripts/ranking.py",
+                        input=_Input(code=good)),
+        SimpleNamespace(name="late", benchmark="logs/late/x.tsv", script=None, input=_Input()),
+        SimpleNamespace(name="bare", benchmark=None, script="../scripts/ranking.py", input=_Input(data="x.h5")),
+        SimpleNamespace(name="other", benchmark=None, script="../scripts/ranking.py",
+                        input=_Input(code=code.script_code("classification.py", adapters="adapter"))),
+        SimpleNamespace(name="acquire", benchmark=None, script="../scripts/acquisition.py", input=_Input()),
+    ]
+    assert rule_convention_problems(rules) == [
+        "rules.late: benchmark logs/late/x.tsv is not under logs/benchmarks/late/",
+        'rules.bare: no code input; write code=script_code("ranking.py")',
+        "rules.other: its code input is the code manifest of classification.py, not of its script ranking.py; "
+        'write code=script_code("ranking.py", ...)',
+    ]
+    with pytest.raises(WorkflowError, match=r"script_code\('nope.py'\): no workflow/scripts/nope.py"):
+        code.script_code("nope.py")
+    with pytest.raises(WorkflowError, match=r"unknown keyword \['ranker'\]; use \['adapters', 'rankers'\]"):
+        code.script_code("ranking.py", ranker="ranker")

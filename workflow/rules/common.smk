@@ -52,10 +52,12 @@ from otfs_workflow.protocol import (
 from otfs_workflow.plan import (
     OT_RANKER_SETTINGS,
     SOURCE_KEYS,
+    CodeInputs,
     Plan,
     agg_files,
     images_dir,
     pairs_domains,
+    rule_convention_problems,
     rule_name_part,
 )  # noqa: E402
 from otfs_workflow.provenance import package_versions  # noqa: E402
@@ -237,84 +239,9 @@ PRIORITY_IMAGES = PRIORITY_PAPER * IMAGE_THREADS + 1
 
 # Every rule's code manifest, derived from imports when the workflow is parsed
 # and written by the process that schedules jobs; a process that runs jobs
-# scheduled by another (a cluster job step) reads what that one wrote.
-_PACKAGE_DIRS = (SRC / "otfs", REPO / "workflow" / "lib" / "otfs_workflow")
-_SCRIPTS = {p.name for p in (REPO / "workflow" / "scripts").glob("*.py")}
-# The registries whose methods a rule names, by the keyword script_code takes.
-_SCOPED_KINDS = {"rankers": "otfs.rankers", "adapters": "otfs.adapters"}
-
-
-def script_code(script, **methods):
-    """The code manifest of ``workflow/scripts/<script>``: a rule's ``code`` input.
-
-    Snakemake does not follow a script's imports, so each rule depends on
-    the library files its script imports, transitively, derived from the code
-    (otfs_workflow.codedeps: every import, at module level and inside
-    functions), never kept by hand, and listed with their content's digest in
-    one file under .snakemake/otfs-code/, rewritten when parsing finds that an
-    edit changed it. Of the rankers' and the adapters' folders, only the files
-    of the methods a job runs count: ``rankers=`` and ``adapters=`` name them,
-    as a wildcard (``rankers="ranker"``: the job's own) or a list of names. So
-    a new ranker file reruns no existing job, and an edit of one adapter
-    reruns that adapter's jobs alone. Each job imports those files first, and
-    checks at its end that every module it ran is among the files listed
-    (otfs_workflow.stages.job): a job that loads a method it did not name
-    fails, naming the module.
-    """
-    if script not in _SCRIPTS:
-        raise WorkflowError(f"script_code({script!r}): no workflow/scripts/{script}")
-    unknown = sorted(set(methods) - set(_SCOPED_KINDS))
-    if unknown:
-        raise WorkflowError(
-            f"script_code({script!r}): unknown keyword {unknown}; use {sorted(_SCOPED_KINDS)}"
-        )
-    if any(isinstance(v, str) for v in methods.values()):
-        return _ScopedCode(script, methods)
-    return _scoped_code_of_modules(script, _key(_modules_of(methods)))
-
-
-class _ScopedCode:
-    """``script_code`` where the methods are wildcards (an input function of the job's wildcards).
-
-    Every manifest a job could ask for, one per module that registers a method
-    of the kind (the folder's files, an entry point's module, the module of a
-    namespace such as skada:NAME), is written when the workflow is parsed (a file
-    written while Snakemake builds the DAG could be missed by its listing of
-    the folder, taken once).
-    """
-
-    def __init__(self, script, methods):
-        self.script, self.methods = script, methods
-        wild = [kind for kind, v in methods.items() if isinstance(v, str)]
-        fixed = {
-            kind: tuple(v) for kind, v in methods.items() if not isinstance(v, str)
-        }
-        for kind in wild:
-            group = _SCOPED_KINDS[kind]
-            for module in registry_origins(group):
-                _scoped_code_of_modules(
-                    script, _key({**_modules_of(fixed), group: [module]})
-                )
-
-    def __call__(self, wildcards):
-        names = {
-            kind: [wildcards[v]] if isinstance(v, str) else list(v)
-            for kind, v in self.methods.items()
-        }
-        return _scoped_code_of_modules(self.script, _key(_modules_of(names)))
-
-
-def _modules_of(methods):
-    """``{registry group: [module, ...]}`` of ``{kind: [method name, ...]}``."""
-    out = {}
-    for kind, names in methods.items():
-        group = _SCOPED_KINDS[kind]
-        out[group] = sorted({registry_origin(group, n) for n in names})
-    return out
-
-
-def _key(plugins):
-    return tuple(sorted((g, tuple(sorted(set(m)))) for g, m in plugins.items()))
+# scheduled by another (a cluster job step) reads what that one wrote
+# (otfs_workflow.plan.CodeInputs).
+script_code = CodeInputs(REPO, P, write=workflow.is_main_process).script_code
 
 
 # Every registered ranker and adapter: what the benchmarks, which run them all, name.
@@ -322,19 +249,6 @@ ALL_RANKERS = registry_names("otfs.rankers")
 ALL_ADAPTERS = registry_names("otfs.adapters")
 
 
-@functools.cache
-def _scoped_code_of_modules(script, plugins):
-    return str(
-        scoped_manifest(
-            REPO / "workflow" / "scripts" / script,
-            _PACKAGE_DIRS,
-            {group: list(modules) for group, modules in plugins},
-            write=workflow.is_main_process,
-        )
-    )
-
-
-# --- rankers -----------------------------------------------------------------
 def ranking_job_params(prefix=""):
     """The params of a ranking job (rule rank_features; run_family_pair's, named with ``prefix``)."""
     return {
@@ -376,54 +290,14 @@ def count_notes(feature_set):
     return [n for n in FEATURE_COUNT_NOTES if f"feature set {feature_set!r}" in n]
 
 
-def check_user_tables():
-    """A user's tables (a reader with inspect(): otfs.datasets.tabular), read and checked before any job:
-    every bad cell or column of every file, and each configured pair's domains (enough samples and
-    classes, labels in common) in one error. What was found is remembered in .snakemake/otfs-inspect
-    while the files and the reader's parameters stay the same."""
-    problems = []
-    for fs in config["feature_sets"]:
-        if is_extracted(fs):
-            continue
-        reader = fs_reader(fs)
-        if not hasattr(reader, "inspect"):
-            continue
-        files = [p for d in fs_domains(fs) for p in reader_local_files(fs, d)]
-        if not all(Path(p).is_file() for p in files):
-            continue  # `available` leaves it out; `all` says where to put it
-        try:
-            found = inspect_files(reader, Path(".snakemake") / "otfs-inspect")
-        except ValueError as exc:
-            problems.append(f"feature set {fs!r}: {exc}")
-            continue
-        for domain, found_domain in found["domains"].items():
-            if found_domain.get("constant") and domain in fs_domains(fs):
-                defer_note(
-                    fs,
-                    f"feature set {fs!r}: domain {domain!r}: {len(found_domain['constant'])} feature(s) "
-                    f"constant there {found_domain['constant']}: they carry nothing in it",
-                )
-        for pair in fs_pairs(fs):
-            s, t = parse_pair(pair)
-            src, tgt = found["domains"][s], found["domains"][t]
-            try:
-                notes = check_pair(
-                    pair,
-                    None if src.get("unlabelled") else src["labels"],
-                    None if tgt.get("unlabelled") else tgt["labels"],
-                    target_rows=tgt["rows"],
-                )
-            except DegenerateDomainError as exc:
-                problems.append(f"feature set {fs!r}: {exc}")
-                continue
-            for note in notes:
-                defer_note(fs, f"feature set {fs!r}: {note}")
-    if problems:
-        raise WorkflowError("your data cannot run:\n" + "\n".join(problems))
-
-
+# A user's tables (a reader with inspect(): otfs.datasets.tabular), read and checked before any job:
+# every bad cell or column of every file, and each configured pair's domains, in one error.
 if workflow.is_main_process:
-    check_user_tables()
+    _problems, _notes = P.user_table_findings(Path(".snakemake") / "otfs-inspect")
+    for _fs, _note in _notes:
+        defer_note(_fs, _note)
+    if _problems:
+        raise WorkflowError("your data cannot run:\n" + "\n".join(_problems))
 
 
 # --- data availability -------------------------------------------------------
@@ -441,52 +315,8 @@ MAIN_RANKER = P.main_ranker
 
 
 # --- conventions every rule follows, checked before any job runs -----------------
-# Rules that fetch data are exempt from code inputs: their outputs are checked
-# against the manifests' hashes, whatever code fetched them (editing the
-# acquisition code does not refetch gigabytes).
-CONTENT_ADDRESSED_RULES = {"acquire", "acquire_images", "acquire_uci"}
-
-
 def check_rule_conventions(workflow_rules):
-    """Every rule with a script lists that script's import closure as its ``code`` input, and every
-    benchmark file lies under ``logs/benchmarks/<rule>/`` (otfs_workflow.cluster maps a file to its rule by it).
-    """
-    problems = []
-    for r in workflow_rules:
-        if r.benchmark is not None and not str(r.benchmark).startswith(
-            f"logs/benchmarks/{r.name}/"
-        ):
-            problems.append(
-                f"rules.{r.name}: benchmark {r.benchmark} is not under logs/benchmarks/{r.name}/"
-            )
-        if not r.script or r.name in CONTENT_ADDRESSED_RULES:
-            continue
-        script = Path(r.script).name
-        if "code" not in r.input.keys():
-            if not any(
-                callable(f) for f in r.input
-            ):  # an unpacked input function may give it: the tests check
-                problems.append(
-                    f'rules.{r.name}: no code input; write code=script_code("{script}")'
-                )
-            continue
-        declared = r.input.get("code")
-        if isinstance(declared, _ScopedCode):
-            if declared.script != script:
-                problems.append(
-                    f"rules.{r.name}: its code input is the code manifest of {declared.script}, "
-                    f'not of its script {script}; write code=script_code("{script}", ...)'
-                )
-            continue
-        declared = (
-            {str(declared)} if isinstance(declared, str) else {str(f) for f in declared}
-        )
-        if not declared or not all(
-            Path(d).name.split("@")[0].removesuffix(".json") == script for d in declared
-        ):
-            problems.append(
-                f"rules.{r.name}: its code input is not the code manifest of {script}; "
-                f'write code=script_code("{script}")'
-            )
+    """Every rule's code input and benchmark file (otfs_workflow.plan.rule_convention_problems)."""
+    problems = rule_convention_problems(workflow_rules)
     if problems:
         raise WorkflowError("workflow conventions broken:\n" + "\n".join(problems))

@@ -27,8 +27,8 @@ from snakemake.exceptions import WorkflowError
 from otfs_workflow.config import pairs_for
 from otfs_workflow.protocol import parse_pair, source_per_class, usable_counts
 
-__all__ = ["OT_RANKER_SETTINGS", "SOURCE_KEYS", "Plan", "agg_files", "images_dir", "pairs_domains",
-           "rule_name_part"]
+__all__ = ["CONTENT_ADDRESSED_RULES", "OT_RANKER_SETTINGS", "SOURCE_KEYS", "CodeInputs", "Plan", "ScopedCode",
+           "agg_files", "images_dir", "pairs_domains", "rule_convention_problems", "rule_name_part"]
 
 #: The OT rankers (ot, ot-1nn, ot-random) take Algorithm 1's settings from config `sample_selection` and
 #: Algorithm 2's from `ranking`; every other ranker its own from `rankers.<name>` (its defaults where absent).
@@ -36,6 +36,9 @@ OT_RANKER_SETTINGS = {
     "sample_selection": ("tie_break", "emd_max_iter"),
     "ranking": ("reg", "norm", "method", "max_iter", "tol"),
 }
+#: Rules that fetch data have no code input: their outputs are checked against the manifests' hashes, whatever
+#: code fetched them (editing the acquisition code does not refetch gigabytes).
+CONTENT_ADDRESSED_RULES = frozenset({"acquire", "acquire_images", "acquire_uci"})
 #: The settings of a dataset that say where its files come from.
 SOURCE_KEYS = ("local_dir", "mirror_dirs", "mirror_env", "download", "download_timeout_s")
 
@@ -425,3 +428,165 @@ class Plan:
         scope = self.scope_for(target_set, feature_set)
         return f"results/aggregate/{feature_set}/{scope}/{ranker or self.main_ranker}/{adapter}/{grid}"
 
+
+    # --- a user's own tables -------------------------------------------------------------------------------
+    def user_table_findings(self, inspect_folder) -> tuple[list[str], list[tuple[str, str]]]:
+        """A user's tables (a reader with ``inspect()``: otfs.datasets.tabular), read and checked: every bad
+        cell or column of every file, and each configured pair's domains (enough samples and classes, labels
+        in common). Returns ``(problems, notes)``, a note being ``(feature set, text)``. What was found is
+        remembered in ``inspect_folder`` while the files and the reader's parameters stay the same; a feature
+        set whose files are not all there is left to `available` (it leaves it out) and `all` (it says
+        where to put them)."""
+        from otfs_workflow.data.inspection import inspect_files
+        from otfs_workflow.protocol import DegenerateDomainError, check_pair
+
+        problems, notes = [], []
+        for fs in self.config["feature_sets"]:
+            reader = None if self.is_extracted(fs) else self.fs_reader(fs)
+            if not hasattr(reader, "inspect"):
+                continue
+            files = [p for d in self.fs_domains(fs) for p in self.reader_local_files(fs, d)]
+            if not all(Path(p).is_file() for p in files):
+                continue
+            try:
+                found = inspect_files(reader, Path(inspect_folder))
+            except ValueError as exc:
+                problems.append(f"feature set {fs!r}: {exc}")
+                continue
+            for domain, found_domain in found["domains"].items():
+                if found_domain.get("constant") and domain in self.fs_domains(fs):
+                    notes.append((fs, f"feature set {fs!r}: domain {domain!r}: {len(found_domain['constant'])} "
+                                      f"feature(s) constant there {found_domain['constant']}: they carry nothing in it"))
+            for pair in self.fs_pairs(fs):
+                s, t = parse_pair(pair)
+                src, tgt = found["domains"][s], found["domains"][t]
+                try:
+                    pair_notes = check_pair(pair, None if src.get("unlabelled") else src["labels"],
+                                            None if tgt.get("unlabelled") else tgt["labels"], target_rows=tgt["rows"])
+                except DegenerateDomainError as exc:
+                    problems.append(f"feature set {fs!r}: {exc}")
+                    continue
+                notes.extend((fs, f"feature set {fs!r}: {note}") for note in pair_notes)
+        return problems, notes
+
+
+class ScopedCode:
+    """A rule's code input where the methods are wildcards: an input function of the job's wildcards.
+
+    Every manifest a job could ask for, one per module that registers a method of the kind (the folder's
+    files, an entry point's module, the module of a namespace such as skada:NAME), is written when the
+    workflow is parsed (a file written while Snakemake builds the DAG could be missed by its listing of the
+    folder, taken once).
+    """
+
+    def __init__(self, code: CodeInputs, script: str, methods: Mapping):
+        self.code, self.script, self.methods = code, script, dict(methods)
+        fixed = {kind: tuple(v) for kind, v in self.methods.items() if not isinstance(v, str)}
+        for kind in (kind for kind, v in self.methods.items() if isinstance(v, str)):
+            group = CodeInputs.SCOPED_KINDS[kind]
+            for module in code.plan.registry_origins(group):
+                code.manifest(script, _key({**code.modules_of(fixed), group: [module]}))
+
+    def __call__(self, wildcards) -> str:
+        names = {kind: [wildcards[v]] if isinstance(v, str) else list(v) for kind, v in self.methods.items()}
+        return self.code.manifest(self.script, _key(self.code.modules_of(names)))
+
+
+def _key(plugins: Mapping) -> tuple:
+    return tuple(sorted((g, tuple(sorted(set(m)))) for g, m in plugins.items()))
+
+
+class CodeInputs:
+    """The rules' code inputs: the code manifest of each script and set of methods.
+
+    Snakemake does not follow a script's imports, so each rule depends on the library files its script
+    imports, transitively, derived from the code (:mod:`otfs_workflow.codedeps`: every import, at module
+    level and inside functions), never kept by hand, and listed with their content's digest in one file under
+    ``.snakemake/otfs-code/``, rewritten when parsing finds that an edit changed it. Of the rankers' and the
+    adapters' folders, only the files of the methods a job runs count.
+
+    Parameters
+    ----------
+    repo : path
+        The repository (its ``src/otfs``, ``workflow/lib/otfs_workflow`` and ``workflow/scripts``).
+    plan : Plan
+        Answers which module registers each method.
+    write : bool
+        Whether this process writes the manifests (the one that schedules jobs); another reads them.
+    """
+
+    #: The registries whose methods a rule names, by the keyword :meth:`script_code` takes.
+    SCOPED_KINDS = {"rankers": "otfs.rankers", "adapters": "otfs.adapters"}
+
+    def __init__(self, repo, plan: Plan, write: bool):
+        repo = Path(repo)
+        self.package_dirs = (repo / "src" / "otfs", repo / "workflow" / "lib" / "otfs_workflow")
+        self.scripts_dir = repo / "workflow" / "scripts"
+        self.scripts = {p.name for p in self.scripts_dir.glob("*.py")}
+        self.plan, self.write = plan, write
+        self._manifests: dict = {}
+
+    def script_code(self, script: str, **methods):
+        """The code manifest of ``workflow/scripts/<script>``: a rule's ``code`` input.
+
+        ``rankers=`` and ``adapters=`` name the methods whose files count, as a wildcard
+        (``rankers="ranker"``: the job's own; the input is then a :class:`ScopedCode`) or a list of names. So
+        a new ranker file reruns no existing job, and an edit of one adapter reruns that adapter's jobs alone.
+        Each job imports those files first, and checks at its end that every module it ran is among the files
+        listed (otfs_workflow.stages.job): a job that loads a method it did not name fails, naming the module.
+        """
+        if script not in self.scripts:
+            raise WorkflowError(f"script_code({script!r}): no workflow/scripts/{script}")
+        unknown = sorted(set(methods) - set(self.SCOPED_KINDS))
+        if unknown:
+            raise WorkflowError(f"script_code({script!r}): unknown keyword {unknown}; use {sorted(self.SCOPED_KINDS)}")
+        if any(isinstance(v, str) for v in methods.values()):
+            return ScopedCode(self, script, methods)
+        return self.manifest(script, _key(self.modules_of(methods)))
+
+    def modules_of(self, methods: Mapping) -> dict:
+        """``{registry group: [module, ...]}`` of ``{kind: [method name, ...]}``."""
+        out = {}
+        for kind, names in methods.items():
+            group = self.SCOPED_KINDS[kind]
+            out[group] = sorted({self.plan.registry_origin(group, n) for n in names})
+        return out
+
+    def manifest(self, script: str, plugins: tuple) -> str:
+        """The path of the manifest of ``script`` with the plug-in modules ``plugins`` (written once)."""
+        from otfs_workflow.codedeps import scoped_manifest
+
+        if (script, plugins) not in self._manifests:
+            self._manifests[script, plugins] = str(scoped_manifest(
+                self.scripts_dir / script, self.package_dirs, {group: list(modules) for group, modules in plugins},
+                write=self.write))
+        return self._manifests[script, plugins]
+
+
+def rule_convention_problems(rules, content_addressed=CONTENT_ADDRESSED_RULES) -> list[str]:
+    """What breaks the conventions every rule follows: a rule with a script lists that script's code manifest
+    as its ``code`` input (``content_addressed`` rules aside), and every benchmark file lies under
+    ``logs/benchmarks/<rule>/`` (otfs_workflow.cluster maps a file to its rule by it). ``rules``: Snakemake's
+    rule objects (``name``, ``benchmark``, ``script``, ``input``)."""
+    problems = []
+    for r in rules:
+        if r.benchmark is not None and not str(r.benchmark).startswith(f"logs/benchmarks/{r.name}/"):
+            problems.append(f"rules.{r.name}: benchmark {r.benchmark} is not under logs/benchmarks/{r.name}/")
+        if not r.script or r.name in content_addressed:
+            continue
+        script = Path(r.script).name
+        if "code" not in r.input.keys():
+            if not any(callable(f) for f in r.input):  # an unpacked input function may give it: the tests check
+                problems.append(f'rules.{r.name}: no code input; write code=script_code("{script}")')
+            continue
+        declared = r.input.get("code")
+        if isinstance(declared, ScopedCode):
+            if declared.script != script:
+                problems.append(f"rules.{r.name}: its code input is the code manifest of {declared.script}, "
+                                f'not of its script {script}; write code=script_code("{script}", ...)')
+            continue
+        declared = {str(declared)} if isinstance(declared, str) else {str(f) for f in declared}
+        if not declared or not all(Path(d).name.split("@")[0].removesuffix(".json") == script for d in declared):
+            problems.append(f"rules.{r.name}: its code input is not the code manifest of {script}; "
+                            f'write code=script_code("{script}")')
+    return problems
