@@ -14,7 +14,16 @@ from snakemake.io import expand
 from snakemake.utils import update_config
 
 from otfs_workflow.config import experiment_schemas, fill_defaults, load_yaml, validate_config
-from otfs_workflow.plan import CodeInputs, Plan, ScopedCode, agg_files, pairs_domains, rule_convention_problems, rule_name_part
+from otfs_workflow.plan import (
+    CodeInputs,
+    Plan,
+    ScopedCode,
+    agg_files,
+    pairs_domains,
+    ranker_shares,
+    rule_convention_problems,
+    rule_name_part,
+)
 
 from .conftest import REPO, mirror_dir
 
@@ -25,6 +34,11 @@ def configuration(*overlays: str) -> dict:
     config = load_yaml(REPO / "config.yaml")
     for overlay in overlays:
         update_config(config, load_yaml(REPO / overlay))
+    return validated(config)
+
+
+def validated(config: dict) -> dict:
+    """``config`` with the experiments' defaults filled, validated."""
     sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
     for section, schema in sections.items():
         config[section] = fill_defaults(config.get(section), schema)
@@ -222,3 +236,49 @@ def test_rule_conventions_name_the_rule_and_what_to_write(shipped, in_repo):
         code.script_code("nope.py")
     with pytest.raises(WorkflowError, match=r"unknown keyword \['ranker'\]; use \['adapters', 'rankers'\]"):
         code.script_code("ranking.py", ranker="ranker")
+
+
+def test_ranker_shares_are_contiguous_and_as_even_as_they_divide():
+    rankers = [f"r{i}" for i in range(14)]
+    for per_job in range(1, 16):
+        shares = ranker_shares(rankers, per_job)
+        assert [r for share in shares for r in share] == rankers  # every ranker once, in order
+        assert max(map(len, shares)) <= per_job and len(shares) == -(-14 // per_job)
+        assert max(map(len, shares)) - min(map(len, shares)) <= 1
+    assert ranker_shares(rankers, 3) == [tuple(rankers[0:3]), tuple(rankers[3:6]), tuple(rankers[6:9]),
+                                         tuple(rankers[9:12]), tuple(rankers[12:14])]
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="per_job must be a positive integer"):
+            ranker_shares(rankers, bad)
+
+
+def test_a_families_pairs_are_split_by_rankers_per_job(shipped):
+    plan = Plan(shipped)
+    families = sorted({fs for names in shipped["shift"]["families"].values() for fs in names})
+    rankers = shipped["leaderboard"]["rankers"]
+    rules = plan.family_pair_rules(families, rankers, shipped["leaderboard"]["adapters"])
+    per_job = shipped["shift"]["rankers_per_job"]["amazon5000"]
+    split = {name: job for name, job in rules.items() if "amazon5000" in job.feature_sets}
+    n = -(-len(rankers) // per_job)
+    assert sorted(split) == [f"run_family_pair_part{i}of{n}" for i in range(1, n + 1)]
+    assert [r for name in sorted(split) for r in split[name].rankers] == rankers
+    assert {job.part for job in split.values()} == {f"_{i}of{n}" for i in range(1, n + 1)}
+    # every other feature set runs all the rankers in one job; OT3 where it applies, in a rule of its own
+    whole = {name: job for name, job in rules.items() if name not in split}
+    assert sorted(whole) == ["run_family_pair", "run_family_pair_with_ot3"]
+    assert all(job.rankers == tuple(rankers) and job.part == "" for job in whole.values())
+    assert sorted(whole["run_family_pair_with_ot3"].feature_sets) == ["landmine", "wifi_t1t2", "wifi_t1t3",
+                                                                     "wifi_t2t3", "wine"]
+    assert "OT3" in whole["run_family_pair_with_ot3"].adapters and "OT3" not in whole["run_family_pair"].adapters
+    # each feature set is planned by one rule per share, never two rules for the same outputs
+    for fs in families:
+        owners = [job for job in rules.values() if fs in job.feature_sets]
+        assert sorted(r for job in owners for r in job.rankers) == sorted(rankers), fs
+
+
+def test_rankers_per_job_names_a_configured_feature_set():
+    config = load_yaml(REPO / "config.yaml")
+    with pytest.raises(Exception, match=r"shift\.rankers_per_job\.amazon500: unknown feature set"):
+        validated({**config, "shift": {"rankers_per_job": {"amazon500": 2}}})
+    with pytest.raises(Exception, match=r"rankers_per_job"):
+        validated({**config, "shift": {"rankers_per_job": {"amazon5000": 0}}})

@@ -18,7 +18,7 @@ from otfs_workflow.stages import recommend
 RANKERS = ["ot", "source-anova"]
 SCORERS = ["IW", "circular"]
 DATA = ["shift-test"]
-OUTPUTS = ("csv", "tasks", "md", "pdf", "png", "signals", "signals_png", "policy", "provenance")
+OUTPUTS = ("csv", "tasks", "md", "pdf", "png", "signals", "signals_png", "signals_pdf", "policy", "provenance")
 
 
 def _rows(best: dict[str, str], noise=None, seed=0) -> pd.DataFrame:
@@ -75,6 +75,9 @@ def test_regrets_against_a_hand_computation(tmp_path):
     # the outputs: the comparisons, a page that says which goals are met, a figure, the policy with provenance
     table = pd.read_csv(outputs["csv"])
     assert set(table["scope"]) == {"A", "B", "C", recommend.POOLED}
+    for key in ("pdf", "signals_pdf"):  # no creation date: a rerun writes the same bytes
+        pdf = open(outputs[key], "rb").read()
+        assert pdf.startswith(b"%PDF") and b"/CreationDate" not in pdf, key
     assert set(table["versus"]) == {*recommend.BASELINES, recommend.BEST_FIXED}
     md = open(outputs["md"]).read()
     # each fixed policy loses somewhere (the best-on-average ranker, learned on B and C, on A), IW nowhere
@@ -253,6 +256,7 @@ def test_a_pairs_recommendation_reads_every_draw_and_says_how_sure(tmp_path):
     assert [(c["ranker"], c["k"]) for c in rec["draws"]["choices"]] == by_hand
     winner = max(set(by_hand), key=lambda c: (by_hand.count(c), -by_hand.index(c)))
     assert (rec["ranker"], rec["k"]) == winner and rec["draws"]["wins"] == by_hand.count(winner)
+    assert b"/CreationDate" not in open(outputs["pdf"], "rb").read()
     md = open(outputs["md"]).read()
     assert f"wins on {by_hand.count(winner)} of the protocol's 3 source draws" in md
     assert "needs the benchmark's data" in md  # evaluated=False

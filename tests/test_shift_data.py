@@ -240,6 +240,61 @@ def test_the_documented_table_is_what_the_readers_return():
         assert f"| {domain} | {n} × {d} | {', '.join(map(str, counts))} |" in text, (name, domain)
 
 
+def test_the_documented_split_of_the_pairs_is_the_shipped_one():
+    """docs/data-families.md's `shift.rankers_per_job` is the schema's default, which config.yaml keeps."""
+    import yaml
+
+    from otfs_workflow.config import experiment_schemas, load_yaml
+
+    from .conftest import docs_block
+
+    documented = yaml.safe_load(docs_block("data-families.md", "shift:", "yaml"))["shift"]["rankers_per_job"]
+    schema = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")["shift"]
+    assert documented == schema["properties"]["rankers_per_job"]["default"] == {"amazon5000": 5}
+    assert "rankers_per_job" not in (load_yaml(REPO / "config.yaml").get("shift") or {})
+
+
+@pytest.mark.pipeline
+def test_a_pair_split_by_rankers_writes_what_one_job_writes(test_run, tmp_path):
+    """config/test.yaml runs Amazon 5,000's pair in two jobs (shift.rankers_per_job: [ot, ks], [random]); the
+    same pair in one job, from the same caches, writes every ranker's ranking, curves and label-free scores
+    with the same values (all but the columns of seconds)."""
+    import json
+
+    import pandas as pd
+
+    from .conftest import copy_workflow, planned_jobs, snakemake
+
+    runs = test_run / "results" / "runs" / "amazon5000"
+    targets = sorted(p.relative_to(test_run).as_posix() for p in runs.rglob("*")
+                     if p.is_file() and not p.name.startswith("."))  # not the files' hash records
+    assert {Path(t).parts[4] for t in targets if "/ranking/" in t} == {"ot", "ks", "random"}, targets
+    work = copy_workflow(tmp_path / "whole")
+    shutil.copytree(test_run / "data" / "cache" / "amazon5000", work / "data" / "cache" / "amazon5000")
+    whole = tmp_path / "whole.yaml"
+    whole.write_text("shift: {rankers_per_job: {amazon5000: 3}}\n")
+    args = ("--configfile", "config/test.yaml", str(whole), "--allowed-rules", "run_family_pair")
+    assert planned_jobs(snakemake(work, *args, "--dry-run", *targets)) == {"run_family_pair": 1}
+    snakemake(work, *args, "--cores", "1", *targets)
+    def timed(key):
+        return key == "seconds" or key.endswith(("_seconds", "_time_s"))
+
+    def untimed(value):
+        if isinstance(value, dict):
+            return {k: untimed(v) for k, v in value.items() if not timed(k)}
+        return [untimed(v) for v in value] if isinstance(value, list) else value
+
+    for target in targets:
+        split, one = test_run / target, work / target
+        if target.endswith(".json"):
+            assert untimed(json.loads(one.read_text())) == untimed(json.loads(split.read_text())), target
+            continue
+        a, b = (pd.read_csv(p, sep="\t", keep_default_na=False) for p in (split, one))
+        timing = [c for c in a.columns if timed(c)]
+        assert len(a) > 0 and list(a.columns) == list(b.columns), target
+        pd.testing.assert_frame_equal(a.drop(columns=timing), b.drop(columns=timing), check_exact=True, obj=target)
+
+
 @pytest.mark.pipeline
 def test_shift_builds_each_familys_leaderboard(test_run, tmp_path):
     """config/test.yaml: one pair of six families; `available` (the test run) builds results/shift/<family>/ for
@@ -300,7 +355,9 @@ def test_shift_builds_each_familys_leaderboard(test_run, tmp_path):
     # image feature sets' choice of k too)
     family_targets = [f"shift_{f}" for f in families]
     jobs = planned_jobs(snakemake(test_run, "--configfile", "config/test.yaml", "--dry-run", "--forceall", *family_targets))
-    assert jobs["run_family_pair"] == 6 and jobs["aggregate_family"] == 6, jobs
+    # (Amazon 5,000's pair in two jobs, shift.rankers_per_job)
+    assert jobs["run_family_pair"] == 5 and jobs["aggregate_family"] == 6, jobs
+    assert jobs["run_family_pair_part1of2"] == jobs["run_family_pair_part2of2"] == 1, jobs
     assert not {"rank_features", "classify", "score_model_selection", "aggregate"} & set(jobs), jobs
     # with OT3 among the adapters, the families it applies to (wine, landmine, WiFi) get the pair rule that runs
     # it too (its curves and its choice-of-k scores adapt each point once), the others keep run_family_pair
@@ -308,7 +365,7 @@ def test_shift_builds_each_familys_leaderboard(test_run, tmp_path):
     more.write_text("leaderboard: {adapters: [NA, CORAL, OT3]}\n")
     jobs = planned_jobs(snakemake(test_run, "--configfile", "config/test.yaml", str(more), "--dry-run", "--forceall",
                                   *family_targets))
-    assert jobs["run_family_pair"] == 3 and jobs["run_family_pair_with_ot3"] == 3, jobs
+    assert jobs["run_family_pair"] == 2 and jobs["run_family_pair_with_ot3"] == 3, jobs
     assert not {"rank_features", "classify", "score_model_selection"} & set(jobs), jobs
     assert jobs["aggregate"] == 3 * 3  # OT3's aggregates, 3 rankers of 3 feature sets
     # the regression family leaves out the rankers that read class labels, as each says with its parameters

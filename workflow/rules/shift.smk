@@ -18,21 +18,23 @@ CLASS_RANKERS = tuple(
 REGRESSION_ADAPTERS = ("NA", "SA", "CORAL", "TCA")
 
 
-# One data family's (feature set, pair) in one job, for every ranker of
-# `leaderboard.rankers` (FAMILY_RANKERS): each ranker's ranking, its curves under every
-# adapter of `leaderboard.adapters` that applies to the feature set and the label-free
-# scores of the choice of k. It writes the same files as rank_features, one classify job
-# per adapter and score_model_selection would, with the same parameters. One rule per set
-# of adapters (FAMILY_PAIR_RULES): run_family_pair runs those that apply to all the
-# families' feature sets (FAMILY_ADAPTERS), run_family_pair_with_ot3 adds OT3 where it
-# applies (WiFi, wine, landmine); an adapter that the choice of k scores too (OT3) adapts
-# each point once for the curve and the scores. Why one job for all the rankers: a job's
-# imports take 3 to 6 s, while a small family's pair computes for well under a second per
-# ranker (heart disease: 6.6 s per (ranker, pair) job for about 0.5 s of work), and the
-# shift test of the choice of k, the same for every ranker, runs once per iteration. The
-# trade: an edit of a ranker, an adapter or a scorer reruns every ranker of the families'
-# pairs.
-for _rule, (_adapters, _sets) in FAMILY_PAIR_RULES.items():
+# One data family's (feature set, pair) in one job, for every ranker of `leaderboard.rankers`
+# (FAMILY_RANKERS), or in a few jobs, each for a contiguous share of them (config
+# `shift.rankers_per_job`): each ranker's ranking, its curves under every adapter of
+# `leaderboard.adapters` that applies to the feature set and the label-free scores of the
+# choice of k. It writes the same files as rank_features, one classify job per adapter and
+# score_model_selection would, with the same parameters. One rule per set of adapters and share
+# of the rankers (FAMILY_PAIR_RULES, otfs_workflow.plan.Plan.family_pair_rules): run_family_pair
+# runs the adapters that apply to all the families' feature sets (FAMILY_ADAPTERS),
+# run_family_pair_with_ot3 adds OT3 where it applies (WiFi, wine, landmine); an adapter that the
+# choice of k scores too (OT3) adapts each point once for the curve and the scores. Why several
+# rankers in one job: a job's imports take 3 to 6 s, while a small family's pair computes for
+# well under a second per ranker (heart disease: 6.6 s per (ranker, pair) job for about 0.5 s of
+# work), and the shift test of the choice of k, the same for every ranker, runs once per
+# iteration of a job. Why a share of them on Amazon 5,000: its pair takes about 5 minutes of one
+# core for 14 rankers, the longest chain of the plan. The trade: an edit of a ranker reruns its
+# share of the families' pairs, one of an adapter or a scorer every ranker's.
+for _rule, _job in FAMILY_PAIR_RULES.items():
 
     rule:
         name:
@@ -41,47 +43,51 @@ for _rule, (_adapters, _sets) in FAMILY_PAIR_RULES.items():
             caches=pair_caches,
             code=script_code(
                 "family_pair.py",
-                rankers=FAMILY_RANKERS,
+                rankers=_job.rankers,
                 adapters=sorted(
-                    set(_adapters) | set(MODEL_SELECTION_CONFIG["adapters"])
+                    set(_job.adapters) | set(MODEL_SELECTION_CONFIG["adapters"])
                 ),
             ),
         output:
             json=expand(
                 "results/runs/{{feature_set}}/ranking/{ranker}/{{pair}}.json",
-                ranker=FAMILY_RANKERS,
+                ranker=_job.rankers,
             ),
             tsv=expand(
                 "results/runs/{{feature_set}}/classification/{ranker}/{adapter}/{grid}/{{pair}}.tsv",
-                ranker=FAMILY_RANKERS,
-                adapter=_adapters,
+                ranker=_job.rankers,
+                adapter=_job.adapters,
                 grid=SHIFT_CONFIG["grid"],
             ),
             scores=expand(
                 "results/runs/{{feature_set}}/model_selection/{ranker}/{grid}/{{pair}}.tsv",
-                ranker=FAMILY_RANKERS,
+                ranker=_job.rankers,
                 grid=MODEL_SELECTION_CONFIG["grid"],
             ),
         log:
-            "logs/shift/pairs/{feature_set}/{pair}.log",
+            f"logs/shift/pairs/{{feature_set}}/{{pair}}{_job.part}.log",
         benchmark:
             f"logs/benchmarks/{_rule}/{{feature_set}}/{{pair}}.tsv"
         wildcard_constraints:
-            feature_set="|".join(re.escape(fs) for fs in _sets),
+            feature_set="|".join(re.escape(fs) for fs in _job.feature_sets),
         conda:
             "../../envs/otfs.yaml"
         threads: 1
         # Measured with 14 rankers (4 adapters, 5 iterations, two jobs on 2 cores; 2026-11-27):
         # 22 s (heart disease) to 565 s on average, 642 s at most (Amazon reviews, 5,000
-        # words), 1,283 MB; the requests are 3x and 1.5x (docs/cluster.md).
+        # words), 1,283 MB; the requests are 3x and 1.5x (docs/cluster.md). An Amazon 5,000
+        # pair alone on one core (2026-12-04): 219 s in one job; 77, 77 and 82 s in three
+        # (rankers_per_job 5), 1,341 MB at most (the share with hsic-lasso).
         resources:
             mem_mb=2304,
             runtime=33,
         params:
-            **curves_job_params(_adapters, SHIFT_CONFIG["grid"], "curves_"),
+            **curves_job_params(_job.adapters, SHIFT_CONFIG["grid"], "curves_"),
             **model_selection_job_params(MODEL_SELECTION_CONFIG["grid"], "ms_"),
-            rankers=FAMILY_RANKERS,
-            rank_ranker_params=lambda w: {r: ranker_params(r) for r in FAMILY_RANKERS},
+            rankers=_job.rankers,
+            rank_ranker_params=lambda w, _r=_job.rankers: {
+                r: ranker_params(r) for r in _r
+            },
             rank_per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
             rank_iterations=lambda w: ranking_iterations(w.feature_set),
             grid=SHIFT_CONFIG["grid"],

@@ -18,29 +18,11 @@ FAMILY_ADAPTERS = [
 ]
 
 
-def family_pair_rules():
-    """The families' pair rules by name, each with its adapters and its feature sets. ``run_family_pair``
-    runs FAMILY_ADAPTERS; a feature set to which more of the leaderboard's adapters apply (OT3 on WiFi,
-    wine and landmine) gets ``run_family_pair_with_<adapters>``, which runs them too, so that an adapter
-    that the choice of k also scores adapts each point once for both."""
-    by_name = {}
-    for fs in FAMILY_FEATURE_SETS:
-        more = [
-            a
-            for a in applicable_adapters(fs, LEADERBOARD_CONFIG["adapters"])
-            if a not in FAMILY_ADAPTERS
-        ]
-        suffix = "".join(f"_with_{a}" for a in more)
-        suffix = re.sub(
-            r"\W+", "_", suffix
-        ).lower()  # an identifier, like the other rules' names
-        by_name.setdefault(f"run_family_pair{suffix}", (FAMILY_ADAPTERS + more, []))[
-            1
-        ].append(fs)
-    return by_name
-
-
-FAMILY_PAIR_RULES = family_pair_rules()
+# The families' pair rules by name, each with its adapters, its share of the rankers and its feature sets
+# (otfs_workflow.plan.Plan.family_pair_rules; config `shift.rankers_per_job`).
+FAMILY_PAIR_RULES = P.family_pair_rules(
+    FAMILY_FEATURE_SETS, FAMILY_RANKERS, LEADERBOARD_CONFIG["adapters"]
+)
 
 
 SHIFT_REGRESSION = SHIFT_CONFIG.get("regression", {})

@@ -282,6 +282,9 @@ def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str
         problems += [f"{source}: shift.families.{family}[{i}]: unknown feature set {name!r}; configured: "
                      f"{sorted(config['feature_sets'])}" for i, name in enumerate(names)
                      if name not in config["feature_sets"]]
+    problems += [f"{source}: shift.rankers_per_job.{name}: unknown feature set; configured: "
+                 f"{sorted(config['feature_sets'])}" for name in (config.get("shift") or {}).get("rankers_per_job") or {}
+                 if name not in config["feature_sets"]]
     if "shift" in config and config["shift"].get("grid", "families") not in config["grids"]:
         problems.append(f"{source}: shift.grid: unknown grid {config['shift'].get('grid', 'families')!r}; grids: "
                         f"{sorted(config['grids'])}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,8 @@ from snakemake.exceptions import WorkflowError
 from otfs_workflow.config import pairs_for
 from otfs_workflow.protocol import parse_pair, source_per_class, usable_counts
 
-__all__ = ["CONTENT_ADDRESSED_RULES", "OT_RANKER_SETTINGS", "SOURCE_KEYS", "CodeInputs", "Plan", "ScopedCode",
+__all__ = ["CONTENT_ADDRESSED_RULES", "OT_RANKER_SETTINGS", "SOURCE_KEYS", "CodeInputs", "PairRule", "Plan",
+           "ScopedCode", "ranker_shares",
            "agg_files", "images_dir", "pairs_domains", "rule_convention_problems", "rule_name_part"]
 
 #: The OT rankers (ot, ot-1nn, ot-random) take Algorithm 1's settings from config `sample_selection` and
@@ -67,6 +69,32 @@ def agg_files(prefixes, kinds=("per_pair.tsv", "summary.tsv", "provenance.json")
     """The files ``kinds`` of each aggregate folder of ``prefixes``."""
     prefixes = [prefixes] if isinstance(prefixes, str) else prefixes
     return [f"{p}/{k}" for p in prefixes for k in kinds]
+
+
+def ranker_shares(rankers, per_job: int) -> list[tuple[str, ...]]:
+    """``rankers``, in their order, in the fewest contiguous shares of at most ``per_job`` each, as even as they
+    divide (the first ones one longer where they do not, as :func:`numpy.array_split` splits)."""
+    rankers = tuple(rankers)
+    if isinstance(per_job, bool) or not isinstance(per_job, int) or per_job < 1:
+        raise ValueError(f"per_job must be a positive integer, got {per_job!r}")
+    n_jobs = max(1, -(-len(rankers) // per_job))
+    size, extra = divmod(len(rankers), n_jobs)
+    bounds = [0]
+    for i in range(n_jobs):
+        bounds.append(bounds[-1] + size + (i < extra))
+    return [rankers[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+@dataclass
+class PairRule:
+    """One rule of the data families' pair jobs: the adapters it runs, its share of the rankers, the feature sets
+    it applies to and what its log's and benchmark's names carry (``""``, or ``"_2of3"`` for the second of a
+    pair's three jobs)."""
+
+    adapters: tuple[str, ...]
+    rankers: tuple[str, ...]
+    part: str = ""
+    feature_sets: list[str] = field(default_factory=list)
 
 
 class Plan:
@@ -207,6 +235,29 @@ class Plan:
         """``adapters`` without those the feature set declares inapplicable (`inapplicable_adapters`)."""
         skip = self.fs_config(feature_set).get("inapplicable_adapters") or {}
         return [a for a in adapters if a not in skip]
+
+    def family_pair_rules(self, feature_sets, rankers, adapters) -> dict[str, PairRule]:
+        """The data families' pair rules by name. ``run_family_pair`` runs, for each ranker, the ``adapters``
+        that apply to every one of ``feature_sets``; a feature set to which more of them apply (OT3 on WiFi,
+        wine and landmine) gets ``run_family_pair_with_<adapters>``, which runs those too, so that an adapter
+        that the choice of k also scores adapts each point once for both. A feature set with at most m rankers
+        per job (config `shift.rankers_per_job`) gets n = ceil(len(rankers) / m) rules, ``<name>_part<i>of<n>``,
+        each with its share of ``rankers`` (:func:`ranker_shares`): each (feature set, pair) is n jobs, and
+        every ranker's outputs are the same as in one."""
+        common = [a for a in adapters if all(self.applicable_adapters(fs, [a]) for fs in feature_sets)]
+        per_job = (self.config.get("shift") or {}).get("rankers_per_job") or {}
+        rules: dict[str, PairRule] = {}
+        for fs in sorted(feature_sets):
+            more = [a for a in self.applicable_adapters(fs, adapters) if a not in common]
+            # an identifier, like the other rules' names
+            suffix = re.sub(r"\W+", "_", "".join(f"_with_{a}" for a in more)).lower()
+            shares = ranker_shares(rankers, per_job.get(fs, max(1, len(rankers))))
+            n = len(shares)
+            for i, share in enumerate(shares, 1):
+                part = f"_{i}of{n}" if n > 1 else ""
+                name = f"run_family_pair{suffix}" + (f"_part{part[1:]}" if part else "")
+                rules.setdefault(name, PairRule(tuple(common + more), share, part)).feature_sets.append(fs)
+        return rules
 
     def pair_source_per_class(self, pair: str, feature_set: str):
         """Source samples per class of each iteration of ``pair``: the feature set's `source_per_class` where it

@@ -177,17 +177,17 @@ def plot_feature_distributions(values: dict, ax=None, title: str | None = None, 
     return ax
 
 
-def save_outputs(fig, outputs, title: str) -> None:
-    """Write ``fig`` to ``outputs["pdf"]`` and ``outputs["png"]`` atomically, titled, then close it.
+def save_outputs(fig, outputs, title: str, dpi: int = 150, keys=(("pdf", "pdf"), ("png", "png"))) -> None:
+    """Write ``fig`` to ``outputs[key]`` in each ``(key, format)`` of ``keys``, atomically, titled, then close it.
 
     The PDF carries no creation date, so a rerun writes the same bytes.
     """
     from otfs_workflow.io import atomic_path
 
-    for key in ("pdf", "png"):
-        meta = {"Title": title, "Creator": "otfs", "CreationDate": None} if key == "pdf" else {"Title": title}
+    for key, fmt in keys:
+        meta = {"Title": title, "Creator": "otfs", "CreationDate": None} if fmt == "pdf" else {"Title": title}
         with atomic_path(outputs[key]) as tmp:
-            fig.savefig(tmp, format=key, dpi=150, metadata=meta)
+            fig.savefig(tmp, format=fmt, dpi=dpi, metadata=meta)
     plt.close(fig)
 
 

@@ -38,8 +38,6 @@ STAGES = {
     "classify": "classification",
     "classify_leaderboard_adapters": "classification",
     "classify_leaderboard_all_features": "classification",
-    "run_family_pair": "families",
-    "run_family_pair_with_ot3": "families",
     "clinical_rank": "clinical",
     "clinical_classify": "clinical",
     "clinical_data": "clinical",
@@ -73,8 +71,10 @@ def target_name(target) -> str:
     return "+".join(target) if isinstance(target, (list, tuple)) else str(target)
 
 
-#: Rule names made from the configuration (one rule per feature set) -> their stage, by the name's start.
-STAGE_PREFIXES = {"rank_pairs_": "ranking", "classify_pairs_": "classification", "score_pairs_": "model selection"}
+#: Rule names made from the configuration (one rule per feature set, the families' pair rules) -> their stage, by the
+#: name's start.
+STAGE_PREFIXES = {"run_family_pair": "families", "rank_pairs_": "ranking",
+                  "classify_pairs_": "classification", "score_pairs_": "model selection"}
 
 
 def stage_of(rule: str) -> str:

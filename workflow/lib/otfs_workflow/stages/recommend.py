@@ -908,7 +908,7 @@ def _figure(tasks: pd.DataFrame, outputs: Mapping[str, str]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from otfs_workflow.io import atomic_path
+    from otfs_workflow.plotting import save_outputs
 
     adapters = sorted(set(tasks["adapter"]), key=lambda a: (a != "NA", a))
     policies = [RECOMMENDATION, *BASELINES, BEST_FIXED]
@@ -926,10 +926,7 @@ def _figure(tasks: pd.DataFrame, outputs: Mapping[str, str]) -> None:
         ax.set_title(f"adapter {adapter}: regret against the best (ranker, k) in hindsight, family left out")
     axes[0, 0].legend(fontsize=8, ncol=3)
     fig.tight_layout()
-    for key in ("pdf", "png"):
-        with atomic_path(outputs[key]) as tmp:
-            fig.savefig(tmp, format=key, dpi=120)
-    plt.close(fig)
+    save_outputs(fig, outputs, "Label-free recommendation: regret of each policy", dpi=120)
 
 
 def _signal_figure(signals: pd.DataFrame, outputs: Mapping[str, str]) -> None:
@@ -939,7 +936,7 @@ def _signal_figure(signals: pd.DataFrame, outputs: Mapping[str, str]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from otfs_workflow.io import atomic_path
+    from otfs_workflow.plotting import save_outputs
 
     pooled = signals[signals["scope"] == POOLED]
     adapters = sorted(set(pooled["adapter"]), key=lambda a: (a != "NA", a))
@@ -953,11 +950,8 @@ def _signal_figure(signals: pd.DataFrame, outputs: Mapping[str, str]) -> None:
         ax.set_xlabel("mean within-task Spearman with the target accuracy")
         ax.set_title(f"adapter {adapter}", fontsize=10)
     fig.tight_layout()
-    for key, ext in (("signals_png", "png"), ("signals_pdf", "pdf")):
-        if key in outputs:
-            with atomic_path(outputs[key]) as tmp:
-                fig.savefig(tmp, format=ext, dpi=120)
-    plt.close(fig)
+    save_outputs(fig, outputs, "Label-free recommendation: each scorer's signal", dpi=120,
+                 keys=tuple((k, f) for k, f in (("signals_png", "png"), ("signals_pdf", "pdf")) if k in outputs))
 
 
 # -- one pair's recommendation --------------------------------------------------------------------------------
@@ -1160,7 +1154,7 @@ def _pair_figure(candidates: pd.DataFrame, rec: Mapping, outputs: Mapping[str, s
     import matplotlib.pyplot as plt
 
     from otfs.k_selection._label_free import policy_rules
-    from otfs_workflow.io import atomic_path
+    from otfs_workflow.plotting import save_outputs
 
     rules = [c[:-6] for c in candidates.columns if c.endswith(":score")]
     used = policy_rules(rec["policy"])
@@ -1199,8 +1193,5 @@ def _pair_figure(candidates: pd.DataFrame, rec: Mapping, outputs: Mapping[str, s
     fig.suptitle(f"{rec['feature_set']} {rec['pair']}: candidates' label-free scores; ★ the choice "
                  f"({rec['ranker']}, k = {rec['k']})", fontsize=10)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    for key in ("pdf", "png"):
-        with atomic_path(outputs[key]) as tmp:
-            fig.savefig(tmp, format=key, dpi=110)
-    plt.close(fig)
+    save_outputs(fig, outputs, f"Label-free recommendation: {rec['feature_set']} {rec['pair']}", dpi=110)
 
