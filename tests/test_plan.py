@@ -13,7 +13,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.io import expand
 from snakemake.utils import update_config
 
-from otfs_workflow.config import experiment_schemas, fill_defaults, load_yaml, validate_config
+from otfs_workflow.config import ConfigError, experiment_schemas, fill_defaults, load_yaml, validate_config
 from otfs_workflow.plan import (
     CodeInputs,
     Plan,
@@ -278,7 +278,7 @@ def test_a_families_pairs_are_split_by_rankers_per_job(shipped):
 
 def test_rankers_per_job_names_a_configured_feature_set():
     config = load_yaml(REPO / "config.yaml")
-    with pytest.raises(Exception, match=r"shift\.rankers_per_job\.amazon500: unknown feature set"):
+    with pytest.raises(ConfigError, match=r"shift\.rankers_per_job\.amazon500: unknown feature set"):
         validated({**config, "shift": {"rankers_per_job": {"amazon500": 2}}})
-    with pytest.raises(Exception, match=r"rankers_per_job"):
+    with pytest.raises(ConfigError, match=r"shift\.rankers_per_job\.amazon5000: 0 is less than the minimum of 1"):
         validated({**config, "shift": {"rankers_per_job": {"amazon5000": 0}}})

@@ -8,14 +8,10 @@ SHIFT_OUT = "results/shift"
 
 
 # The families' feature sets, the leaderboard's rankers, and its adapters that apply to
-# every one of them: rule run_family_pair runs these in its one job per (feature set, pair).
+# every one of them: rule run_family_pair runs these in its jobs of each (feature set, pair).
 FAMILY_FEATURE_SETS = sorted(shift_family_feature_sets())
 FAMILY_RANKERS = list(LEADERBOARD_CONFIG["rankers"])
-FAMILY_ADAPTERS = [
-    a
-    for a in LEADERBOARD_CONFIG["adapters"]
-    if all(applicable_adapters(fs, [a]) for fs in FAMILY_FEATURE_SETS)
-]
+FAMILY_ADAPTERS = P.common_adapters(FAMILY_FEATURE_SETS, LEADERBOARD_CONFIG["adapters"])
 
 
 # The families' pair rules by name, each with its adapters, its share of the rankers and its feature sets

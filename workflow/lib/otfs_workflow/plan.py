@@ -236,6 +236,10 @@ class Plan:
         skip = self.fs_config(feature_set).get("inapplicable_adapters") or {}
         return [a for a in adapters if a not in skip]
 
+    def common_adapters(self, feature_sets, adapters) -> list[str]:
+        """``adapters`` that apply to every one of ``feature_sets`` (:meth:`applicable_adapters`)."""
+        return [a for a in adapters if all(self.applicable_adapters(fs, [a]) for fs in feature_sets)]
+
     def family_pair_rules(self, feature_sets, rankers, adapters) -> dict[str, PairRule]:
         """The data families' pair rules by name. ``run_family_pair`` runs, for each ranker, the ``adapters``
         that apply to every one of ``feature_sets``; a feature set to which more of them apply (OT3 on WiFi,
@@ -244,7 +248,7 @@ class Plan:
         per job (config `shift.rankers_per_job`) gets n = ceil(len(rankers) / m) rules, ``<name>_part<i>of<n>``,
         each with its share of ``rankers`` (:func:`ranker_shares`): each (feature set, pair) is n jobs, and
         every ranker's outputs are the same as in one."""
-        common = [a for a in adapters if all(self.applicable_adapters(fs, [a]) for fs in feature_sets)]
+        common = self.common_adapters(feature_sets, adapters)
         per_job = (self.config.get("shift") or {}).get("rankers_per_job") or {}
         rules: dict[str, PairRule] = {}
         for fs in sorted(feature_sets):
@@ -255,7 +259,7 @@ class Plan:
             n = len(shares)
             for i, share in enumerate(shares, 1):
                 part = f"_{i}of{n}" if n > 1 else ""
-                name = f"run_family_pair{suffix}" + (f"_part{part[1:]}" if part else "")
+                name = f"run_family_pair{suffix}" + (f"_part{i}of{n}" if n > 1 else "")
                 rules.setdefault(name, PairRule(tuple(common + more), share, part)).feature_sets.append(fs)
         return rules
 
