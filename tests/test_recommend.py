@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from otfs_workflow.io import write_tsv
+from otfs_workflow.io import read_parquet, write_parquet
 from otfs_workflow.stages import recommend
 
 RANKERS = ["ot", "source-anova"]
@@ -42,15 +42,19 @@ def _rows(best: dict[str, str], noise=None, seed=0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _evaluate(tmp_path, long: pd.DataFrame, margin=0.25, **kw):
-    paths = []
-    for (fs, pair, ranker), part in long.groupby(["feature_set", "pair", "ranker"]):
-        p = tmp_path / f"{fs}_{pair}_{ranker}.tsv"
-        write_tsv(part, p)
-        paths.append(str(p))
+def _evaluate(tmp_path, long: pd.DataFrame, margin=0.25, metrics=None, **kw):
+    """The evaluation of ``long`` as the pipeline runs it: one task summary per (feature set, pair), written and
+    read back as Parquet, then the evaluation of them all."""
+    families = {f: f for f in set(long["feature_set"])}
+    pair = (kw.get("reference", "ot"), kw.get("relevance", "source-anova"))
+    summaries = []
+    for (fs, pair_name), part in long.groupby(["feature_set", "pair"]):
+        path = tmp_path / f"{fs}_{pair_name}.parquet"
+        write_parquet(recommend.task_summary(part, families, RANKERS, SCORERS, DATA, pair, metrics), path)
+        summaries.append(read_parquet(path))
     outputs = {k: str(tmp_path / f"out.{k}") for k in OUTPUTS}
-    res = recommend.evaluate(paths, {f: f for f in set(long["feature_set"])}, RANKERS, SCORERS, DATA, margin, 0.05,
-                             {"git_commit": "test"}, outputs, **kw)
+    res = recommend.evaluate(summaries, families, RANKERS, SCORERS, DATA, margin, 0.05, {"git_commit": "test"},
+                             outputs, **kw)
     return res, outputs
 
 
@@ -126,7 +130,7 @@ def test_a_gate_is_learned_where_the_families_split_by_their_shift(tmp_path):
     # on every family together the gate on the share of unshifted features beats every single policy
     long = _rows({"A": "ot", "B": "source-anova", "C": "source-anova"})
     long["IW:score"] = -long["accuracy"]
-    runs = recommend.Runs(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
+    runs = recommend.Runs.from_long(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
     learned = recommend.learn(runs, np.ones(len(runs.runs), dtype=bool), gate_margin=0.25)
     assert learned["policy"]["kind"] == "gate" and learned["train_regret"] < 1.5
     assert learned["policy"]["below"]["ranker"] == "source-anova" and learned["policy"]["above"]["ranker"] == "ot"
@@ -153,9 +157,9 @@ def test_the_statistics_are_scipys_and_statsmodels():
 def test_rows_of_a_missing_ranker_or_an_unknown_feature_set_are_errors():
     long = _rows({"A": "ot", "B": "ot"})
     with pytest.raises(ValueError, match="belong to no family"):
-        recommend.Runs(long, {"A": "A"}, RANKERS, SCORERS, DATA)
+        recommend.Runs.from_long(long, {"A": "A"}, RANKERS, SCORERS, DATA)
     with pytest.raises(ValueError, match=r"rows of the rankers \['ot'\], the candidates are \['ot', 'source-anova'\]"):
-        recommend.Runs(long[long["ranker"] == "ot"].assign(), {"A": "A", "B": "B"}, RANKERS, SCORERS, DATA)
+        recommend.Runs.from_long(long[long["ranker"] == "ot"].assign(), {"A": "A", "B": "B"}, RANKERS, SCORERS, DATA)
 
 
 def _tables(long):
@@ -174,7 +178,7 @@ def test_the_evaluations_switch_is_the_librarys():
     long = _rows({"A": "ot", "B": "source-anova", "C": "ot"})
     long["IW:score"] = rng.random(len(long))
     long["circular:score"] = rng.random(len(long))
-    runs = recommend.Runs(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
+    runs = recommend.Runs.from_long(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
     tables = dict(_tables(long))
     keys = list(zip(runs.runs["feature_set"], runs.runs["pair"], runs.runs["adapter"], runs.runs["iteration"]))
     for default in recommend.fixed_names(runs, "circular"):
@@ -343,7 +347,7 @@ def test_ensv_is_scored_across_every_candidate_of_a_run(tmp_path):
     every = long["n_features"] == 8
     first_every = long[every].groupby(["feature_set", "pair", "iteration"])["target_proba"].transform("first")
     long.loc[every, "target_proba"] = first_every  # the all-features point: one model for both rankers
-    runs = recommend.Runs(long, {f: f for f in "ABC"}, RANKERS, ["IW", "EnsV"], DATA)
+    runs = recommend.Runs.from_long(long, {f: f for f in "ABC"}, RANKERS, ["IW", "EnsV"], DATA)
     run = long[(long["feature_set"] == "B") & (long["pair"] == "s1-t1") & (long["iteration"] == 1)]
     run = run.sort_values(["ranker", "n_features"], key=lambda c: c.map({"ot": 0, "source-anova": 1}) if c.name ==
                           "ranker" else c)
@@ -355,23 +359,23 @@ def test_ensv_is_scored_across_every_candidate_of_a_run(tmp_path):
     pick = runs.names.index("scorer:EnsV") if "scorer:EnsV" in runs.names else None
     assert pick is not None and picked[pick] == expected.max()
     with pytest.raises(ValueError, match=r"B/s0-t0, adapter NA, iteration 0: the ensemble rule\(s\) \['EnsV'\]"):
-        recommend.Runs(long.assign(target_proba=np.where(long["feature_set"] == "B", None, long["target_proba"])),
+        recommend.Runs.from_long(long.assign(target_proba=np.where(long["feature_set"] == "B", None, long["target_proba"])),
                        {f: f for f in "ABC"}, RANKERS, ["IW", "EnsV"], DATA)
 
 
 def test_a_pair_page_names_the_family_most_like_it(tmp_path):
     """data_profile by hand (the share of values at their feature's most common value), the nearest family by
-    log d, log n and sparsity, and pair_profiles over two domains' caches."""
+    log d, log n and sparsity, and pair_profile over two domains' caches."""
     from .conftest import toy_caches
 
     (tmp_path / "toy").mkdir()
     caches, (Xs, _, Xt, _) = toy_caches(tmp_path / "toy", seed=0)  # data/cache/<feature set>/<domain>.h5
-    prof = recommend.pair_profiles(list(caches.values()), [("toy", "src-tgt")])[("toy", "src-tgt")]
+    prof = recommend.pair_profile(*recommend.task_domains(caches, "src-tgt"))
     assert prof == recommend.data_profile([Xs, Xt]) | {"sparsity": pytest.approx(
         (recommend.data_profile([Xs])["sparsity"] * len(Xs) + recommend.data_profile([Xt])["sparsity"] * len(Xt))
         / (len(Xs) + len(Xt)))}
-    with pytest.raises(ValueError, match=r"no cache of the domains \['x'\] of toy/src-x"):
-        recommend.pair_profiles(list(caches.values()), [("toy", "src-x")])
+    with pytest.raises(ValueError, match=r"no cache of the domains \['x'\] of pair src-x"):
+        recommend.task_domains(caches, "src-x")
     X = np.array([[0.0, 1.0], [0.0, 2.0], [3.0, 2.0], [0.0, 2.0]])
     # feature 0: three zeros of four; feature 1: three 2s of four: 6 of 8 values at their feature's mode
     assert recommend.data_profile([X]) == {"d": 2, "n": 4, "sparsity": 0.75}
@@ -387,8 +391,8 @@ def test_a_pair_page_names_the_family_most_like_it(tmp_path):
 
 
 def test_row_permutations_leave_the_recommendations_inputs_as_they_are(tmp_path, monkeypatch):
-    """permutation_stability: every permutation of both domains gives the canonical inputs of the caches' order,
-    and the check fails where the order is the rows' own (the selector reading them as they come)."""
+    """task_stability: every permutation of both domains gives the canonical inputs of the caches' order, and the
+    check fails where the order is the rows' own (the selector reading them as they come)."""
     from otfs.k_selection import _label_free
 
     from .conftest import toy_caches
@@ -396,14 +400,18 @@ def test_row_permutations_leave_the_recommendations_inputs_as_they_are(tmp_path,
     (tmp_path / "toy").mkdir()
     caches, _ = toy_caches(tmp_path / "toy", seed=0)
     pairs = [("toy", "src-tgt"), ("toy", "tgt-src")]
-    table = recommend.permutation_stability(list(caches.values()), pairs, 4)
-    assert table[["feature_set", "pair"]].apply(tuple, axis=1).tolist() == pairs
-    assert table["same_answer"].tolist() == [4, 4] and table["permutation_share"].tolist() == [1.0, 1.0]
-    lines = "\n".join(recommend._stability_lines(table, {"toy": "toys"}))
+
+    def table():
+        return pd.DataFrame([recommend.task_stability(fs, p, *recommend.task_domains(caches, p), 4) for fs, p in pairs])
+
+    stable = table()
+    assert stable[["feature_set", "pair"]].apply(tuple, axis=1).tolist() == pairs
+    assert stable["same_answer"].tolist() == [4, 4] and stable["permutation_share"].tolist() == [1.0, 1.0]
+    lines = "\n".join(recommend._stability_lines(stable, {"toy": "toys"}))
     assert "| toys | 2 | 100 % |" in lines and "No permutation changed any task's answer." in lines
     monkeypatch.setattr(_label_free, "canonical_row_order", lambda X, y=None: np.arange(len(X)))
-    table = recommend.permutation_stability(list(caches.values()), pairs, 4)
-    assert table["same_answer"].tolist() == [0, 0]
-    assert "toy/src-tgt (0 of 4)" in "\n".join(recommend._stability_lines(table, {}))
+    unstable = table()
+    assert unstable["same_answer"].tolist() == [0, 0]
+    assert "toy/src-tgt (0 of 4)" in "\n".join(recommend._stability_lines(unstable, {}))
     with pytest.raises(ValueError, match="permutations: a positive number"):
-        recommend.permutation_stability(list(caches.values()), pairs, 0)
+        recommend.task_stability("toy", "src-tgt", *recommend.task_domains(caches, "src-tgt"), 0)

@@ -53,10 +53,44 @@ rule recommend_pair:
         "../scripts/recommend_pair.py"
 
 
+rule recommend_task:
+    input:
+        tables=recommend_task_tables,
+        caches=pair_caches,
+        code=script_code("recommend_task.py"),
+    output:
+        summary="results/runs/{feature_set}/recommend/{pair}.parquet",
+    log:
+        "logs/recommend/tasks/{feature_set}/{pair}.log",
+    benchmark:
+        "logs/benchmarks/recommend_task/{feature_set}/{pair}.tsv"
+    wildcard_constraints:
+        feature_set="|".join(re.escape(fs) for fs in config["feature_sets"]),
+        pair=r"[^/]+-[^/]+",
+    conda:
+        "../../envs/otfs.yaml"
+    threads: 1
+    # Every menu policy's pick on each of the task's runs, its data profile and its row-order check.
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    params:
+        family=lambda w: recommend_evaluation_families()[w.feature_set],
+        rankers=RECOMMEND_RANKERS,
+        scorers=lambda w: recommend_selector_params()["scorers"],
+        data_rules=[
+            n for n in MODEL_SELECTION_CONFIG["rules"] if k_selection_kind(n) == "data"
+        ],
+        evaluation=RECOMMEND_CONFIG["evaluation"],
+        # each family by the verdict's metric of it (balanced accuracy for the imbalanced ones)
+        metrics=config["shift"]["primary_metrics"],
+    script:
+        "../scripts/recommend_task.py"
+
+
 rule recommend_evaluation:
     input:
-        tables=recommend_evaluation_tables,
-        caches=recommend_evaluation_caches,
+        summaries=recommend_task_summaries,
         code=script_code("recommend_evaluation.py"),
     output:
         csv=report(
@@ -111,8 +145,6 @@ rule recommend_evaluation:
             n for n in MODEL_SELECTION_CONFIG["rules"] if k_selection_kind(n) == "data"
         ],
         evaluation=RECOMMEND_CONFIG["evaluation"],
-        # each family by the verdict's metric of it (balanced accuracy for the imbalanced ones)
-        metrics=config["shift"]["primary_metrics"],
     script:
         "../scripts/recommend_evaluation.py"
 

@@ -34,26 +34,21 @@ def recommend_evaluation_families():
     return out
 
 
-def recommend_evaluation_tables(w=None):
-    """The choice of k's per-pair tables of every candidate ranker on every task of the evaluation."""
+def recommend_task_summaries(w=None):
+    """The summary of every task of the evaluation (rule recommend_task)."""
     return [
-        f"results/runs/{fs}/model_selection/{r}/{MODEL_SELECTION_CONFIG['grid']}/{p}.tsv"
+        f"results/runs/{fs}/recommend/{p}.parquet"
         for fs in recommend_evaluation_families()
-        for r in RECOMMEND_RANKERS
         for p in scope_pairs(fs, scope_for("available", fs))
     ]
 
 
-def recommend_evaluation_caches(w=None):
-    """The domain caches of every task of the evaluation (their sizes and sparsity describe the families)."""
-    return list(
-        dict.fromkeys(
-            f"data/cache/{fs}/{d}.h5"
-            for fs in recommend_evaluation_families()
-            for p in scope_pairs(fs, scope_for("available", fs))
-            for d in parse_pair(p)
-        )
-    )
+def recommend_task_tables(w):
+    """The choice of k's tables of every candidate ranker on the task (w.feature_set, w.pair)."""
+    return [
+        f"results/runs/{w.feature_set}/model_selection/{r}/{MODEL_SELECTION_CONFIG['grid']}/{w.pair}.tsv"
+        for r in RECOMMEND_RANKERS
+    ]
 
 
 def recommend_evaluation_ready():

@@ -1,18 +1,19 @@
 """Snakemake wrapper of otfs_workflow.stages.recommend.evaluate (rule recommend_evaluation)."""
 
+from otfs_workflow.io import read_parquet
 from otfs_workflow.provenance import package_versions, provenance_record
 from otfs_workflow.stages import job, recommend, snakemake_object
 
 sm = snakemake_object()
 with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
     cfg = sm.params.evaluation
-    provenance = provenance_record(inputs=[*sm.input.tables, *sm.input.caches],
+    provenance = provenance_record(inputs=list(sm.input.summaries),
                                    params={"evaluation": cfg, "rankers": sm.params.rankers,
                                            "families": sm.params.families},
                                    config=sm.config)
     provenance["versions"].update(package_versions(("skada", "pyarrow", "statsmodels")))
     recommend.evaluate(
-        pair_tables=list(sm.input.tables),
+        summaries=[read_parquet(p) for p in sm.input.summaries],
         families=sm.params.families,
         rankers=sm.params.rankers,
         scorers=sm.params.scorers,
@@ -25,7 +26,4 @@ with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
         relevance=cfg["relevance"],
         weighting=cfg["weighting"],
         fixed_k_rule=cfg["fixed_k_rule"],
-        metrics=sm.params.metrics,
-        caches=list(sm.input.caches),
-        permutations=cfg["permutations"],
     )

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["EditedOutputError", "atomic_path", "check_seal", "current_umask", "read_json", "read_tsv", "seal",
-           "seal_path", "write_csv", "write_json", "write_text", "write_tsv"]
+           "seal_path", "read_parquet", "write_csv", "write_json", "write_parquet", "write_text", "write_tsv"]
 
 
 class EditedOutputError(ValueError):
@@ -189,6 +189,21 @@ def write_tsv(df, path, sealed: bool = True) -> None:
         df.to_csv(tmp, sep="\t", index=False, float_format="%.10g")
     if sealed:
         seal(path)
+
+
+def write_parquet(df, path) -> None:
+    """Write a DataFrame as Parquet atomically (every float kept to the bit), sealed (module docstring)."""
+    with atomic_path(path) as tmp:
+        df.to_parquet(tmp, index=False)
+    seal(path)
+
+
+def read_parquet(path):
+    """Read a Parquet file written by :func:`write_parquet` (its seal checked)."""
+    import pandas as pd
+
+    check_seal(path)
+    return pd.read_parquet(path)
 
 
 def _tsv_cell(value) -> str:

@@ -56,7 +56,7 @@ from otfs_workflow.formatting import decimals, p_value
 from otfs_workflow.io import read_tsv, write_csv, write_json, write_text
 from otfs_workflow.stats import holm, min_wilcoxon_p, wilcoxon_p
 
-__all__ = ["BASELINES", "POOLED", "Runs", "compare", "evaluate", "learn", "menu", "run_pair"]
+__all__ = ["BASELINES", "POOLED", "Runs", "compare", "evaluate", "learn", "menu", "run_pair", "run_rows", "task_summary"]
 
 POOLED = "all tasks"
 #: The fixed policies the recommendation is compared with, in the tables' order.
@@ -85,8 +85,82 @@ def menu(rankers: Sequence[str], scorers: Sequence[str], data_rules: Sequence[st
     return out
 
 
+#: The per-run columns of a task summary (:func:`task_summary`) that describe the run; the others are the menu
+#: policies' picks (``acc|<policy>``, ``view|<view>|<policy>``, ``picked|<rule>|<policy>``), the scorers' signal
+#: (``spearman|<rule>``), the rankers' mean accuracies (``mean|<ranker>``, ``mean:<view>|<ranker>``), the
+#: task's data profile and its row-order check (:data:`TASK_COLUMNS`).
+RUN_COLUMNS = ("family", "feature_set", "pair", "adapter", "iteration", "unshifted_fraction", "oracle")
+#: A task's own columns, the same on each of its runs: its metric, :func:`data_profile` and the row-order check.
+TASK_COLUMNS = ("metric", "d", "n", "sparsity", "permutations", "same_answer", "permutation_share")
+
+
+def run_rows(long: pd.DataFrame, families: Mapping[str, str], rankers: Sequence[str], scorers: Sequence[str],
+             data_rules: Sequence[str], pair: Sequence[str] = (), views: Mapping[str, str] | None = None
+             ) -> pd.DataFrame:
+    """One row per run of the choice of k's rows ``long``: :data:`RUN_COLUMNS`, each menu policy's chosen
+    accuracy (``acc|<policy>``; ``view|<view>|<policy>`` judged by a ``views`` column), the score under each scorer
+    of each policy's pick (``picked|<rule>|<policy>``), each scorer's within-run Spearman correlation with the
+    accuracy (``spearman|<rule>``) and each ranker's mean accuracy over the task's rows (``mean|<ranker>``,
+    ``mean:<view>|<ranker>``). What :class:`Runs` reads; each task's rows give its runs alone, so that a task's
+    runs are computed in a job of their own (rule ``recommend_task``)."""
+    from otfs.k_selection import choose_candidate, get_rule
+    from otfs_workflow.stages.model_selection import with_ensemble_scores
+
+    built = {n: get_rule(n) for n in scorers}
+    ensemble = {n: r for n, r in built.items() if getattr(r, "ensemble", False)}
+    long = long[long["ranker"].isin(rankers)]
+    if long.empty:
+        raise ValueError(f"no rows of the candidate rankers {list(rankers)} in the per-pair tables")
+    unknown = sorted(set(long["feature_set"]) - set(families))
+    if unknown:
+        raise ValueError(f"feature sets {unknown} belong to no family of recommend.families")
+    policies = menu(rankers, scorers, data_rules, pair)
+    order = {r: i for i, r in enumerate(rankers)}
+    task_keys = ["feature_set", "pair", "adapter"]
+    views = dict(views or {})
+    by_k = long.groupby([*task_keys, "ranker", "n_features"])
+    oracle = by_k["accuracy"].mean().groupby(level=task_keys).max()
+    view_oracle = {v: by_k[col].mean().groupby(level=task_keys).max() for v, col in views.items()}
+    means = {"": long.groupby([*task_keys, "ranker"])["accuracy"].mean(),
+             **{f":{v}": long.groupby([*task_keys, "ranker"])[col].mean() for v, col in views.items()}}
+    out = []
+    for key, group in long.groupby([*task_keys, "iteration"], sort=True):
+        fs, pair_name, adapter, it = key
+        present = sorted(set(group["ranker"]), key=order.get)
+        if present != list(rankers):
+            raise ValueError(f"{fs}/{pair_name}, adapter {adapter}, iteration {it}: rows of the rankers {present}, "
+                             f"the candidates are {list(rankers)}")
+        table = group.assign(_o=group["ranker"].map(order)).sort_values(["_o", "n_features"])
+        table = table.rename(columns={"n_features": "k"}).reset_index(drop=True)
+        if ensemble:
+            table = with_ensemble_scores(table, ensemble, where=f"{fs}/{pair_name}, adapter {adapter}, iteration {it}")
+        d = int(table["d"].iloc[0])
+        measures = {"unshifted_fraction": float(table["shift-test:unshifted"].iloc[0]) / d}
+        picks = [choose_candidate(table, p, measures) for p in policies.values()]
+        task = (fs, pair_name, adapter)
+        row = {"family": families[fs], "feature_set": fs, "pair": pair_name, "adapter": adapter, "iteration": int(it),
+               "unshifted_fraction": measures["unshifted_fraction"], "oracle": float(oracle.loc[task]),
+               **{f"oracle:{v}": float(o.loc[task]) for v, o in view_oracle.items()}}
+        accuracy = table["accuracy"].to_numpy(dtype=float)[picks]
+        row.update({f"acc|{n}": a for n, a in zip(policies, accuracy)})
+        for v, col in views.items():
+            row.update({f"view|{v}|{n}": a for n, a in zip(policies, table[col].to_numpy(dtype=float)[picks])})
+        for rule in scorers:
+            row.update({f"picked|{rule}|{n}": s
+                        for n, s in zip(policies, table[f"{rule}:score"].to_numpy(dtype=float)[picks])})
+        row.update({f"spearman|{rule}": rho for rule, rho in _spearmans(table, scorers).items()})
+        for prefix, m in means.items():
+            row.update({f"mean{prefix}|{r}": float(m.loc[(*task, r)]) for r in rankers})
+        if "metric" in table.columns:
+            row["metric"] = str(table["metric"].iloc[0])
+        out.append(row)
+    return pd.DataFrame(out)
+
+
 class Runs:
     """Every run's candidates read from the choice of k's per-pair tables, and each menu policy's accuracy.
+
+    Built from :func:`run_rows` (or :func:`task_summary`) rows; :meth:`from_long` builds them from the rows.
 
     Attributes
     ----------
@@ -99,66 +173,40 @@ class Runs:
         The menu's policies, the columns of ``accuracy``.
     tasks : DataFrame
         One row per task: ``task``, ``family``, ``feature_set``, ``pair``, ``adapter``, ``oracle``, ``runs``.
+    means : Series
+        Each ranker's mean accuracy over a task's rows (iterations and k), by (feature set, pair, adapter, ranker).
     """
 
-    def __init__(self, long: pd.DataFrame, families: Mapping[str, str], rankers: Sequence[str],
-                 scorers: Sequence[str], data_rules: Sequence[str], pair: Sequence[str] = (),
-                 views: Mapping[str, str] | None = None):
-        from otfs.k_selection import choose_candidate, get_rule
-        from otfs_workflow.stages.model_selection import with_ensemble_scores
-
-        built = {n: get_rule(n) for n in scorers}
-        ensemble = {n: r for n, r in built.items() if getattr(r, "ensemble", False)}
-        long = long[long["ranker"].isin(rankers)]
-        if long.empty:
-            raise ValueError(f"no rows of the candidate rankers {list(rankers)} in the per-pair tables")
-        unknown = sorted(set(long["feature_set"]) - set(families))
-        if unknown:
-            raise ValueError(f"feature sets {unknown} belong to no family of recommend.families")
+    def __init__(self, rows: pd.DataFrame, rankers: Sequence[str], scorers: Sequence[str],
+                 data_rules: Sequence[str], pair: Sequence[str] = ()):
         self.policies = menu(rankers, scorers, data_rules, pair)
         self.names = list(self.policies)
-        order = {r: i for i, r in enumerate(rankers)}
-        runs, acc, picked, signal_rows = [], [], {}, []
-        task_keys = ["feature_set", "pair", "adapter"]
-        views = dict(views or {})
-        oracle = (long.groupby([*task_keys, "ranker", "n_features"])["accuracy"].mean()
-                  .groupby(level=task_keys).max())
-        view_oracle = {v: long.groupby([*task_keys, "ranker", "n_features"])[col].mean().groupby(level=task_keys).max()
-                       for v, col in views.items()}
-        view_acc = {v: [] for v in views}
-        for key, group in long.groupby([*task_keys, "iteration"], sort=True):
-            fs, pair, adapter, it = key
-            present = sorted(set(group["ranker"]), key=order.get)
-            if present != list(rankers):
-                raise ValueError(f"{fs}/{pair}, adapter {adapter}, iteration {it}: rows of the rankers {present}, "
-                                 f"the candidates are {list(rankers)}")
-            table = group.assign(_o=group["ranker"].map(order)).sort_values(["_o", "n_features"])
-            table = table.rename(columns={"n_features": "k"}).reset_index(drop=True)
-            if ensemble:
-                table = with_ensemble_scores(table, ensemble, where=f"{fs}/{pair}, adapter {adapter}, iteration {it}")
-            d = int(table["d"].iloc[0])
-            measures = {"unshifted_fraction": float(table["shift-test:unshifted"].iloc[0]) / d}
-            accuracy = table["accuracy"].to_numpy(dtype=float)
-            picks = [choose_candidate(table, p, measures) for p in self.policies.values()]
-            acc.append(accuracy[picks])
-            for v, col in views.items():
-                view_acc[v].append(table[col].to_numpy(dtype=float)[picks])
-            for rule in scorers:
-                picked.setdefault(rule, []).append(table[f"{rule}:score"].to_numpy(dtype=float)[picks])
-            signal_rows.extend(_signal_rows(table, scorers, (fs, pair, adapter, int(it))))
-            runs.append({"family": families[fs], "feature_set": fs, "pair": pair, "adapter": adapter,
-                         "iteration": int(it), "unshifted_fraction": measures["unshifted_fraction"],
-                         "oracle": float(oracle.loc[(fs, pair, adapter)]),
-                         **{f"oracle:{v}": float(o.loc[(fs, pair, adapter)]) for v, o in view_oracle.items()}})
-        self.runs = pd.DataFrame(runs)
+        missing = [n for n in self.names if f"acc|{n}" not in rows.columns]
+        if missing:
+            raise ValueError(f"the runs' rows lack the menu policies {missing[:3]}{'...' if len(missing) > 3 else ''} "
+                             "(rows of another menu: build the task summaries again)")
+        rows = rows.reset_index(drop=True)
+        views = [c.split(":", 1)[1] for c in rows.columns if c.startswith("oracle:")]
+        self.runs = rows[[*RUN_COLUMNS, *(f"oracle:{v}" for v in views)]].copy()
         self.runs["task"] = self.runs.groupby(["feature_set", "pair", "adapter"], sort=False).ngroup()
-        self.accuracy = np.asarray(acc, dtype=float)
-        self._views = {v: np.asarray(a, dtype=float) for v, a in view_acc.items()}
+        self.accuracy = rows[[f"acc|{n}" for n in self.names]].to_numpy(dtype=float)
+        self._views = {v: rows[[f"view|{v}|{n}" for n in self.names]].to_numpy(dtype=float) for v in views}
         #: {rule: (runs, policies)}: the score under ``rule`` of each menu policy's pick, for the switches
-        self.picked = {rule: np.asarray(v, dtype=float) for rule, v in picked.items()}
+        self.picked = {rule: rows[[f"picked|{rule}|{n}" for n in self.names]].to_numpy(dtype=float)
+                       for rule in scorers}
         self.scorers, self.rankers = list(scorers), list(rankers)
         #: one row per run and scorer: the within-run Spearman correlation of its score with the accuracy
-        self.signals = pd.DataFrame(signal_rows)
+        keys = rows[["feature_set", "pair", "adapter", "iteration"]]
+        self.signals = pd.DataFrame({**{c: np.repeat(keys[c].to_numpy(), len(scorers)) for c in keys.columns},
+                                     "scorer": np.tile(np.asarray(scorers, dtype=object), len(rows)),
+                                     "spearman": rows[[f"spearman|{r}" for r in scorers]].to_numpy(
+                                         dtype=float).ravel()})
+        first = rows.drop_duplicates(["feature_set", "pair", "adapter"])
+        self.means = self._means(first, "")
+        self._view_means = {v: self._means(first, f":{v}") for v in views}
+        #: each feature set's metric (the column its accuracy is), where the rows name it
+        self.metric = (first.drop_duplicates("feature_set").set_index("feature_set")["metric"]
+                       if "metric" in first.columns else pd.Series(dtype=object))
         self.tasks = (self.runs.groupby("task", sort=True)
                       .agg(family=("family", "first"), feature_set=("feature_set", "first"), pair=("pair", "first"),
                            adapter=("adapter", "first"), oracle=("oracle", "first"), runs=("iteration", "size"))
@@ -168,6 +216,20 @@ class Runs:
         # each family weighs the same: a run weighs 1 / (its task's runs x its family's tasks)
         tasks_per_family = self.tasks.groupby("family")["task"].size()
         self.family_weight = self.task_weight / self.runs["family"].map(tasks_per_family).to_numpy()
+
+    def _means(self, first: pd.DataFrame, prefix: str) -> pd.Series:
+        cols = [f"mean{prefix}|{r}" for r in self.rankers]
+        wide = first.set_index(["feature_set", "pair", "adapter"])[cols]
+        wide.columns = pd.Index(self.rankers, name="ranker")
+        return wide.stack().sort_index()
+
+    @classmethod
+    def from_long(cls, long: pd.DataFrame, families: Mapping[str, str], rankers: Sequence[str],
+                  scorers: Sequence[str], data_rules: Sequence[str], pair: Sequence[str] = (),
+                  views: Mapping[str, str] | None = None) -> Runs:
+        """The runs of the choice of k's rows ``long`` (:func:`run_rows`)."""
+        return cls(run_rows(long, families, rankers, scorers, data_rules, pair, views), rankers, scorers,
+                   data_rules, pair)
 
     def regret(self, accuracy: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Per-run regret (oracle minus the accuracy) of per-run accuracies (one column or several) of the runs
@@ -195,7 +257,8 @@ class Runs:
         out.accuracy = self._views[name]
         out.runs = self.runs.assign(oracle=self.runs[f"oracle:{name}"])
         out.tasks = self.tasks.assign(oracle=self.tasks["task"].map(out.runs.groupby("task")["oracle"].first()))
-        out._views = {}
+        out.means = self._view_means[name]
+        out._views, out._view_means = {}, {}
         return out
 
 
@@ -277,16 +340,14 @@ def _best_ranker(long_means: pd.DataFrame, tasks: set) -> str:
     return str(part.groupby(level="ranker").mean().idxmax())
 
 
-def leave_one_family_out(runs: Runs, long: pd.DataFrame, rankers: Sequence[str], reference: str = "ot",
-                         relevance: str = "source-anova",
+def leave_one_family_out(runs: Runs, rankers: Sequence[str], reference: str = "ot", relevance: str = "source-anova",
                          weighting: str = "family") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each family's runs scored by the baselines' free choices learned on the other families: per-run
     accuracies of each of :data:`BASELINES`, and the choices made per fold (the recommendation's own folds are
     :func:`nested`'s)."""
     fam = runs.runs["family"].to_numpy()
     task_key = list(zip(runs.runs["feature_set"], runs.runs["pair"], runs.runs["adapter"]))
-    long = long[long["ranker"].isin(rankers)]
-    means = long.groupby(["feature_set", "pair", "adapter", "ranker"])["accuracy"].mean()
+    means = runs.means[runs.means.index.get_level_values("ranker").isin(rankers)]
     per_run = {name: np.full(len(runs.runs), np.nan) for name in BASELINES}
     folds = []
     for family in sorted(set(fam)):
@@ -310,20 +371,18 @@ def leave_one_family_out(runs: Runs, long: pd.DataFrame, rankers: Sequence[str],
 SWITCH_QUANTILES = (0.25, 0.5, 0.75, 0.9)
 
 
-def _signal_rows(table: pd.DataFrame, scorers: Sequence[str], key: tuple) -> list[dict]:
-    """One run's rows of signal quality: per scorer, the Spearman correlation over the candidates of its
-    score with the target accuracy (NaN where either is constant or fewer than three scores are finite)."""
+def _spearmans(table: pd.DataFrame, scorers: Sequence[str]) -> dict[str, float]:
+    """One run's signal quality: per scorer, the Spearman correlation over the candidates of its score with the
+    target accuracy (NaN where either is constant or fewer than three scores are finite)."""
     from scipy.stats import spearmanr
 
     acc = table["accuracy"].to_numpy(dtype=float)
-    out = []
+    out = {}
     for rule in scorers:
         s = table[f"{rule}:score"].to_numpy(dtype=float)
         ok = np.isfinite(s)
-        rho = (float(spearmanr(s[ok], acc[ok]).statistic)
-               if ok.sum() > 2 and np.ptp(s[ok]) > 0 and np.ptp(acc[ok]) > 0 else float("nan"))
-        out.append({"feature_set": key[0], "pair": key[1], "adapter": key[2], "iteration": key[3], "scorer": rule,
-                    "spearman": rho})
+        out[rule] = (float(spearmanr(s[ok], acc[ok]).statistic)
+                     if ok.sum() > 2 and np.ptp(s[ok]) > 0 and np.ptp(acc[ok]) > 0 else float("nan"))
     return out
 
 
@@ -571,13 +630,13 @@ def second_classifier_rows(long: pd.DataFrame, families: Mapping[str, str],
     return judged_by(long.drop(columns=first).rename(columns=renamed), families, metrics)
 
 
-def _evaluate_adapter(runs: Runs, part: pd.DataFrame, rankers, reference, relevance, weighting, fixed_k_rule,
+def _evaluate_adapter(runs: Runs, rankers, reference, relevance, weighting, fixed_k_rule,
                       gate_margin) -> dict | None:
-    """One adapter's nested evaluation (:func:`evaluate`) of its runs and rows ``part``, or None where they have
-    fewer than three families."""
+    """One adapter's nested evaluation (:func:`evaluate`) of its runs, or None where they have fewer than three
+    families."""
     if runs.runs["family"].nunique() < 3:
         return None
-    per_run, baseline_folds = leave_one_family_out(runs, part, rankers, reference, relevance, weighting)
+    per_run, baseline_folds = leave_one_family_out(runs, rankers, reference, relevance, weighting)
     fixed = fixed_names(runs, fixed_k_rule)
     procs = procedures(runs, fixed, gate_margin, weighting)
     nested_acc, outer, final = nested(runs, procs, weighting)
@@ -589,44 +648,71 @@ def _evaluate_adapter(runs: Runs, part: pd.DataFrame, rankers, reference, releva
     regret[BEST_FIXED] = regret[best_fixed]
     tasks = pd.concat([runs.tasks.reset_index(drop=True), regret], axis=1)
     tasks.insert(tasks.columns.get_loc("adapter") + 1, "metric",
-                 tasks["feature_set"].map(part.groupby("feature_set")["metric"].first()))
+                 tasks["feature_set"].map(runs.metric))
     return {"runs": runs, "procs": procs, "outer": outer, "final": final, "baseline_folds": baseline_folds,
             "fixed": fixed, "regret": regret, "best_fixed": best_fixed, "tasks": tasks}
 
 
-def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: Sequence[str],
-             scorers: Sequence[str], data_rules: Sequence[str], gate_margin: float, alpha: float,
-             provenance: Mapping, outputs: Mapping[str, str], reference: str = "ot",
-             relevance: str = "source-anova", weighting: str = "family", fixed_k_rule: str = "circular",
-             metrics: Mapping[str, str] | None = None, caches: Sequence[str] = (), permutations: int = 10) -> dict:
-    """The meta-evaluation (module docstring); writes ``outputs``: ``csv``, ``tasks``, ``md``, ``pdf``,
-    ``png``, ``signals`` (the scorers' signal quality, :func:`signal_table`), ``policy``, ``provenance``.
-    ``metrics``: the metric each family is judged by where not the 1-NN's accuracy (:func:`judged_by`).
-    ``caches``: the tasks' domain caches, whose sizes and sparsity (:func:`data_profile`) describe each family
-    in the policy file (``by_family``), so that a pair's page finds the family most like it, and whose rows
-    :func:`permutation_stability` permutes ``permutations`` times per task."""
-    if not pair_tables:
-        raise ValueError("recommend evaluation: no per-pair tables of the choice of k to read")
-    raw = pd.concat([read_tsv(p) for p in pair_tables], ignore_index=True)
-    # each task's two domains, read once: their profiles (the policy file's by_family) and the row-order check
+def task_summary(long: pd.DataFrame, families: Mapping[str, str], rankers: Sequence[str], scorers: Sequence[str],
+                 data_rules: Sequence[str], pair: Sequence[str] = (), metrics: Mapping[str, str] | None = None,
+                 domains: tuple | None = None, permutations: int = 10) -> pd.DataFrame:
+    """What the meta-evaluation needs of one task, the choice of k's rows ``long`` of one (feature set, pair):
+    its runs (:func:`run_rows`), each family judged by its own metric (:func:`judged_by`) and, where the rows
+    have it, by the second classifier too (the view ``second classifier``). ``domains``: the pair's source and
+    target (``.X``, ``.y``), whose :func:`data_profile` and row-order check (:func:`task_stability`,
+    ``permutations`` draws) fill :data:`TASK_COLUMNS`. One job per task (rule ``recommend_task``)."""
     _check_permutations(permutations)
-    profiles, stability_rows, per_domain = {}, [], {}
-    tasks_read = _domains_of_tasks(caches, sorted(set(zip(raw["feature_set"], raw["pair"])))) if caches else ()
-    for fs, pair, src, tgt in tasks_read:
-        profiles[(fs, pair)] = _pair_profile(fs, src, tgt, per_domain)
-        stability_rows.append(_task_stability(fs, pair, src, tgt, permutations))
-    stability = pd.DataFrame(stability_rows) if stability_rows else None
-    long = judged_by(raw, families, metrics or {})
-    second = second_classifier_rows(raw, families, metrics or {})
+    keys = sorted(set(zip(long["feature_set"], long["pair"])))
+    if len(keys) != 1:
+        raise ValueError(f"a task summary reads the rows of one (feature set, pair), got {keys}")
+    judged = judged_by(long, families, metrics or {})
+    second = second_classifier_rows(long, families, metrics or {})
     views = {}
     if second is not None:
-        long[SECOND_COLUMN] = second["accuracy"].to_numpy()
+        judged[SECOND_COLUMN] = second["accuracy"].to_numpy()
         views = {SECOND: SECOND_COLUMN}
-    del raw, second
+    rows = run_rows(judged, families, rankers, scorers, data_rules, pair, views)
+    if domains is not None:
+        (fs, pair_name), (src, tgt) = keys[0], domains
+        profile = pair_profile(src, tgt)
+        stability = task_stability(fs, pair_name, src, tgt, permutations)
+        for col in TASK_COLUMNS[1:]:
+            rows[col] = profile[col] if col in profile else stability[col]
+    return rows
+
+
+def evaluate(summaries: Sequence[pd.DataFrame], families: Mapping[str, str], rankers: Sequence[str],
+             scorers: Sequence[str], data_rules: Sequence[str], gate_margin: float, alpha: float,
+             provenance: Mapping, outputs: Mapping[str, str], reference: str = "ot",
+             relevance: str = "source-anova", weighting: str = "family", fixed_k_rule: str = "circular") -> dict:
+    """The meta-evaluation (module docstring) of the tasks' summaries (:func:`task_summary`, one per task);
+    writes ``outputs``: ``csv``, ``tasks``, ``md``, ``pdf``, ``png``, ``signals`` (the scorers' signal quality,
+    :func:`signal_table`), ``policy``, ``provenance``. The summaries' data profiles describe each family in the
+    policy file (``by_family``), so that a pair's page finds the family most like it; their row-order checks
+    make the section "Row order"."""
+    if not len(summaries):
+        raise ValueError("recommend evaluation: no task summaries of the choice of k to read")
+    rows = pd.concat(list(summaries), ignore_index=True)
+    rows = rows.sort_values(["adapter", "feature_set", "pair", "iteration"], kind="stable", ignore_index=True)
+    views = {}
+    second = f"oracle:{SECOND}"
+    if second in rows.columns:
+        lacking = sorted(set(rows.loc[rows[second].isna(), "feature_set"]))
+        if lacking:
+            raise ValueError(f"recommend evaluation: the choice-of-k rows of {lacking} lack the second classifier's "
+                             "accuracy that the others have (rows of other settings: build them again)")
+        views = {SECOND: SECOND_COLUMN}
+    per_task = rows.drop_duplicates(["feature_set", "pair"]).sort_values(["feature_set", "pair"])
+    profiles, stability = {}, None
+    if "d" in rows.columns and not rows["d"].isna().any():
+        profiles = {(fs, p): {"d": int(d), "n": int(n), "sparsity": float(sp)} for fs, p, d, n, sp in
+                    per_task[["feature_set", "pair", "d", "n", "sparsity"]].itertuples(index=False)}
+        stability = per_task[["feature_set", "pair", "permutations", "same_answer", "permutation_share"]].astype(
+            {"permutations": int, "same_answer": int}).reset_index(drop=True)
     tables, task_rows, fold_rows, policies, variant_rows, signal_rows, fixed_by = [], [], [], {}, [], [], {}
-    for adapter, part in long.groupby("adapter", sort=True):
-        built = Runs(part, families, rankers, scorers, data_rules, (reference, relevance), views=views)
-        ev = _evaluate_adapter(built, part, rankers, reference, relevance, weighting, fixed_k_rule, gate_margin)
+    for adapter, part in rows.groupby("adapter", sort=True):
+        built = Runs(part, rankers, scorers, data_rules, (reference, relevance))
+        ev = _evaluate_adapter(built, rankers, reference, relevance, weighting, fixed_k_rule, gate_margin)
         if ev is None:
             continue
         runs, procs, outer, final, baseline_folds, fixed, regret, best_fixed, tasks = (
@@ -649,8 +735,8 @@ def evaluate(pair_tables: Sequence[str], families: Mapping[str, str], rankers: S
                              **{f: float(regret[RECOMMENDATION][fam == f].mean()) for f in sorted(set(fam))}})
         signal_rows.append(signal_table(runs, adapter))
         if views:
-            ev2 = _evaluate_adapter(built.view(SECOND), part.assign(accuracy=part[SECOND_COLUMN]), rankers,
-                                    reference, relevance, weighting, fixed_k_rule, gate_margin)
+            ev2 = _evaluate_adapter(built.view(SECOND), rankers, reference, relevance, weighting, fixed_k_rule,
+                                    gate_margin)
             tables.append(compare(ev2["tasks"], POOLED).assign(adapter=adapter, classifier=SECOND))
         policies[adapter] = {**final["policy"], "name": final["name"], "procedure": final["procedure"],
                              "train_regret": final["train_regret"],
@@ -712,47 +798,24 @@ def data_profile(arrays: Sequence[np.ndarray]) -> dict:
     return {"d": int(arrays[0].shape[1]), "n": int(n), "sparsity": at_mode / max(n * arrays[0].shape[1], 1)}
 
 
-def _domains_of_tasks(caches: Sequence[str], pairs: Sequence[tuple]):
-    """``(feature set, pair, source, target)`` for each (feature set, pair) of ``pairs``, each domain's cache
-    (paths ``.../<feature set>/<domain>.h5`` among ``caches``) read once; the domains of one feature set are kept
-    while its pairs are read (``pairs`` grouped by feature set, as sorted)."""
-    from pathlib import Path
-
-    from otfs_workflow.data.cache import read_cache
+def task_domains(caches: Mapping[str, str], pair: str) -> tuple:
+    """A pair's source and target (``.X``, ``.y``) from its domains' caches (``caches``: domain to path)."""
+    from otfs_workflow.data.cache import read_domains
     from otfs_workflow.protocol import parse_pair
 
-    by_domain = {(Path(c).parent.name, Path(c).stem): c for c in caches}
-    read: dict = {}
-    for fs, pair in pairs:
-        domains = parse_pair(pair)
-        missing = [d for d in domains if (fs, d) not in by_domain]
-        if missing:
-            raise ValueError(f"recommend evaluation: no cache of the domains {missing} of {fs}/{pair} among the inputs")
-        if any(key[0] != fs for key in read):
-            read = {}
-        for d in domains:
-            if (fs, d) not in read:
-                read[(fs, d)] = read_cache(by_domain[(fs, d)], [d]).domains[d]
-        yield fs, pair, read[(fs, domains[0])], read[(fs, domains[1])]
+    domains = parse_pair(pair)
+    missing = [d for d in domains if d not in caches]
+    if missing:
+        raise ValueError(f"recommend: no cache of the domains {missing} of pair {pair} among {sorted(caches)}")
+    cache = read_domains({d: caches[d] for d in domains})
+    return cache.domains[domains[0]], cache.domains[domains[1]]
 
 
-def _pair_profile(fs: str, src, tgt, per_domain: dict) -> dict:
-    """:func:`data_profile` of a pair of feature set ``fs``, from its two domains' (each computed once:
-    ``per_domain``, by (feature set, domain))."""
-    for dom in (src, tgt):
-        if (fs, dom.name) not in per_domain:
-            per_domain[(fs, dom.name)] = data_profile([dom.X]) | {"rows": int(dom.X.shape[0])}
-    a, b = per_domain[(fs, src.name)], per_domain[(fs, tgt.name)]
+def pair_profile(src, tgt) -> dict:
+    """:func:`data_profile` of a pair from its two domains' (``.X``): the sparsity of both, weighed by rows."""
+    a, b = (data_profile([dom.X]) | {"rows": int(dom.X.shape[0])} for dom in (src, tgt))
     n = a["rows"] + b["rows"]
     return {"d": a["d"], "n": n, "sparsity": (a["sparsity"] * a["rows"] + b["sparsity"] * b["rows"]) / n}
-
-
-def pair_profiles(caches: Sequence[str], pairs: Sequence[tuple]) -> dict:
-    """:func:`data_profile` of every (feature set, pair) of ``pairs`` from the domain caches ``caches`` (paths
-    ``.../<feature set>/<domain>.h5``, each read once)."""
-    per_domain: dict = {}
-    return {(fs, pair): _pair_profile(fs, src, tgt, per_domain)
-            for fs, pair, src, tgt in _domains_of_tasks(caches, pairs)}
 
 
 def _by_family(tasks: pd.DataFrame, profiles: Mapping) -> dict:
@@ -877,7 +940,7 @@ def _markdown(table: pd.DataFrame, tasks: pd.DataFrame, folds: pd.DataFrame, pol
 
 
 def _stability_lines(stability: pd.DataFrame, families: Mapping[str, str]) -> list[str]:
-    """evaluation.md's section on row order (:func:`permutation_stability`): pooled, per family, and the tasks
+    """evaluation.md's section on row order (:func:`task_stability`): pooled, per family, and the tasks
     where a permutation changed the recommendation's inputs."""
     n = int(stability["permutations"].iloc[0])
     fam = stability["feature_set"].map(lambda fs: families.get(fs, fs))
@@ -1011,24 +1074,18 @@ def canonical_domains(Xs: np.ndarray, ys: np.ndarray, Xt: np.ndarray) -> tuple[n
     return Xs[order], ys[order], Xt[canonical_row_order(Xt)]
 
 
-def permutation_stability(caches: Sequence[str], pairs: Sequence[tuple], permutations: int) -> pd.DataFrame:
-    """Per (feature set, pair) of ``pairs``: of ``permutations`` random row permutations of both domains (each
-    drawn from (feature set, pair, permutation, "row permutation")), how many leave the recommendation's
-    inputs (:func:`canonical_domains`: the source rows and labels the draws are taken from, and the target)
-    bit for bit those of the caches' order. The selector is deterministic given its inputs and
-    ``random_state``, so these permutations give the same (ranker, k)."""
-    _check_permutations(permutations)
-    return pd.DataFrame([_task_stability(fs, pair, src, tgt, permutations)
-                         for fs, pair, src, tgt in _domains_of_tasks(caches, pairs)])
-
-
 def _check_permutations(permutations) -> None:
     if isinstance(permutations, bool) or not isinstance(permutations, int) or permutations < 1:
         raise ValueError(f"recommend evaluation permutations: a positive number, got {permutations!r}")
 
 
-def _task_stability(fs: str, pair: str, src, tgt, permutations: int) -> dict:
-    """One row of :func:`permutation_stability`."""
+def task_stability(fs: str, pair: str, src, tgt, permutations: int) -> dict:
+    """Of ``permutations`` random row permutations of both domains of (feature set ``fs``, ``pair``) (each drawn
+    from (feature set, pair, permutation, "row permutation")), how many leave the recommendation's inputs
+    (:func:`canonical_domains`: the source rows and labels the draws are taken from, and the target) bit for bit
+    those of the caches' order. The selector is deterministic given its inputs and ``random_state``, so these
+    permutations give the same (ranker, k)."""
+    _check_permutations(permutations)
     from otfs_workflow.protocol import derive_seed
 
     reference = canonical_domains(src.X, src.y, tgt.X)
