@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from otfs_workflow.formatting import decimals, p_value
-from otfs_workflow.io import write_csv, write_json, write_text
+from otfs_workflow.io import read_tsv, write_csv, write_json, write_text
 from otfs_workflow.stats import holm, min_wilcoxon_p, wilcoxon_p
 
 __all__ = ["BASELINES", "POOLED", "Runs", "compare", "evaluate", "learn", "menu", "run_pair", "run_rows", "task_summary"]
