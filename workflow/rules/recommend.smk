@@ -1,7 +1,8 @@
 # The label-free recommendation (config `recommend`, docs/recommend.md): which ranker and how
 # many features on a pair's unlabelled target (one job per feature set and pair, the library's
 # otfs.k_selection.LabelFreeFeatureSelector), and its meta-evaluation on every task of the
-# benchmark, family by family left out, from the rows the choice of k computed.
+# benchmark, family by family left out: one job per task summarizes the rows the choice of k
+# computed (recommend_task), one job evaluates the summaries (recommend_evaluation).
 
 
 include: "recommend_common.smk"
@@ -78,10 +79,11 @@ rule recommend_task:
         family=lambda w: recommend_evaluation_families()[w.feature_set],
         rankers=RECOMMEND_RANKERS,
         scorers=lambda w: recommend_selector_params()["scorers"],
-        data_rules=[
-            n for n in MODEL_SELECTION_CONFIG["rules"] if k_selection_kind(n) == "data"
-        ],
-        evaluation=RECOMMEND_CONFIG["evaluation"],
+        data_rules=RECOMMEND_DATA_RULES,
+        # only the settings a task's summary reads: the evaluation's others rerun the gather alone
+        reference=RECOMMEND_CONFIG["evaluation"]["reference"],
+        relevance=RECOMMEND_CONFIG["evaluation"]["relevance"],
+        permutations=RECOMMEND_CONFIG["evaluation"]["permutations"],
         # each family by the verdict's metric of it (balanced accuracy for the imbalanced ones)
         metrics=config["shift"]["primary_metrics"],
     script:
@@ -131,9 +133,8 @@ rule recommend_evaluation:
     conda:
         "../../envs/otfs.yaml"
     threads: 1
-    # Measured 2026-12-03: 107 s for 58 tasks under NA and 24 under OT3, 5 iterations each, ten
-    # scorers (EnsV's ensembles from the rows' probabilities), the four ways of learning the policy
-    # of evaluation.md, and the second classifier's view.
+    # Not yet measured on the full benchmark as a gather of the task summaries (the whole evaluation
+    # in one job, the policies' picks included, took 107 s for 82 tasks on 2026-12-03).
     resources:
         mem_mb=2048,
         runtime=10,
@@ -141,9 +142,7 @@ rule recommend_evaluation:
         families=lambda w: recommend_evaluation_families(),
         rankers=RECOMMEND_RANKERS,
         scorers=lambda w: recommend_selector_params()["scorers"],
-        data_rules=[
-            n for n in MODEL_SELECTION_CONFIG["rules"] if k_selection_kind(n) == "data"
-        ],
+        data_rules=RECOMMEND_DATA_RULES,
         evaluation=RECOMMEND_CONFIG["evaluation"],
     script:
         "../scripts/recommend_evaluation.py"

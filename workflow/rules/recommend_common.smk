@@ -6,6 +6,10 @@ RECOMMEND_OUT = "results/recommend"
 RECOMMEND_RANKERS = list(
     RECOMMEND_CONFIG["rankers"] or MODEL_SELECTION_CONFIG["rankers"]
 )
+# The label-free k rules that read the data, not a scorer's candidates (the menu's fixed k rules beside the scorers').
+RECOMMEND_DATA_RULES = [
+    n for n in MODEL_SELECTION_CONFIG["rules"] if k_selection_kind(n) == "data"
+]
 # The shipped policy the per-pair recommendations apply (policy "learned"): data the jobs read.
 RECOMMEND_POLICY_FILE = "src/otfs/k_selection/label_free_policy.json"
 

@@ -7,16 +7,15 @@ sm = snakemake_object()
 with job(sm.log[0], sm.threads, "recommend", code=sm.input.code):
     import pandas as pd
 
-    cfg = sm.params.evaluation
     summary = recommend.task_summary(
         pd.concat([read_tsv(p) for p in sm.input.tables], ignore_index=True),
         families={sm.wildcards.feature_set: sm.params.family},
         rankers=sm.params.rankers,
         scorers=sm.params.scorers,
         data_rules=sm.params.data_rules,
-        pair=(cfg["reference"], cfg["relevance"]),
+        pair=(sm.params.reference, sm.params.relevance),
         metrics=sm.params.metrics,
         domains=recommend.task_domains(domain_caches(sm.input.caches), sm.wildcards.pair),
-        permutations=cfg["permutations"],
+        permutations=sm.params.permutations,
     )
     write_parquet(summary, sm.output.summary)

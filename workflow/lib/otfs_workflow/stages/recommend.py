@@ -6,9 +6,12 @@ Two parts (:mod:`otfs.k_selection._label_free` holds the selector and its polici
   :class:`~otfs.k_selection.LabelFreeFeatureSelector` on the pair's first iteration (its source subset and the
   whole target, as the benchmark's protocol draws them), written as ``recommendation.{json,md}`` with a
   figure of every candidate's scores against k;
-- :func:`evaluate`, one job: the **meta-evaluation** on every task of the benchmark. It reads the rows the
-  choice of k already computed (``results/runs/<fs>/model_selection/<ranker>/<grid>/<pair>.tsv``: per adapter,
-  iteration and k, the 1-NN target accuracy and every label-free rule's score), and reruns nothing.
+- :func:`task_summary`, one job per task (rule ``recommend_task``): what every menu policy picks on each of the
+  task's runs, from the rows the choice of k already computed
+  (``results/runs/<fs>/model_selection/<ranker>/<grid>/<pair>.tsv``: per adapter, iteration and k, the 1-NN
+  target accuracy and every label-free rule's score), with the pair's data profile and row-order check;
+- :func:`evaluate`, one job: the **meta-evaluation** on every task of the benchmark, from the tasks' summaries.
+  It reruns no classifier.
 
 The meta-evaluation. A *task* is a (feature set, pair) under one adapter; a *run* one of its iterations.
 Each run's candidates are the (ranker, k) of the seven rankers the selector takes by default and the grid's
@@ -53,7 +56,7 @@ import numpy as np
 import pandas as pd
 
 from otfs_workflow.formatting import decimals, p_value
-from otfs_workflow.io import read_tsv, write_csv, write_json, write_text
+from otfs_workflow.io import write_csv, write_json, write_text
 from otfs_workflow.stats import holm, min_wilcoxon_p, wilcoxon_p
 
 __all__ = ["BASELINES", "POOLED", "Runs", "compare", "evaluate", "learn", "menu", "run_pair", "run_rows", "task_summary"]
@@ -121,8 +124,8 @@ def run_rows(long: pd.DataFrame, families: Mapping[str, str], rankers: Sequence[
     by_k = long.groupby([*task_keys, "ranker", "n_features"])
     oracle = by_k["accuracy"].mean().groupby(level=task_keys).max()
     view_oracle = {v: by_k[col].mean().groupby(level=task_keys).max() for v, col in views.items()}
-    means = {"": long.groupby([*task_keys, "ranker"])["accuracy"].mean(),
-             **{f":{v}": long.groupby([*task_keys, "ranker"])[col].mean() for v, col in views.items()}}
+    by_ranker = long.groupby([*task_keys, "ranker"])
+    means = {"": by_ranker["accuracy"].mean(), **{f":{v}": by_ranker[col].mean() for v, col in views.items()}}
     out = []
     for key, group in long.groupby([*task_keys, "iteration"], sort=True):
         fs, pair_name, adapter, it = key
