@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 import shutil
@@ -339,4 +340,8 @@ def test_run(tmp_path_factory):
     snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
     # the jobs' recorded warnings as the run left them (tests that edit code rerun jobs in this folder later)
     shutil.copytree(work / "logs" / "conditions", work.parent / f"{work.name}-conditions")
+    # and the values of its outputs, before any test reruns a job (tests/values.py)
+    from .values import digests
+
+    (work.parent / f"{work.name}-values.json").write_text(json.dumps(digests(work), indent=0))
     return work

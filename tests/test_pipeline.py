@@ -13,6 +13,7 @@ import re
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -109,6 +110,22 @@ def test_every_target_is_built(test_run):
     assert not list(out.glob("*/CaffeNet4096.*"))
     tex = (out / "table6" / "table6.tex").read_text()
     assert r"\begin{tabular}" in tex and r"$\searrow$" in tex
+
+
+def test_every_output_has_the_values_of_the_reference_run(test_run):
+    """Every output of the test configuration's `available` that tests/data/available_values.tsv lists has the
+    values it records (tests/values.py: a digest of each file's values to 6 significant digits, with times,
+    dates, versions, provenance, figures' bytes and the results of PyTorch's extracted features left out); a
+    file it does not list is new. The digests were taken right after the build (conftest.test_run), before any
+    test reruns a job."""
+    from .values import read_digests
+
+    expected = read_digests(Path(__file__).parent / "data" / "available_values.tsv")
+    found = json.loads((test_run.parent / f"{test_run.name}-values.json").read_text())
+    missing = sorted(set(expected) - set(found))
+    changed = sorted(p for p in expected.keys() & found.keys() if expected[p] != found[p])
+    assert not missing, f"outputs of the reference run not built: {missing}"
+    assert not changed, f"outputs whose values differ from the reference run's: {changed}"
 
 
 def test_the_data_notes_count_every_warning_the_jobs_recorded(test_run):
