@@ -19,6 +19,12 @@ from otfs_workflow.benchmark.end_to_end import copy_workflow as _copy_workflow
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _reads_the_built_run(item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    names = info.names_closure if info is not None else ()
+    return "test_run_results" in names and "test_run" not in names
+
+
 def _xdist_group(item) -> str | None:
     """The group of tests that must run in one pytest-xdist worker (``make test`` runs
     ``-n auto --dist loadgroup``): every test of the shared ``test_run`` (they edit its files
@@ -43,6 +49,9 @@ def pytest_collection_modifyitems(config, items):
         group = _xdist_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    # the tests that read the built run from another worker than the test_run group's come last: that worker
+    # runs the others while the group's worker builds it
+    items.sort(key=lambda item: _reads_the_built_run(item))
     if os.environ.get("OTFS_TEST_SLURM") == "1":
         return
     deselected = [item for item in items if item.get_closest_marker("slurm")]
@@ -331,17 +340,48 @@ def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
     return counts
 
 
+def _built_run(tmp_path_factory) -> Path:
+    """Every target of the test configuration, built once with 2 cores for the whole session: by the first
+    pytest-xdist worker that asks, under a lock in the workers' shared temporary folder, the others waiting on
+    it. Beside it, taken before any test reruns a job there: the jobs' recorded warnings (``<run>-conditions``),
+    a copy of its results and the values of its outputs (``<run>-pristine/results`` and ``values.json``,
+    tests/values.py)."""
+    import fcntl
+
+    require_module("torch", "extraction")  # the test configuration extracts EfficientNet-Lite0 features
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    work, failed = root / "run_cores2", root / "run_cores2.failed"
+    with open(root / "run_cores2.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if failed.exists():
+            pytest.fail(f"the test configuration's run failed in another worker:\n{failed.read_text()}")
+        if not (root / "run_cores2.done").exists():
+            try:
+                copy_workflow(work)
+                snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
+            except BaseException as exc:
+                failed.write_text(str(exc)[-20000:])
+                raise
+            from .values import digests
+
+            shutil.copytree(work / "logs" / "conditions", root / "run_cores2-conditions")
+            shutil.copytree(work / "results", root / "run_cores2-pristine" / "results")
+            (root / "run_cores2-pristine" / "values.json").write_text(json.dumps(digests(work), indent=0))
+            (root / "run_cores2.done").touch()
+    return work
+
+
 @pytest.fixture(scope="session")
 def test_run(tmp_path_factory):
-    """Every target of the test configuration, built once with 2 cores (shared by the pipeline
-    and cluster tests)."""
-    require_module("torch", "extraction")  # the test configuration extracts EfficientNet-Lite0 features
-    work = copy_workflow(tmp_path_factory.mktemp("run_cores2"))
-    snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", "available")
-    # the jobs' recorded warnings as the run left them (tests that edit code rerun jobs in this folder later)
-    shutil.copytree(work / "logs" / "conditions", work.parent / f"{work.name}-conditions")
-    # and the values of its outputs, before any test reruns a job (tests/values.py)
-    from .values import digests
+    """The test configuration's `available`, built once (:func:`_built_run`); the tests that use it run in one
+    pytest-xdist worker, one after the other (they rerun jobs and edit files there)."""
+    return _built_run(tmp_path_factory)
 
-    (work.parent / f"{work.name}-values.json").write_text(json.dumps(digests(work), indent=0))
-    return work
+
+@pytest.fixture(scope="session")
+def test_run_results(tmp_path_factory):
+    """The folder whose ``results`` are those of the test configuration's `available` as built, before any test
+    reran a job: for tests that only read them, in any pytest-xdist worker."""
+    work = _built_run(tmp_path_factory)
+    return work.parent / f"{work.name}-pristine"

@@ -301,7 +301,7 @@ SLURM_TARGETS = ("results/available/table1/EfficientNetLite0.csv", "results/avai
 
 
 @pytest.mark.slurm
-def test_slurm_profile_runs_the_test_configuration_like_a_local_run(test_run, tmp_path):
+def test_slurm_profile_runs_the_test_configuration_like_a_local_run(test_run_results, tmp_path):
     missing = missing_programs()
     assert not missing, f"SLURM test: {missing} not installed (make slurm-packages)"
     root = Path(tempfile.mkdtemp(prefix="otfs-slurm-", dir="/tmp"))
@@ -339,7 +339,8 @@ def test_slurm_profile_runs_the_test_configuration_like_a_local_run(test_run, tm
         assert len(jobs) < expected["jobs"] - expected["local"]  # grouping bundled jobs
 
         folders = ["results/runs", "results/aggregate", "results/available", "results/clinical"]
-        n, diffs = compare_results(test_run, work, folders=folders, second_is_subset=True)
+        # the local run's results as built (test_run_results: the tests of test_run rerun jobs there)
+        n, diffs = compare_results(test_run_results, work, folders=folders, second_is_subset=True)
         assert n > 20 and not diffs, f"{len(diffs)} differences from the local run:\n" + "\n".join(diffs[:30])
         assert (work / "results" / "clinical").is_dir() and list((work / "results" / "runs").iterdir())
         print(f"\nSLURM: cluster up in {setup_s:.1f} s; {expected['jobs']} jobs ({expected['local']} local) "
