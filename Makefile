@@ -35,12 +35,13 @@ available: $(STAMP)
 # pytest-xdist: one worker per core (at most 4); tests/conftest.py keeps the tests that share a
 # pipeline run, or a module's fixture, in one worker.
 TEST_WORKERS ?= auto
-# make test: the fast tests, then the others. make test-fast: the tests that start no process (no Snakemake, no
-# fresh interpreter, no tool) and take under 30 s each, a few minutes, while editing code; tests/conftest.py fails an unmarked test that
-# starts one, so that set stays fast.
+# make test: every test, in one session (the fast tests fill the workers' time while the others wait on their
+# processes). make test-fast: the tests that start no process (no Snakemake, no fresh interpreter, no tool) and
+# take under 30 s each, under 2 minutes, while editing code; tests/conftest.py fails an unmarked test that starts
+# one, so that set stays fast.
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
-test: test-fast
-	$(PYTEST) -m "pipeline or subprocess or slurm or slow"
+test: $(STAMP)
+	$(PYTEST)
 
 test-fast: $(STAMP)
 	$(PYTEST) -m "not pipeline and not subprocess and not slurm and not slow"
