@@ -179,8 +179,11 @@ class Plan:
         """The dataset reader of a feature set read from files (None for an extracted one)."""
         from otfs.datasets._readers import get_reader, reader_spec
 
-        spec = reader_spec(self.fs_config(feature_set))
-        return None if spec is None else get_reader(*spec)
+        def reader():
+            spec = reader_spec(self.fs_config(feature_set))
+            return None if spec is None else get_reader(*spec)
+
+        return self._once(("reader", feature_set), reader)
 
     def dataset_manifest(self, dataset: str):
         """A dataset's parsed manifest, or None where it has none."""
@@ -404,8 +407,10 @@ class Plan:
                    for rel in self.reader_files(feature_set, domain))
 
     def local_domains(self, feature_set: str) -> list[str]:
-        """Domains of a feature set whose input is present locally (raw, local, mirrors)."""
-        return [d for d in self.fs_domains(feature_set) if self._present(feature_set, d)]
+        """Domains of a feature set whose input is present locally (raw, local, mirrors), as the plan found them
+        (looked up once: the jobs that acquire or extract them run after the plan)."""
+        return list(self._once(("local", feature_set),
+                               lambda: [d for d in self.fs_domains(feature_set) if self._present(feature_set, d)]))
 
     def require_obtainable(self, feature_set: str) -> None:
         """Fail while the DAG is built if a file is neither local nor downloadable."""
