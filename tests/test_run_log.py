@@ -26,6 +26,7 @@ def test_the_estimate_is_the_larger_of_the_job_time_over_the_cores_and_the_criti
     assert est["unmeasured"] == {"table": 1}
     assert est["job_s"] == pytest.approx(10 + 2 + 4 + 4 * 4 * 2)
     assert est["critical_path_s"] == pytest.approx(10 + 2 + 4)
+    assert est["critical_path"] == [("rank", "surf", 10.0), ("classify", "surf", 2.0), ("table", "*", 4.0)]
     assert est["wall_s"] == pytest.approx(max(48 / 2, 16))
     # on 64 cores the critical path bounds it; a job's threads are capped at the cores
     assert estimate(jobs, 64, costs)["wall_s"] == pytest.approx(16)
@@ -35,6 +36,8 @@ def test_the_estimate_is_the_larger_of_the_job_time_over_the_cores_and_the_criti
     # the start-of-run lines name the cores and the critical path, and a machine with fewer cores than asked for
     lines = plan_lines(jobs, 16, costs, machine_cores=2)
     assert "on 16 core(s) about" in lines[1] and "(critical path " in lines[1]
+    assert "the critical path's longest jobs: rank (surf) 10 s, table 4 s, classify (surf) 2 s; 3 jobs in all." \
+        in lines[2]
     assert any("this machine has 2 core(s), fewer than the 16 asked for" in line for line in lines)
     assert not any("this machine has" in line for line in plan_lines(jobs, 2, costs, machine_cores=2))
     assert not any("this machine has" in line for line in plan_lines(jobs, 16, costs, machine_cores=None))

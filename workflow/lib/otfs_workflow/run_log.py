@@ -147,7 +147,8 @@ def estimate(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, s
     own benchmark record) takes precedence. Job time
     is in core-seconds (wall time x threads, a job's threads capped at
     ``cores``); the wall time is the larger of the job time over ``cores``
-    and the critical path (the longest chain of dependent jobs' wall times).
+    and the critical path (the longest chain of dependent jobs' wall times); ``critical_path`` lists that
+    chain's jobs, first to last, as ``(rule, key, seconds)``.
     """
     if cores < 1:
         raise ValueError(f"cores: at least 1, got {cores}")
@@ -164,10 +165,17 @@ def estimate(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, s
     core_s = sum(wall[j.id] * min(max(1, j.threads), cores) for j in jobs)
     by_id = {j.id: j for j in jobs}
     finish: dict[int, float] = {}
+    before: dict[int, int | None] = {}
     for j in _topological(jobs):
-        finish[j.id] = wall[j.id] + max((finish[d] for d in j.deps if d in by_id), default=0.0)
+        deps = [d for d in j.deps if d in by_id]
+        before[j.id] = max(deps, key=lambda d: finish[d]) if deps else None
+        finish[j.id] = wall[j.id] + (finish[before[j.id]] if deps else 0.0)
     critical = max(finish.values(), default=0.0)
-    return {"jobs": len(jobs), "job_s": core_s, "critical_path_s": critical,
+    chain, at = [], max(finish, key=finish.get) if finish else None
+    while at is not None:
+        chain.append((by_id[at].rule, by_id[at].key, wall[at]))
+        at = before[at]
+    return {"jobs": len(jobs), "job_s": core_s, "critical_path_s": critical, "critical_path": chain[::-1],
             "wall_s": max(core_s / cores, critical), "cores": cores, "unmeasured": dict(unmeasured)}
 
 
@@ -242,6 +250,11 @@ def plan_lines(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str,
              f"otfs: about {format_duration(est['job_s'])} of job time; on {cores} core(s) about "
              f"{format_duration(est['wall_s'])} (critical path {format_duration(est['critical_path_s'])})"
              + (f", from the job costs measured in {costs_source}" if costs_source else "") + "."]
+    longest = sorted(est["critical_path"], key=lambda step: -step[2])[:3]
+    if longest:
+        lines.append("otfs: the critical path's longest jobs: " + ", ".join(
+            f"{rule}{'' if key in ('*', '') else f' ({key})'} {format_duration(seconds)}"
+            for rule, key, seconds in longest) + f"; {len(est['critical_path'])} jobs in all.")
     machine = machine_cores
     if machine and cores > machine:
         lines.append(f"otfs: this machine has {machine} core(s), fewer than the {cores} asked for: the jobs share "
