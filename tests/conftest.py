@@ -344,7 +344,7 @@ def _built_run(tmp_path_factory) -> Path:
     """Every target of the test configuration, built once with 2 cores for the whole session: by the first
     pytest-xdist worker that asks, under a lock in the workers' shared temporary folder, the others waiting on
     it. Beside it, taken before any test reruns a job there: the jobs' recorded warnings (``<run>-conditions``),
-    a copy of its results and the values of its outputs (``<run>-pristine/results`` and ``values.json``,
+    a copy of the whole run (``<run>-pristine``) and the values of its outputs (``<run>-values.json``,
     tests/values.py)."""
     import fcntl
 
@@ -366,8 +366,8 @@ def _built_run(tmp_path_factory) -> Path:
             from .values import digests
 
             shutil.copytree(work / "logs" / "conditions", root / "run_cores2-conditions")
-            shutil.copytree(work / "results", root / "run_cores2-pristine" / "results")
-            (root / "run_cores2-pristine" / "values.json").write_text(json.dumps(digests(work), indent=0))
+            shutil.copytree(work, root / "run_cores2-pristine", symlinks=True)
+            (root / "run_cores2-values.json").write_text(json.dumps(digests(work), indent=0))
             (root / "run_cores2.done").touch()
     return work
 
@@ -381,7 +381,14 @@ def test_run(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def test_run_results(tmp_path_factory):
-    """The folder whose ``results`` are those of the test configuration's `available` as built, before any test
-    reran a job: for tests that only read them, in any pytest-xdist worker."""
+    """The test configuration's `available` as built, before any test reran a job there (a copy): for tests
+    that only read it, in any pytest-xdist worker."""
     work = _built_run(tmp_path_factory)
     return work.parent / f"{work.name}-pristine"
+
+
+@pytest.fixture
+def built_run_copy(test_run_results, tmp_path):
+    """A copy of the test configuration's built `available` of the test's own (times and Snakemake's records
+    kept: it plans nothing), for a test that runs more targets in it, in any pytest-xdist worker."""
+    return Path(shutil.copytree(test_run_results, tmp_path / "run", symlinks=True))

@@ -127,7 +127,7 @@ def test_selector_refuses_a_missing_target_class():
 
 
 @pytest.mark.subprocess
-def test_related_targets_build_in_the_pipeline(test_run):
+def test_related_targets_build_in_the_pipeline(built_run_copy):
     """`related` (WDA Table 1, Figure 2, the Office adapter table; the invariant selector's table and
     front; the boosting and SemFS tables and figures) builds from the test configuration, reusing the
     selection and ranking of `available`."""
@@ -137,8 +137,8 @@ def test_related_targets_build_in_the_pipeline(test_run):
 
     from tests.conftest import snakemake
 
-    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "related")
-    res = test_run / "results"
+    snakemake(built_run_copy, "--configfile", "config/test.yaml", "--cores", "2", "related")
+    res = built_run_copy / "results"
     t1 = pd.read_csv(res / "wda" / "table1.csv")
     assert set(t1["dataset"]) == {"iris", "ionosphere", "digits"} and set(t1["method"]) == {"PCA", "FDA", "LFDA", "LMNN", "WDA"}
     assert (t1["splits"] == 2).all() and t1["error"].between(0, 100).all()

@@ -121,7 +121,7 @@ def test_every_output_has_the_values_of_the_reference_run(test_run_results):
     from .values import read_digests
 
     expected = read_digests(Path(__file__).parent / "data" / "available_values.tsv")
-    found = json.loads((test_run_results / "values.json").read_text())
+    found = json.loads((test_run_results.parent / "run_cores2-values.json").read_text())
     missing = sorted(set(expected) - set(found))
     changed = sorted(p for p in expected.keys() & found.keys() if expected[p] != found[p])
     assert not missing, f"outputs of the reference run not built: {missing}"
@@ -236,26 +236,26 @@ def test_extracted_feature_set_runs_like_the_released_ones(test_run):
     assert na["Descending"] > na["Ascending"]
 
 
-def test_results_do_not_depend_on_cores(test_run, tmp_path):
+def test_results_do_not_depend_on_cores(test_run_results, tmp_path):
     work = copy_workflow(tmp_path)
     features = "data/features/office-caltech/efficientnet-lite0/dslr.h5"
     snakemake(work, "--configfile", "config/test.yaml", "--cores", "1", "table6", features)
     # the network's features: the same bits with 1 core as with 2
     assert read_cache(work / features).domain("dslr").X.tobytes() == \
-        read_cache(test_run / features).domain("dslr").X.tobytes()
-    a = read_tsv(test_run / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
+        read_cache(test_run_results / features).domain("dslr").X.tobytes()
+    a = read_tsv(test_run_results / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
     b = read_tsv(work / "results" / "aggregate" / "surf" / "all" / "ot" / "NA" / "curves" / "long.tsv")
     # "seconds" is a measured wall time, not a result
     pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
     # the rankings too (Algorithms 1 and 2), but for each iteration's measured time
-    a, b = (json.loads((w / "results/runs/surf/ranking/ot/amazon-dslr.json").read_text()) for w in (test_run, work))
+    a, b = (json.loads((w / "results/runs/surf/ranking/ot/amazon-dslr.json").read_text()) for w in (test_run_results, work))
     for run in (a, b):
         for it in run["iterations"]:
             assert it.pop("ranking_time_s") > 0
     assert a == b
 
 
-def test_a_run_killed_with_sigkill_resumes_to_the_same_results(test_run, tmp_path):
+def test_a_run_killed_with_sigkill_resumes_to_the_same_results(test_run_results, tmp_path):
     # kill -9 of Snakemake and its jobs mid-run: no output is half-written under
     # its name, and the rerun (after --unlock, as Snakemake asks) gives the
     # numbers of an uninterrupted run.
@@ -278,12 +278,12 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_results(test_run, tmp_pat
         json.loads(f.read_text())  # every file under its final name is whole
     snakemake(work, target, "--unlock", "--configfile", "config/test.yaml")
     snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", target)
-    a = read_tsv(test_run / target.replace("summary.tsv", "long.tsv"))
+    a = read_tsv(test_run_results / target.replace("summary.tsv", "long.tsv"))
     b = read_tsv(work / target.replace("summary.tsv", "long.tsv"))
     pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
 
 
-def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables(test_run, tmp_path):
+def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables(test_run_results, tmp_path):
     # `kill` (SIGTERM) of a running `snakemake --cores 2`: it starts no new job, lets the running ones finish
     # and exits (Snakemake's own handler could deadlock on its scheduler's lock: otfs_workflow.snakemake_scheduler).
     # Ten SIGTERMs at random points each end the run within 30 s; the rerun's tables are an uninterrupted
@@ -327,10 +327,10 @@ def test_sigterm_at_random_points_ends_the_run_and_a_rerun_gives_the_same_tables
     snakemake(work, "--configfile", "config/test.yaml", "--cores", "2", *targets)
     for adapter in ("NA", "CORAL", "SA", "TCA", "OT3"):
         rel = f"results/aggregate/surf/all/ot/{adapter}/table3/long.tsv"
-        a, b = read_tsv(test_run / rel), read_tsv(work / rel)
+        a, b = read_tsv(test_run_results / rel), read_tsv(work / rel)
         pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
     for t in targets:  # the tables, but for the measured adaptation times
-        a, b = pd.read_csv(test_run / t), pd.read_csv(work / t)
+        a, b = pd.read_csv(test_run_results / t), pd.read_csv(work / t)
         timed = [c for c in a.columns if "time" in c or "seconds" in c]
         pd.testing.assert_frame_equal(a.drop(columns=timed), b.drop(columns=timed))
 
@@ -536,11 +536,11 @@ def test_report_lists_every_target_by_section(test_run):
     assert "Algorithm 1: exact OT sample selection (ties: lowest, iteration limit auto)" in text
 
 
-def test_bench_targets_on_the_test_configuration(test_run):
+def test_bench_targets_on_the_test_configuration(built_run_copy):
     # The benchmark rules at the small sizes of config/test.yaml: every case
     # equal to its reference, the ranking orders of the real runs identical.
-    snakemake(test_run, "--configfile", "config/test.yaml", "--cores", "2", "bench", "time_profile")
-    out = test_run / "results" / "benchmarks"
+    snakemake(built_run_copy, "--configfile", "config/test.yaml", "--cores", "2", "bench", "time_profile")
+    out = built_run_copy / "results" / "benchmarks"
     bench = pd.read_csv(out / "benchmarks.csv")
     from otfs_workflow.benchmark.cases import make_cases
 
