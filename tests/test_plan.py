@@ -257,23 +257,22 @@ def test_a_families_pairs_are_split_by_rankers_per_job(shipped):
     families = sorted({fs for names in shipped["shift"]["families"].values() for fs in names})
     rankers = shipped["leaderboard"]["rankers"]
     rules = plan.family_pair_rules(families, rankers, shipped["leaderboard"]["adapters"])
-    per_job = shipped["shift"]["rankers_per_job"]["amazon5000"]
-    split = {name: job for name, job in rules.items() if "amazon5000" in job.feature_sets}
-    n = -(-len(rankers) // per_job)
-    assert sorted(split) == [f"run_family_pair_part{i}of{n}" for i in range(1, n + 1)]
-    assert [r for name in sorted(split) for r in split[name].rankers] == rankers
-    assert {job.part for job in split.values()} == {f"_{i}of{n}" for i in range(1, n + 1)}
-    # every other feature set runs all the rankers in one job; OT3 where it applies, in a rule of its own
-    whole = {name: job for name, job in rules.items() if name not in split}
-    assert sorted(whole) == ["run_family_pair", "run_family_pair_with_ot3"]
-    assert all(job.rankers == tuple(rankers) and job.part == "" for job in whole.values())
-    assert sorted(whole["run_family_pair_with_ot3"].feature_sets) == ["landmine", "wifi_t1t2", "wifi_t1t3",
-                                                                     "wifi_t2t3", "wine"]
-    assert "OT3" in whole["run_family_pair_with_ot3"].adapters and "OT3" not in whole["run_family_pair"].adapters
-    # each feature set is planned by one rule per share, never two rules for the same outputs
+    per_job = shipped["shift"]["rankers_per_job"]
+    with_ot3 = {"landmine", "wifi_t1t2", "wifi_t1t3", "wifi_t2t3", "wine"}  # OT3 applies: a rule of their own
+    jobs = {}
     for fs in families:
-        owners = [job for job in rules.values() if fs in job.feature_sets]
-        assert sorted(r for job in owners for r in job.rankers) == sorted(rankers), fs
+        n = -(-len(rankers) // per_job.get(fs, len(rankers)))
+        base = "run_family_pair_with_ot3" if fs in with_ot3 else "run_family_pair"
+        owners = sorted(name for name, job in rules.items() if fs in job.feature_sets)
+        # one rule per contiguous share of the rankers, never two rules for the same outputs
+        assert owners == ([base] if n == 1 else [f"{base}_part{i}of{n}" for i in range(1, n + 1)]), fs
+        assert [r for name in owners for r in rules[name].rankers] == rankers, fs
+        assert {rules[name].part for name in owners} == ({""} if n == 1 else {f"_{i}of{n}" for i in range(1, n + 1)})
+        assert all(("OT3" in rules[name].adapters) == (fs in with_ot3) for name in owners), fs
+        jobs[fs] = n
+    # the shipped split: Amazon 5,000 in three, WiFi, landmine and 20 Newsgroups in two, the others whole
+    assert jobs["amazon5000"] == 3 and jobs["wine"] == jobs["heart"] == jobs["amazon400"] == 1
+    assert all(jobs[fs] == 2 for fs in families if fs.startswith(("wifi", "news")) or fs == "landmine"), jobs
 
 
 def test_rankers_per_job_names_a_configured_feature_set():
