@@ -343,9 +343,9 @@ def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
 def _built_run(tmp_path_factory) -> Path:
     """Every target of the test configuration, built once with 2 cores for the whole session: by the first
     pytest-xdist worker that asks, under a lock in the workers' shared temporary folder, the others waiting on
-    it. Beside it, taken before any test reruns a job there: the jobs' recorded warnings (``<run>-conditions``),
-    a copy of the whole run (``<run>-pristine``) and the values of its outputs (``<run>-values.json``,
-    tests/values.py)."""
+    it. Beside it, taken before any test reruns a job there: a copy of the whole run (``<run>-pristine``, its
+    jobs' recorded warnings in ``logs/conditions`` as the run left them) and the values of its outputs
+    (``<run>-values.json``, tests/values.py)."""
     import fcntl
 
     require_module("torch", "extraction")  # the test configuration extracts EfficientNet-Lite0 features
@@ -365,7 +365,6 @@ def _built_run(tmp_path_factory) -> Path:
                 raise
             from .values import digests
 
-            shutil.copytree(work / "logs" / "conditions", root / "run_cores2-conditions")
             shutil.copytree(work, root / "run_cores2-pristine", symlinks=True)
             (root / "run_cores2-values.json").write_text(json.dumps(digests(work), indent=0))
             (root / "run_cores2.done").touch()

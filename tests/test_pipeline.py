@@ -116,7 +116,7 @@ def test_every_output_has_the_values_of_the_reference_run(test_run_results):
     """Every output of the test configuration's `available` that tests/data/available_values.tsv lists has the
     values it records (tests/values.py: a digest of each file's values to 6 significant digits, with times,
     dates, versions, provenance, figures' bytes and the results of PyTorch's extracted features left out); a
-    file it does not list is new. The digests were taken right after the build (conftest.test_run), before any
+    file it does not list is new. The digests were taken right after the build (conftest._built_run), before any
     test reruns a job."""
     from .values import read_digests
 
@@ -132,7 +132,7 @@ def test_the_data_notes_count_every_warning_the_jobs_recorded(test_run):
     """results/available/data_notes.csv (the report's "Data notes") counts each job's recorded warnings: its
     groups' warnings sum to the lines of logs/conditions/ as the run left them, and the full listing beside it
     has every message."""
-    snapshot = test_run.parent / f"{test_run.name}-conditions"  # conftest.test_run
+    snapshot = test_run.parent / f"{test_run.name}-pristine" / "logs" / "conditions"  # conftest._built_run
     records = [json.loads(line) for f in sorted(snapshot.rglob("*.jsonl"))
                for line in f.read_text().splitlines() if line.strip()]
     notes = pd.read_csv(test_run / "results" / "available" / "data_notes.csv", keep_default_na=False)

@@ -19,6 +19,8 @@ import re
 import sys
 from pathlib import Path
 
+from otfs_workflow.cluster import is_timing
+
 #: The folders of a run whose files are outputs of `available`.
 ROOTS = ("results", "data/cache", "data/features")
 #: Files whose bytes are not their values: figures (drawn from the tables beside them), provenance records.
@@ -31,15 +33,14 @@ DIGITS = 6
 #: Columns and JSON keys that record when, how fast, or with what a run was made, not what it found.
 VOLATILE = {"provenance", "versions", "git_commit", "config_hash", "learned_on", "created", "date", "python",
             "platform"}
-#: Names of durations: ``seconds``, ``seconds_total``, ``scoring_seconds``, ``ranking_time_s``...
-TIMED = re.compile(r"(\w+_)?seconds(_\w+)?|\w+_time_s|(elapsed|wall|core)_s")
 #: A cell of a text table's header that names a duration ("↘100 time (s)", "ranking\\_seconds").
 TIMED_CELL = re.compile(r"\btime\b|seconds", re.IGNORECASE)
 
 
 def volatile(name) -> bool:
-    """Whether a column or key named ``name`` records how or when a run was made."""
-    return isinstance(name, str) and (name in VOLATILE or TIMED.fullmatch(name) is not None)
+    """Whether a column or key named ``name`` records how or when a run was made: a duration as the comparison
+    of two runs' results reads it (:func:`otfs_workflow.cluster.is_timing`), or :data:`VOLATILE`."""
+    return isinstance(name, str) and (name in VOLATILE or is_timing(name))
 
 
 def _numbers(text: str) -> str:

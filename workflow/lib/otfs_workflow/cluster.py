@@ -140,13 +140,14 @@ _TIMING = re.compile(r"(^|_)(seconds|time|elapsed|s)$|^(time|seconds)_|_time_", 
 _SKIP_JSON = {"provenance.json"}
 
 
-def _is_timing(name: str) -> bool:
+def is_timing(name: str) -> bool:
+    """Whether a column or JSON key named ``name`` records a duration (``seconds``, ``ranking_time_s``...)."""
     return bool(_TIMING.search(str(name)))
 
 
 def _json_diff(a, b, where: str, out: list[str]):
     if isinstance(a, dict) and isinstance(b, dict):
-        keys = {k for k in set(a) | set(b) if not _is_timing(k) and k != "provenance"}
+        keys = {k for k in set(a) | set(b) if not is_timing(k) and k != "provenance"}
         for k in sorted(keys):
             if k not in a or k not in b:
                 out.append(f"{where}: key {k!r} only in {'second' if k in b else 'first'} run")
@@ -200,7 +201,7 @@ def compare_results(first, second, folders=("results",), second_is_subset=False)
             if list(da.columns) != list(db.columns) or da.shape != db.shape:
                 diffs.append(f"{rel}: columns or shape differ ({da.shape} vs {db.shape})")
                 continue
-            keep = [c for c in da.columns if not _is_timing(c)]
+            keep = [c for c in da.columns if not is_timing(c)]
             left, right = da[keep], db[keep]
             if not left.equals(right):
                 bad = [c for c in keep if not left[c].equals(right[c])]
