@@ -3,6 +3,7 @@
 import copy
 
 import pytest
+import yaml
 from snakemake.utils import update_config
 
 from otfs_workflow.config import (
@@ -26,14 +27,11 @@ def config():
 
 
 def test_shipped_configs_are_valid(config):
-    from otfs_workflow.config import experiment_schemas
-
-    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")  # e.g. `shift`
-    validate_config(config, SCHEMA, sections=sections)
+    validate_config(config, SCHEMA)
     merged = copy.deepcopy(config)
     test = load_yaml(REPO / "config" / "test.yaml")
     update_config(merged, test)  # as `snakemake --configfile config/test.yaml` merges it
-    validate_config(merged, SCHEMA, sections=sections)
+    validate_config(merged, SCHEMA)
     assert merged["feature_sets"]["EfficientNetLite0"]["extractor"] == "efficientnet-lite0"
     assert len(pairs_for(config, "office-caltech")) == 12
     office = set(config["datasets"]["office-caltech"]["domains"])
@@ -44,7 +42,7 @@ def test_shipped_configs_are_valid(config):
     for extra in sorted((REPO / "config").glob("*.yaml")):
         merged = copy.deepcopy(config)
         update_config(merged, load_yaml(extra))
-        validate_config(merged, SCHEMA, source=str(extra), sections=sections)
+        validate_config(merged, SCHEMA, source=str(extra))
     full = load_yaml(REPO / "config" / "leaderboard-full.yaml")
     assert set(config["leaderboard"]["rankers"]) < set(full["leaderboard"]["rankers"])
     assert set(config["leaderboard"]["feature_sets"]) < set(full["leaderboard"]["feature_sets"])
@@ -267,38 +265,45 @@ def test_the_strict_reading_on_libyaml_equals_pyyamls_own_and_keeps_its_errors(m
         _yaml.load("a: 1\na: 2\n")
 
 
-def test_an_experiments_section_is_optional_and_its_defaults_fill_what_is_left_out():
-    from otfs_workflow.config import fill_defaults
-
-    schema = {"type": "object", "properties": {
-        "rankers": {"type": "array", "default": ["ot"]},
-        "grid": {"type": "object", "properties": {"k": {"type": "integer", "default": 5}}, "default": {}},
-        "note": {"type": "string"}}}
-    assert fill_defaults(None, schema) == {"rankers": ["ot"], "grid": {"k": 5}}
-    given = {"rankers": ["ks"], "grid": {"k": 3}}
-    assert fill_defaults(given, schema) == {"rankers": ["ks"], "grid": {"k": 3}}
-    filled = fill_defaults({}, schema)
-    filled["rankers"].append("x")  # a copy of the default, not the schema's own list
-    assert schema["properties"]["rankers"]["default"] == ["ot"] and given == {"rankers": ["ks"], "grid": {"k": 3}}
+def test_an_experiments_section_is_optional_and_its_defaults_fill_what_is_left_out(config, tmp_path):
+    # a schema with an experiment's section beside it, found by being there; Snakemake's `validate` fills both
+    schema = load_yaml(SCHEMA)
+    schema["properties"]["benchmarks"]["properties"]["note"] = {"type": "string", "default": "filled"}
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "config.schema.yaml").write_text(yaml.safe_dump(schema))
+    (tmp_path / "experiments" / "mine.schema.yaml").write_text(yaml.safe_dump({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": False,
+        "properties": {"rankers": {"type": "array", "default": ["ot"]},
+                       "grid": {"type": "object", "properties": {"k": {"type": "integer", "default": 5}},
+                                "default": {}}}}))
+    left_out = copy.deepcopy(config)
+    validate_config(left_out, tmp_path / "config.schema.yaml")
+    assert left_out["mine"] == {"rankers": ["ot"], "grid": {"k": 5}} and left_out["benchmarks"]["note"] == "filled"
+    given = {**copy.deepcopy(config), "mine": {"rankers": ["ks"], "grid": {"k": 3}}}
+    validate_config(given, tmp_path / "config.schema.yaml")
+    assert given["mine"] == {"rankers": ["ks"], "grid": {"k": 3}}
+    for bad, key in (({"rankerz": []}, r"unknown key 'mine.rankerz' \(did you mean 'rankers'\?\)"),
+                     ({"grid": {"k": "five"}}, r"config: mine.grid.k: 'five' is not of type 'integer'"),
+                     (3, r"config: mine: 3 is not of type 'object'")):
+        with pytest.raises(ConfigError, match=key):
+            validate_config({**copy.deepcopy(config), "mine": bad}, tmp_path / "config.schema.yaml")
 
 
 def test_the_shift_section_is_checked_against_its_schema(config):
-    from otfs_workflow.config import experiment_schemas, fill_defaults
-
-    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
-    filled = fill_defaults(None, sections["shift"])  # config.yaml leaves it out: the schema's defaults
-    assert filled["families"]["wifi"] == ["wifi_t1t2", "wifi_t1t3", "wifi_t2t3"]
+    filled = copy.deepcopy(config)
+    validate_config(filled, SCHEMA)  # config.yaml leaves it out: the schema's defaults
+    assert filled["shift"]["families"]["wifi"] == ["wifi_t1t2", "wifi_t1t3", "wifi_t2t3"]
+    assert filled["shift"]["regression"]["corn"]["iterations"] == 5
     config["shift"] = {"families": {"wine": []}}
     with pytest.raises(ConfigError, match=r"shift.families.wine"):
-        validate_config(config, SCHEMA, sections=sections)
+        validate_config(config, SCHEMA)
     config["shift"] = {"family": {"wine": ["wine"]}}
     with pytest.raises(ConfigError, match=r"unknown key 'shift.family' \(did you mean 'families'\?\)"):
-        validate_config(config, SCHEMA, sections=sections)
+        validate_config(config, SCHEMA)
 
 
 def test_a_name_yaml_reads_as_a_boolean_is_named_with_its_key(config, tmp_path):
     # a domain NO, unquoted: YAML 1.1 reads it as False, as a list item and as a mapping's key
-    from otfs_workflow.config import experiment_schemas
     from otfs_workflow.plan_cache import digest
 
     text = ("datasets:\n  mine: {domains: [NO, b]}\n"
@@ -311,9 +316,8 @@ def test_a_name_yaml_reads_as_a_boolean_is_named_with_its_key(config, tmp_path):
     update_config(merged, mine)
     assert len(digest(merged)) == 64  # the plan cache's key reads it, so that the validation names the keys
     assert digest(merged) != digest({**merged, "datasets": {**merged["datasets"], "mine": {"domains": ["NO", "b"]}}})
-    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
     with pytest.raises(ConfigError) as err:
-        validate_config(merged, SCHEMA, sections=sections)
+        validate_config(merged, SCHEMA)
     msg = str(err.value)
     assert "config: feature_sets.mine.reader.files: the key False is not a name (YAML reads an unquoted yes, no" in msg
     assert "config: datasets.mine.domains.0: False is not of type 'string' (YAML reads" in msg

@@ -578,9 +578,8 @@ def test_candidate_rankers_the_shipped_policy_reads_are_checked_before_any_job()
     """recommend.rankers without a ranker the shipped policy reads is a configuration error naming the key, the
     ranker and the way out; another policy, or the ranker added, is accepted."""
     from otfs.k_selection._label_free import _policy_rankers, learned_policy
-    from otfs_workflow.config import ConfigError, experiment_schemas, load_yaml, validate_config
+    from otfs_workflow.config import ConfigError, load_yaml, validate_config
 
-    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
     needed = sorted(_policy_rankers(learned_policy("NA")[0]))
     cfg = load_yaml(REPO / "config.yaml")
     others = [r for r in ("ot", "ks", "mmd") if r not in needed][:2]
@@ -588,8 +587,8 @@ def test_candidate_rankers_the_shipped_policy_reads_are_checked_before_any_job()
     if needed:
         with pytest.raises(ConfigError, match=r"recommend.rankers: the shipped policy .* reads the ranker\(s\) "
                                               + re.escape(str(needed)) + r".*set recommend.policy"):
-            validate_config(cfg, SCHEMA, sections=sections)
+            validate_config(cfg, SCHEMA)
     cfg["recommend"]["policy"] = "circular"
-    validate_config(cfg, SCHEMA, sections=sections)
+    validate_config(cfg, SCHEMA)
     cfg["recommend"] = {"rankers": [*others, *needed], "evaluation": {"reference": others[0], "relevance": others[1]}}
-    validate_config(cfg, SCHEMA, sections=sections)
+    validate_config(cfg, SCHEMA)

@@ -13,7 +13,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.io import expand
 from snakemake.utils import update_config
 
-from otfs_workflow.config import ConfigError, experiment_schemas, fill_defaults, load_yaml, validate_config
+from otfs_workflow.config import ConfigError, load_yaml, validate_config
 from otfs_workflow.plan import (
     CodeInputs,
     Plan,
@@ -38,11 +38,8 @@ def configuration(*overlays: str) -> dict:
 
 
 def validated(config: dict) -> dict:
-    """``config`` with the experiments' defaults filled, validated."""
-    sections = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
-    for section, schema in sections.items():
-        config[section] = fill_defaults(config.get(section), schema)
-    validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml", sections=sections)
+    """``config`` validated, with the schemas' defaults filled."""
+    validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
     return config
 
 

@@ -72,7 +72,8 @@ def test_an_answer_is_computed_once_per_signature_and_read_back_equal(tmp_path):
     cache.save()
     again = PlanCache("s" * 32, tmp_path)
     assert again.get("names", ["otfs.rankers", {"p": 1}], compute) == first and len(calls) == 1
-    assert again.hits == 1 and again.misses == 0
+    assert list(again.get("names", ["otfs.rankers", {"p": 1}], compute)) == ["names", "n"]  # the order kept
+    assert again.hits == 2 and again.misses == 0
     # other arguments are another question; a failure is raised and not kept
     with pytest.raises(ValueError, match="bad"):
         again.get("names", ["otfs.rankers", {"p": 2}], lambda: (_ for _ in ()).throw(ValueError("bad")))
@@ -127,7 +128,9 @@ def test_a_second_plan_of_one_figure_imports_none_of_the_librarys_methods(tmp_pa
     kept = list((work / ".snakemake" / "otfs-plan").glob("*.json"))
     assert len(kept) == 1
     answers = json.loads(kept[0].read_text())["answers"]
-    assert any(k.startswith("validate_config:") for k in answers)
+    # the configuration as checked, with the schemas' defaults filled, in its own order
+    checked = next(v for k, v in answers.items() if k.startswith("validate_config:"))
+    assert checked["shift"]["grid"] == "families" and list(checked)[:2] == ["datasets", "feature_sets"]
     second, proc = _probe(work)
     assert second == "IMPORTED [] EXIT 0", proc.stderr[-3000:]
     # a broken configuration is still checked: it is another question

@@ -249,7 +249,7 @@ def test_the_documented_split_of_the_pairs_is_the_shipped_one():
     from .conftest import docs_block
 
     documented = yaml.safe_load(docs_block("data-families.md", "shift:", "yaml"))["shift"]["rankers_per_job"]
-    schema = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")["shift"]
+    schema = load_yaml(experiment_schemas(REPO / "workflow" / "schemas" / "experiments")["shift"])
     default = schema["properties"]["rankers_per_job"]["default"]
     assert documented == default and default["amazon5000"] == 5
     # the pairs of WiFi, landmine and 20 Newsgroups in two jobs of 7 of the 14 rankers

@@ -30,8 +30,6 @@ from otfs_workflow.config import (
     check_feature_counts,
     pairs_for,
     references,
-    experiment_schemas,
-    fill_defaults,
     validate_config,
 )  # noqa: E402
 from otfs_workflow.data.images import domain_images  # noqa: E402
@@ -79,12 +77,6 @@ apply_patches()
 for _configfile in workflow.overwrite_configfiles:
     load_yaml(_configfile)
 check_config_size(config)
-# An experiment may declare its own configuration section, optional, in
-# workflow/schemas/experiments/<section>.schema.yaml: its defaults fill what the
-# configuration leaves out, and the section is checked with the rest.
-EXPERIMENT_SCHEMAS = experiment_schemas(REPO / "workflow" / "schemas" / "experiments")
-for _section, _schema in EXPERIMENT_SCHEMAS.items():
-    config[_section] = fill_defaults(config.get(_section), _schema)
 # What parsing asks the library (the configuration's checks, the registries'
 # names and files, the rankers' traits) depends on the code and the
 # configuration alone: the answers are kept in .snakemake/otfs-plan/, under a
@@ -110,15 +102,15 @@ def plan_answer(question, args, compute):
 
 
 def _validated():
-    validate_config(
-        config,
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
-        sections=EXPERIMENT_SCHEMAS,
-    )
-    return True
+    validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
+    return config
 
 
-plan_answer("validate_config", config, _validated)
+# The configuration, checked by Snakemake's `validate` with the schema's defaults filled, and
+# cross-checked (otfs_workflow.config.validate_config); kept for the next parse of the same one.
+_checked = plan_answer("validate_config", config, _validated)
+config.clear()
+config.update(_checked)
 
 
 def repo_file(*parts):

@@ -10,7 +10,6 @@ misspelling.
 
 from __future__ import annotations
 
-import copy
 import difflib
 import os
 from collections.abc import Mapping
@@ -22,7 +21,7 @@ import yaml
 from otfs_workflow.data.acquisition import mirror_dirs  # noqa: F401  (its home: jobs import it without the registries)
 from otfs_workflow.protocol import make_pairs, parse_pair
 
-__all__ = ["ConfigError", "experiment_schemas", "fill_defaults",
+__all__ = ["ConfigError", "experiment_schemas",
            "MAX_CONFIG_VALUES", "check_config_size", "check_feature_counts", "load_yaml", "mirror_dirs",
            "pairs_for", "references", "validate_config"]
 
@@ -144,60 +143,72 @@ def _describe(error: jsonschema.ValidationError, source: str) -> str:
     return f"{source}: {where}: {error.message}"
 
 
-def experiment_schemas(folder: str | os.PathLike) -> dict[str, dict]:
-    """``{section: schema}`` of every ``<section>.schema.yaml`` in ``folder``: an experiment's own
-    configuration section, which is optional (its defaults fill what the configuration leaves out)."""
-    return {p.name.removesuffix(".schema.yaml"): load_yaml(p)
-            for p in sorted(Path(folder).glob("*.schema.yaml"))}
-
-
-def fill_defaults(section, schema: Mapping):
-    """``section`` (a mapping, or None) with the schema's ``default`` of every property it lacks, recursively
-    into object properties; the section given is not modified."""
-    out = dict(section or {})
-    for key, sub in (schema.get("properties") or {}).items():
-        if key not in out and "default" in sub:
-            out[key] = copy.deepcopy(sub["default"])
-        if sub.get("type") == "object" and isinstance(out.get(key, {}), Mapping) and "properties" in sub:
-            out[key] = fill_defaults(out.get(key), sub)
-    return out
+def experiment_schemas(folder: str | os.PathLike) -> dict[str, Path]:
+    """``{section: schema file}`` of every ``<section>.schema.yaml`` in ``folder``: an experiment's own
+    configuration section, found by being there, which is optional (its defaults fill what is left out)."""
+    return {p.name.removesuffix(".schema.yaml"): p for p in sorted(Path(folder).glob("*.schema.yaml"))}
 
 
 #: Sections whose name changed, by their old name: a configuration that still uses one is an error naming the new.
 RENAMED_SECTIONS = {"selection": "sample_selection"}
 
 
-def validate_config(config: Mapping, schema_path: str | os.PathLike, source: str = "config",
-                    sections: Mapping[str, Mapping] | None = None) -> None:
-    """Validate ``config`` against the schema and cross-references.
+def validate_config(config: dict, schema_path: str | os.PathLike, source: str = "config") -> None:
+    """Validate ``config`` against the schema, filling its defaults, and against cross-references.
 
-    ``sections`` (:func:`experiment_schemas`) are the schemas of optional
-    sections, one per experiment that declares its own: each may appear at the
-    top level of ``config`` and is checked against its schema.
+    The schema check is Snakemake's own (:func:`snakemake.utils.validate`),
+    which fills the schema's ``default`` of every key left out, in place. An
+    experiment's section, declared by ``experiments/<section>.schema.yaml``
+    beside the schema, is optional and checked against that file, its defaults
+    filled the same way. Where a check fails, every error is named with its key
+    path, the closest valid key of a misspelling and why YAML read a name as a
+    boolean. Then the cross-references the schema cannot express.
 
     Raises
     ------
     ConfigError
         With one line per problem, each naming its key.
     """
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
     renamed = [f"{source}: {old}: renamed {new} (one name per kind: the folder otfs.{new}, the config key, the "
                f"docs); move its keys there" for old, new in RENAMED_SECTIONS.items() if old in config]
     if renamed:
         raise ConfigError("invalid configuration:\n" + "\n".join(renamed))
-    keys = key_problems(config, source)
+    schema_path = Path(schema_path)
+    sections = experiment_schemas(schema_path.parent / "experiments")
     schema = load_yaml(schema_path)
-    if sections:
-        clash = sorted(set(sections) & set(schema.get("properties", {})))
-        if clash:
-            raise ConfigError(f"{schema_path}: the sections {clash} are also declared by an experiment's schema")
-        schema = {**schema, "properties": {**schema.get("properties", {}), **sections}}
-    validator = jsonschema.Draft202012Validator(schema)
-    try:
-        errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
-    except TypeError:  # a key that is not a string, which `keys` names
-        errors = []
-    if errors or keys:
-        raise ConfigError("invalid configuration:\n" + "\n".join([*keys, *(_describe(e, source) for e in errors)]))
+    clash = sorted(set(sections) & set(schema.get("properties", {})))
+    if clash:
+        raise ConfigError(f"{schema_path}: the sections {clash} are also declared by an experiment's schema")
+    keys = key_problems(config, source)
+    failure = None if not keys else ""
+    if failure is None:
+        for section in sections:
+            if config.get(section) is None:
+                config[section] = {}
+        main = {key: value for key, value in config.items() if key not in sections}
+        try:
+            validate(main, str(schema_path), set_default=True)
+            for section, path in sections.items():
+                if isinstance(config[section], dict):
+                    validate(config[section], str(path), set_default=True)
+                else:  # which Snakemake's `validate` would not check
+                    failure = ""
+        except WorkflowError as exc:
+            failure = f"{source}: {exc}"
+        config.update(main)
+    if failure is not None:  # every error, each named
+        schema = {**schema, "properties": {**schema.get("properties", {}),
+                                           **{s: load_yaml(p) for s, p in sections.items()}}}
+        try:
+            errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(config),
+                            key=lambda e: list(map(str, e.absolute_path)))
+        except TypeError:  # a key that is not a string, which `keys` names
+            errors = []
+        lines = [*keys, *(_describe(e, source) for e in errors)]
+        raise ConfigError("invalid configuration:\n" + "\n".join(lines or [failure]))
 
     problems = [f"{source}: {p}" for p in registry_problems(config, schema)]
     datasets = config["datasets"]
@@ -503,7 +514,9 @@ def _reducer_problems(cfg: Mapping, source: str) -> list[str]:
 
 def _registered_names(value, schema: Mapping, root: Mapping, path: str):
     """``(key path, name, registry group)`` of every config value whose schema names a registry (``registry:``)."""
-    while "$ref" in schema:  # only local references: #/$defs/<name>
+    while "$ref" in schema:  # local references (#/$defs/<name>); an experiment's section names no registry
+        if not schema["$ref"].startswith("#/"):
+            return
         schema = root["$defs"][schema["$ref"].rsplit("/", 1)[-1]]
     if "registry" in schema and isinstance(value, str):
         yield path, value, schema["registry"]

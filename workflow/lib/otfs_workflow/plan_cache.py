@@ -143,8 +143,8 @@ class PlanCache:
         from otfs_workflow.io import write_text
 
         self.folder.mkdir(parents=True, exist_ok=True)
-        write_text(self.path, json.dumps({"signature": self.signature, "answers": self._answers},
-                                         sort_keys=True))
+        # keys in the order given: an answer read back is the same, mappings' order included
+        write_text(self.path, json.dumps({"signature": self.signature, "answers": self._answers}))
         self._dirty = False
         for old in self.folder.glob("*.json"):
             if old != self.path and len(old.stem) == len(self.signature):
