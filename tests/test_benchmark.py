@@ -307,6 +307,7 @@ def test_pipeline_profile_groups_benchmark_files(tmp_path):
         collect_benchmarks(tmp_path)
 
 
+@pytest.mark.subprocess  # timed by a pytest-benchmark session, which asks git for the commit
 def test_table3_protocol_runs_the_stage_code(tmp_path):
     from otfs_workflow.benchmark.table3 import ADAPTERS, run
 
@@ -316,6 +317,36 @@ def test_table3_protocol_runs_the_stage_code(tmp_path):
     assert len(df) == 12 + 12 * len(ADAPTERS)
     rows = pd.read_csv(tmp_path / "classification" / "TCA" / "amazon-dslr.tsv", sep="\t", keep_default_na=False)
     assert sorted(rows["n_features"]) == [4, 8, 16, 32]
+
+
+@pytest.mark.subprocess  # pytest-benchmark's session asks git for the commit
+def test_a_run_timed_once_is_timed_by_pytest_benchmark_in_order_and_its_error_raised(tmp_path):
+    import time
+
+    from otfs_workflow.benchmark.timing import time_once
+
+    calls = []
+
+    def run(name, seconds):
+        def f():
+            calls.append(name)
+            time.sleep(seconds)
+            return name.upper()
+        return f
+
+    got = time_once({"b": run("b", 0.2), "a": run("a", 0.0)}, workdir=tmp_path, json_path=tmp_path / "t.json")
+    assert calls == ["b", "a"]  # once each, in the order given: no calibration, no warm-up
+    assert got["b"]["output"] == "B" and 0.2 <= got["b"]["seconds"] < 5 and got["a"]["seconds"] < 0.2
+    record = json.loads((tmp_path / "t.json").read_text())
+    assert {b["group"]: b["stats"]["rounds"] for b in record["benchmarks"]} == {"b": 1, "a": 1}
+    assert record["benchmarks"][0]["stats"]["median"] == pytest.approx(got["b"]["seconds"], rel=1e-9)
+
+    def fails():
+        raise subprocess.CalledProcessError(3, ["snakemake"])
+
+    with pytest.raises(subprocess.CalledProcessError) as err:
+        time_once({"fails": fails}, workdir=tmp_path)
+    assert err.value.returncode == 3
 
 
 def test_plain_protocol_equals_the_library_on_real_surf(mirror):

@@ -16,7 +16,8 @@ its own as their script runs.
 all three in one run: the pipeline from a cold cache (a fresh copy of the
 workflow, data acquired from the mirror, every job of ``figure7`` for SURF,
 Snakemake's overhead included, ``--cores`` as given), the authors' protocol
-and the plain script. It writes ``end_to_end.csv`` with the wall times, the
+and the plain script, each timed once by pytest-benchmark
+(:func:`otfs_workflow.benchmark.timing.time_once`). It writes ``end_to_end.csv`` with the wall times, the
 ratios, the largest accuracy difference against the plain script, and the
 median wall time of the pipeline's selection, ranking and NA-classification
 jobs (from their Snakemake benchmark files); ``end_to_end_jobs.csv`` holds
@@ -30,7 +31,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +40,7 @@ import scipy.io
 from otfs.preprocessing import row_sum_normalize, zscore
 from otfs.rankers import feature_orders
 from otfs_workflow.benchmark import reference
+from otfs_workflow.benchmark.timing import time_once
 from otfs_workflow.io import write_csv
 from otfs_workflow.protocol import derive_seed, draw_source_subset, feature_counts, make_pairs
 
@@ -148,21 +149,21 @@ def run_pipeline(repo, workdir, mirror, cores=2, iterations=19) -> tuple[float, 
     # every job appends its times there (otfs_workflow.stages.job): the jobs' overhead, in compare
     env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror), JOB_TIMES_ENV: str(workdir / JOB_TIMES_FILE)}
     env.pop("PYTHONPATH", None)
-    start = time.perf_counter()
-    with open(workdir / "snakemake.log", "w") as log:
-        _run_snakemake(workdir, cores, env, log)
-    seconds = time.perf_counter() - start
+    seconds = time_once({"pipeline": lambda: _run_snakemake(workdir, cores, env)},
+                        workdir=workdir / "timing")["pipeline"]["seconds"]
     frames = [pd.read_csv(p, sep="\t", keep_default_na=False)
               for p in sorted((workdir / "results" / "runs" / "surf" / "classification").rglob("*.tsv"))]
     return seconds, pd.concat(frames, ignore_index=True)
 
 
-def _run_snakemake(workdir, cores, env, log):
-    subprocess.run(
-        [sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile", str(workdir / "Snakefile"),
-         "--configfile", str(workdir / "config" / "figure7_surf.yaml"), "--cores", str(cores), "figure7"],
-        check=True, env=env, cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
-    )
+def _run_snakemake(workdir, cores, env):
+    with open(workdir / "snakemake.log", "w") as log:
+        subprocess.run(
+            [sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile",
+             str(workdir / "Snakefile"), "--configfile", str(workdir / "config" / "figure7_surf.yaml"),
+             "--cores", str(cores), "figure7"],
+            check=True, env=env, cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
+        )
 
 
 def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print, authors: bool = True) -> dict:
@@ -175,10 +176,10 @@ def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print, autho
     # the BLAS thread count, picks among them (see docs/protocol.md).
     from threadpoolctl import threadpool_limits
 
-    start = time.perf_counter()
     with threadpool_limits(limits=1):
-        plain = plain_figure7(Path(mirror) / "surf", iterations=iterations)
-    plain_s = time.perf_counter() - start
+        timed = time_once({"plain script": lambda: plain_figure7(Path(mirror) / "surf", iterations=iterations)},
+                          workdir=Path(workdir) / "timing")["plain script"]
+    plain, plain_s = timed["output"], timed["seconds"]
     log(f"plain script with the straightforward implementations (1 BLAS thread): {plain_s:.1f} s")
     keys = ["pair", "iteration", "order", "n_features"]
     merged = plain.merge(pipe[keys + ["accuracy"]], on=keys, suffixes=("_plain", "_pipeline"), validate="1:1")
@@ -188,7 +189,7 @@ def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print, autho
            "accuracies": len(merged), "max_accuracy_difference": diff}
     log(f"{len(merged)} accuracies compared; largest difference {diff:g} points; ratio {row['ratio']:.1f}x")
     if authors:
-        ref = run_authors(Path(mirror) / "surf", iterations)
+        ref = run_authors(Path(mirror) / "surf", iterations, Path(workdir) / "timing")
         log(f"the authors' protocol (POT {ref['pot']}, SinkhornTransport method {ref['sinkhorn_method']}): "
             f"{ref['wall_s']:.1f} s, {ref['accuracies']} accuracies")
         row.update({"authors_script_s": ref["wall_s"], "ratio_authors": ref["wall_s"] / pipe_s,
@@ -258,13 +259,14 @@ def _authors_env() -> dict:
                                                         os.environ.get("PYTHONPATH")) if p)}
 
 
-def run_authors(mat_dir, iterations: int) -> dict:
-    """The authors' protocol in a fresh interpreter; its record with ``wall_s`` measured from outside."""
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "otfs_workflow.benchmark.authors", "--mat-dir", str(mat_dir),
-                           "--iterations", str(int(iterations))], capture_output=True, text=True, check=False,
-                          env=_authors_env())
-    wall = time.perf_counter() - start
+def run_authors(mat_dir, iterations: int, workdir) -> dict:
+    """The authors' protocol in a fresh interpreter; its record with ``wall_s`` measured from outside (by
+    pytest-benchmark, in ``workdir``: the session's configuration file)."""
+    timed = time_once({"authors' script": lambda: subprocess.run(
+        [sys.executable, "-m", "otfs_workflow.benchmark.authors", "--mat-dir", str(mat_dir), "--iterations",
+         str(int(iterations))], capture_output=True, text=True, check=False, env=_authors_env())},
+        workdir=workdir)["authors' script"]
+    done, wall = timed["output"], timed["seconds"]
     if done.returncode != 0:
         raise RuntimeError(f"the authors' protocol failed: {done.stderr.strip()[-2000:]}")
     import json

@@ -4,7 +4,8 @@
 :func:`otfs_workflow.benchmark.end_to_end.copy_workflow`), then runs each target of
 ``targets`` in order in that one folder, so a later target finds the
 caches, features and results the earlier ones built (``leaderboard`` after
-``available`` is "from a warm cache"). For each it records the wall time,
+``available`` is "from a warm cache"). For each it records the wall time (timed once by
+pytest-benchmark: :func:`otfs_workflow.benchmark.timing.time_once`),
 the number of jobs and their summed wall time, the largest peak memory of a
 job, and the job time per stage (from the rules' benchmark files:
 :func:`otfs_workflow.benchmark.profile.collect_benchmarks`, grouped by stage with
@@ -28,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from otfs_workflow.benchmark.end_to_end import copy_workflow, job_times, overhead_figures, prepare_workdir
+from otfs_workflow.benchmark.timing import time_once
 from otfs_workflow.io import write_csv
 
 __all__ = ["STAGES", "STAGE_PREFIXES", "overhead_figures", "plot_stages", "run", "stage_of", "stage_table", "target_name"]
@@ -146,16 +148,19 @@ def run(repo, workdir, targets, cores: int = 2, env=None, log=print) -> tuple[pd
         times_file = workdir / f"job-times-{target}.tsv"
         times_file.unlink(missing_ok=True)
         (workdir / "logs" / "run_summary.json").unlink(missing_ok=True)  # the previous target's
-        start = time.perf_counter()
-        with open(workdir / f"snakemake-{target}.log", "w") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile",
-                                     str(workdir / "Snakefile"), "--cores", str(cores), *names],
-                                    env={**env, JOB_TIMES_ENV: str(times_file)}, cwd=workdir,
-                                    stdout=out, stderr=subprocess.STDOUT)
-            own_cpu = _own_cpu_until_exit(proc)
-        wall = time.perf_counter() - start
-        if proc.returncode:
-            raise subprocess.CalledProcessError(proc.returncode, proc.args)
+        def snakemake(names=names, target=target, times_file=times_file):
+            with open(workdir / f"snakemake-{target}.log", "w") as out:
+                proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--directory", str(workdir),
+                                         "--snakefile", str(workdir / "Snakefile"), "--cores", str(cores), *names],
+                                        env={**env, JOB_TIMES_ENV: str(times_file)}, cwd=workdir,
+                                        stdout=out, stderr=subprocess.STDOUT)
+                own_cpu = _own_cpu_until_exit(proc)
+            if proc.returncode:
+                raise subprocess.CalledProcessError(proc.returncode, proc.args)
+            return own_cpu
+
+        timed = time_once({target: snakemake}, workdir=workdir / "timing")[target]
+        own_cpu, wall = timed["output"], timed["seconds"]
         jobs = _jobs(workdir / "logs" / "benchmarks")
         jobs = jobs[~jobs["file"].isin(seen)]  # the jobs this target ran (earlier targets' files stay)
         seen |= set(jobs["file"])

@@ -1,4 +1,4 @@
-"""Timing of the benchmark cases by pytest-benchmark.
+"""Timing by pytest-benchmark: the benchmark cases, and the runs timed once.
 
 :func:`time_cases` runs one pytest session in this process, with this file as its only
 test module: one test per (case, implementation), parametrized by :class:`CasePlugin`.
@@ -15,6 +15,11 @@ Each test
 
 pytest-benchmark writes its own JSON (``--benchmark-json``), which its
 ``pytest-benchmark compare`` reads; :func:`time_cases` returns the table's rows.
+
+:func:`time_once` times runs of minutes that change what they run on (a pipeline
+built from nothing, the authors' script, Table 3 at d = 4,096) the same way, each
+over one round without a warm-up (:class:`OncePlugin`): a second round would time
+another thing (a pipeline with nothing left to do).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["CasePlugin", "time_cases"]
+__all__ = ["CasePlugin", "OncePlugin", "time_cases", "time_once"]
 
 
 def _traced_call(f, data):
@@ -65,17 +70,17 @@ class CasePlugin:
         self.measured = {}  # (case, implementation) -> dict
 
     @pytest.fixture
-    def otfs_cases(self):
+    def timing_plugin(self):
         return self
 
     def pytest_generate_tests(self, metafunc):
-        if "case_implementation" in metafunc.fixturenames:
+        if "timed_item" in metafunc.fixturenames:
             pairs = [(i, name) for i, case in enumerate(self.cases)
                      for name, f in case.implementations.items() if f is not None]
-            metafunc.parametrize("case_implementation", pairs,
-                                 ids=[f"{self.cases[i].name}-{name}" for i, name in pairs])
+            metafunc.parametrize("timed_item", pairs, ids=[f"{self.cases[i].name}-{name}" for i, name in pairs])
 
-    def run(self, benchmark, index, name):
+    def run(self, benchmark, item):
+        index, name = item
         case = self.cases[index]
         if index not in self.data:
             self.data = {index: case.setup()}  # one case's data in memory at a time
@@ -101,8 +106,60 @@ class CasePlugin:
                                           "peak_mb": peak}
 
 
-def test_implementation(benchmark, case_implementation, otfs_cases):
-    otfs_cases.run(benchmark, *case_implementation)
+class OncePlugin:
+    """The pytest plug-in of a session that times each of ``runs`` (``{name: f}``, ``f()`` returning the run's
+    output) over one round, in their order; ``measured`` gets ``{name: {"output", "seconds"}}``, ``error`` the
+    exception a run raised."""
+
+    def __init__(self, runs):
+        self.runs = dict(runs)
+        self.measured = {}
+        self.error = None
+
+    @pytest.fixture
+    def timing_plugin(self):
+        return self
+
+    def pytest_generate_tests(self, metafunc):
+        if "timed_item" in metafunc.fixturenames:
+            metafunc.parametrize("timed_item", list(self.runs), ids=list(self.runs))
+
+    def run(self, benchmark, name):
+        benchmark.group = name
+        try:
+            out = benchmark.pedantic(self.runs[name], rounds=1, iterations=1, warmup_rounds=0)
+        except BaseException as exc:
+            self.error = exc
+            raise
+        self.measured[name] = {"output": out, "seconds": benchmark.stats.stats.median}
+
+
+def test_implementation(benchmark, timed_item, timing_plugin):
+    timing_plugin.run(benchmark, timed_item)
+
+
+def _session(plugin, json_path, workdir) -> int:
+    """pytest's status after a session of this module's test, parametrized by ``plugin``."""
+    if importlib.util.find_spec("pytest_benchmark") is None:
+        raise ImportError("the benchmarks time with pytest-benchmark, which is not installed: "
+                          "pip install pytest-benchmark (make setup installs it)")
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    ini = workdir / "pytest.ini"
+    ini.write_text("[pytest]\n")  # the session reads none of the repository's settings
+    args = [__file__, "-c", str(ini), "--rootdir", str(workdir), "--confcutdir", str(Path(__file__).parent),
+            "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "-s", "--benchmark-columns=min,median,max,rounds",
+            "--benchmark-sort=name", "--benchmark-group-by=group"]
+    if json_path is not None:
+        args.append(f"--benchmark-json={json_path}")
+    # pytest-benchmark times nothing inside a pytest-xdist worker (it reads this variable); a
+    # session started from one (the suite's own tests) is a session of its own
+    worker = os.environ.pop("PYTEST_XDIST_WORKER", None)
+    try:
+        return int(pytest.main(args, plugins=[plugin]))
+    finally:
+        if worker is not None:
+            os.environ["PYTEST_XDIST_WORKER"] = worker
 
 
 def time_cases(cases, *, repeats=None, max_seconds=20.0, json_path=None, workdir) -> dict:
@@ -113,30 +170,30 @@ def time_cases(cases, *, repeats=None, max_seconds=20.0, json_path=None, workdir
     (empty) configuration file; ``json_path``, where given, gets pytest-benchmark's JSON.
     Raises RuntimeError naming the implementations that were not measured.
     """
-    if importlib.util.find_spec("pytest_benchmark") is None:
-        raise ImportError("the benchmark suite times with pytest-benchmark, which is not installed: "
-                          "pip install pytest-benchmark (make setup installs it)")
-    workdir = Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
-    ini = workdir / "pytest.ini"
-    ini.write_text("[pytest]\n")  # the session reads none of the repository's settings
     plugin = CasePlugin(cases, repeats=repeats, max_seconds=max_seconds)
-    args = [__file__, "-c", str(ini), "--rootdir", str(workdir), "--confcutdir", str(Path(__file__).parent),
-            "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--benchmark-columns=min,median,max,rounds",
-            "--benchmark-sort=name", "--benchmark-group-by=group"]
-    if json_path is not None:
-        args.append(f"--benchmark-json={json_path}")
-    # pytest-benchmark times nothing inside a pytest-xdist worker (it reads this variable); a
-    # session started from one (the suite's own tests) is a session of its own
-    worker = os.environ.pop("PYTEST_XDIST_WORKER", None)
-    try:
-        status = pytest.main(args, plugins=[plugin])
-    finally:
-        if worker is not None:
-            os.environ["PYTEST_XDIST_WORKER"] = worker
+    status = _session(plugin, json_path, workdir)
     missing = [f"{c.name} ({n})" for c in plugin.cases for n, f in c.implementations.items()
                if f is not None and (c.name, n) not in plugin.measured]
     if status != 0 or missing:
-        raise RuntimeError(f"the benchmark session ended with status {int(status)}; not measured: "
+        raise RuntimeError(f"the benchmark session ended with status {status}; not measured: "
+                           + (", ".join(missing) or "none"))
+    return plugin.measured
+
+
+def time_once(runs, *, workdir, json_path=None) -> dict:
+    """Time each of ``runs`` (``{name: f}``) once, in order, by pytest-benchmark; return
+    ``{name: {"output": f(), "seconds": its time}}``.
+
+    ``workdir`` holds the session's (empty) configuration file; ``json_path``, where given, gets
+    pytest-benchmark's JSON. The exception a run raises is raised again, as it was; a run not measured
+    otherwise is a RuntimeError naming it.
+    """
+    plugin = OncePlugin(runs)
+    status = _session(plugin, json_path, workdir)
+    if plugin.error is not None:
+        raise plugin.error
+    missing = [name for name in plugin.runs if name not in plugin.measured]
+    if status != 0 or missing:
+        raise RuntimeError(f"the timing session ended with status {status}; not measured: "
                            + (", ".join(missing) or "none"))
     return plugin.measured
