@@ -251,7 +251,7 @@ def test_the_documented_split_of_the_pairs_is_the_shipped_one():
     documented = yaml.safe_load(docs_block("data-families.md", "shift:", "yaml"))["shift"]["rankers_per_job"]
     schema = load_yaml(experiment_schemas(REPO / "workflow" / "schemas" / "experiments")["shift"])
     default = schema["properties"]["rankers_per_job"]["default"]
-    assert documented == default and default["amazon5000"] == 5
+    assert documented == default and default["amazon5000"] == 2
     # the pairs of WiFi, landmine and 20 Newsgroups in two jobs of 7 of the 14 rankers
     assert {fs: n for fs, n in default.items() if fs != "amazon5000"} == {
         fs: 7 for fs in ("wifi_t1t2", "wifi_t1t3", "wifi_t2t3", "landmine", "news_comp_rec", "news_comp_sci",

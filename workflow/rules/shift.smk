@@ -77,7 +77,8 @@ for _rule, _job in FAMILY_PAIR_RULES.items():
         # 22 s (heart disease) to 565 s on average, 642 s at most (Amazon reviews, 5,000
         # words), 1,283 MB; the requests are 3x and 1.5x (docs/cluster.md). An Amazon 5,000
         # pair alone on one core (2026-12-04): 219 s in one job; 77, 77 and 82 s in three
-        # (rankers_per_job 5), 1,341 MB at most (the share with hsic-lasso). Alone on one core
+        # (rankers_per_job 5), 1,341 MB at most (the share with hsic-lasso); 38, 36, 33, 43,
+        # 32, 56 and 33 s in seven (rankers_per_job 2, 2026-12-06). Alone on one core
         # (2026-12-06), rankers_per_job 7: WiFi t1-t3 (with OT3) 87 s in one job, 45 and 48 s
         # in two; 20 Newsgroups comp-rec 29 and 38 s in two.
         resources:
