@@ -71,7 +71,8 @@ rule recommend_task:
     conda:
         "../../envs/otfs.yaml"
     threads: 1
-    # Every menu policy's pick on each of the task's runs, its data profile and its row-order check.
+    # Every menu policy's pick on each of the task's runs, its data profile and its row-order check:
+    # 4.2 s for Amazon 5,000 books-dvd (d = 5,000) beside another job on 2 cores (2026-12-06).
     resources:
         mem_mb=2048,
         runtime=10,
@@ -133,8 +134,9 @@ rule recommend_evaluation:
     conda:
         "../../envs/otfs.yaml"
     threads: 1
-    # Not yet measured on the full benchmark as a gather of the task summaries (the whole evaluation
-    # in one job, the policies' picks included, took 107 s for 82 tasks on 2026-12-03).
+    # On 84 task summaries of the shipped plan's tasks, cloned from a real one with both adapters on
+    # every task, in one process on one core (2026-12-06): 14.2 s, 294 MB at most (the whole
+    # evaluation in one job, the policies' picks included, took 107 s for 82 tasks on 2026-12-03).
     resources:
         mem_mb=2048,
         runtime=10,
