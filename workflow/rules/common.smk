@@ -1,5 +1,6 @@
 # Shared set-up: the library on the path, config validation, helpers.
 import atexit
+import copy
 import functools
 import os
 import re
@@ -108,9 +109,10 @@ def _validated():
 
 # The configuration, checked by Snakemake's `validate` with the schema's defaults filled, and
 # cross-checked (otfs_workflow.config.validate_config); kept for the next parse of the same one.
+# A copy: what the parse changes in config (paths made relative below) stays out of the kept answer.
 _checked = plan_answer("validate_config", config, _validated)
 config.clear()
-config.update(_checked)
+config.update(copy.deepcopy(_checked))
 
 
 def repo_file(*parts):
