@@ -300,6 +300,14 @@ def test_the_shift_section_is_checked_against_its_schema(config):
     config["shift"] = {"family": {"wine": ["wine"]}}
     with pytest.raises(ConfigError, match=r"unknown key 'shift.family' \(did you mean 'families'\?\)"):
         validate_config(config, SCHEMA)
+    # a regression family's dataset is a configured one, and its name no classification family's
+    corn = {"dataset": "corn-nir", "file": "corn-nir/cornData.mat", "responses": ["oil"]}
+    config["shift"] = {"regression": {"corn": {**corn, "dataset": "corn"}}}
+    with pytest.raises(ConfigError, match=r"config: shift.regression.corn.dataset: unknown dataset 'corn'; configured"):
+        validate_config(copy.deepcopy(config), SCHEMA)
+    config["shift"] = {"regression": {"wine": corn}, "families": {"wine": ["wine"]}}
+    with pytest.raises(ConfigError, match=r"config: shift.regression.wine: also a classification family"):
+        validate_config(copy.deepcopy(config), SCHEMA)
 
 
 def test_a_name_yaml_reads_as_a_boolean_is_named_with_its_key(config, tmp_path):

@@ -21,17 +21,9 @@ FAMILY_PAIR_RULES = P.family_pair_rules(
 )
 
 
+# A regression family's dataset is configured, and its name is not a classification family's:
+# otfs_workflow.config.validate_config checks it.
 SHIFT_REGRESSION = SHIFT_CONFIG.get("regression", {})
-for _family, _cfg in SHIFT_REGRESSION.items():
-    if _cfg["dataset"] not in config["datasets"]:
-        raise WorkflowError(
-            f"shift.regression.{_family}.dataset: unknown dataset {_cfg['dataset']!r}; "
-            f"configured: {sorted(config['datasets'])}"
-        )
-    if _family in SHIFT_CONFIG["families"]:
-        raise WorkflowError(
-            f"shift.regression.{_family}: also a classification family (shift.families)"
-        )
 
 
 def regression_file(family):

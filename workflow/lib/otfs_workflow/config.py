@@ -299,6 +299,12 @@ def validate_config(config: dict, schema_path: str | os.PathLike, source: str = 
     if "shift" in config and config["shift"].get("grid", "families") not in config["grids"]:
         problems.append(f"{source}: shift.grid: unknown grid {config['shift'].get('grid', 'families')!r}; grids: "
                         f"{sorted(config['grids'])}")
+    for family, cfg in ((config.get("shift") or {}).get("regression") or {}).items():
+        if cfg["dataset"] not in datasets:
+            problems.append(f"{source}: shift.regression.{family}.dataset: unknown dataset {cfg['dataset']!r}; "
+                            f"configured: {sorted(datasets)}")
+        if family in (config.get("shift") or {}).get("families", {}):
+            problems.append(f"{source}: shift.regression.{family}: also a classification family (shift.families)")
     if "shift_recovery" in config:
         from otfs.datasets import get_reader
 
