@@ -278,3 +278,41 @@ def test_rankers_per_job_names_a_configured_feature_set():
         validated({**config, "shift": {"rankers_per_job": {"amazon500": 2}}})
     with pytest.raises(ConfigError, match=r"shift\.rankers_per_job\.amazon5000: 0 is less than the minimum of 1"):
         validated({**config, "shift": {"rankers_per_job": {"amazon5000": 0}}})
+
+
+def test_the_data_families_inputs_and_targets(shipped, tmp_path, monkeypatch):
+    # every family's domains present (a stand-in for the files), the regression family's file not yet
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OTFS_SHIFT_MIRROR", raising=False)
+    plan = Plan(shipped)
+    monkeypatch.setattr(plan, "local_domains", lambda fs: list(plan.fs_domains(fs)))
+    families, board, ms = shipped["shift"]["families"], shipped["leaderboard"], shipped["model_selection"]
+    assert plan.shift_families() == list(families) and plan.shift_feature_sets("wifi") == families["wifi"]
+    pairs = plan.fs_pairs("wine")
+    assert plan.shift_inputs("rankings", "wine") == [f"results/runs/wine/ranking/{r}/{p}.json"
+                                                     for r in board["rankers"] for p in pairs]
+    assert plan.shift_inputs("k_selection", "wine") == [
+        f"results/runs/wine/model_selection/{r}/{ms['grid']}/{p}.tsv" for r in ms["rankers"] for p in pairs]
+    assert sorted(pairs) == ["red-white", "white-red"]
+    aggregates = plan.shift_inputs("aggregates", "amazon400")
+    adapters = plan.applicable_adapters("amazon400", board["adapters"])
+    assert len(aggregates) == len(board["rankers"]) * len(adapters) and len(adapters) < len(board["adapters"])
+    assert aggregates[0] == f"results/aggregate/amazon400/all/{board['rankers'][0]}/{adapters[0]}/families/long.tsv"
+    with pytest.raises(ValueError, match="unknown kind of a family's inputs 'curves'"):
+        plan.shift_inputs("curves", "wine")
+    verdict = "results/leaderboard/verdict.md"
+    assert plan.regression_families() == [] and plan.shift_available_targets()[-1] == verdict
+    assert plan.shift_verdict_inputs("k_selection") == [f"results/shift/{f}/k_selection/choices.parquet"
+                                                        for f in families]
+    # the corn spectra acquired: the regression family joins the verdict's inputs and the targets
+    corn = tmp_path / plan.regression_file("corn")
+    corn.parent.mkdir(parents=True)
+    corn.write_bytes(b"")
+    responses = shipped["shift"]["regression"]["corn"]["responses"]
+    assert Plan(shipped).regression_families() == ["corn"]
+    assert plan.regression_outputs("corn") == [f"results/shift/corn/{r}/results_long.parquet" for r in responses]
+    assert plan.shift_verdict_inputs("leaderboard")[-len(responses):] == plan.regression_outputs("corn")
+    # no family with data and no regression file: nothing to build, not even the verdict
+    corn.unlink()
+    monkeypatch.setattr(plan, "local_domains", lambda fs: [])
+    assert plan.shift_families() == [] and plan.shift_available_targets() == []

@@ -50,6 +50,7 @@ from otfs_workflow.protocol import (
 )  # noqa: E402
 from otfs_workflow.plan import (
     OT_RANKER_SETTINGS,
+    SHIFT_OUT,
     SOURCE_KEYS,
     CodeInputs,
     Plan,
@@ -60,7 +61,6 @@ from otfs_workflow.plan import (
     rule_name_part,
 )  # noqa: E402
 from otfs_workflow.provenance import package_versions  # noqa: E402
-from otfs_workflow.stages.acquisition import sources_for  # noqa: E402
 from otfs_workflow.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
 from otfs_workflow.snakemake_scheduler import apply_patches  # noqa: E402
 

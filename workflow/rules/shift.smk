@@ -152,8 +152,8 @@ if FAMILY_ADAPTERS:
 
 rule make_shift_family:
     input:
-        aggregates=shift_aggregates,
-        rankings=shift_rankings,
+        aggregates=lambda w: P.shift_inputs("aggregates", w.family),
+        rankings=lambda w: P.shift_inputs("rankings", w.family),
         recovery="results/shift_recovery/runs.csv",
         code=script_code("leaderboard.py"),
     output:
@@ -207,7 +207,7 @@ rule make_shift_family:
 
 rule make_shift_k_selection:
     input:
-        tables=shift_k_selection_tables,
+        tables=lambda w: P.shift_inputs("k_selection", w.family),
         code=script_code("model_selection.py"),
     output:
         choices=f"{SHIFT_OUT}/{{family}}/k_selection/choices.parquet",
@@ -292,8 +292,8 @@ rule make_shift_regression:
 
 rule make_shift_verdict:
     input:
-        leaderboards=shift_verdict_inputs("leaderboard"),
-        k_selection=shift_verdict_inputs("k_selection"),
+        leaderboards=lambda w: shift_verdict_inputs("leaderboard"),
+        k_selection=lambda w: shift_verdict_inputs("k_selection"),
         recommend=f"{RECOMMEND_OUT}/tasks.csv",
         code=script_code("verdict.py"),
     output:

@@ -97,6 +97,10 @@ class PairRule:
     feature_sets: list[str] = field(default_factory=list)
 
 
+#: The data families' results (workflow/rules/shift.smk).
+SHIFT_OUT = "results/shift"
+
+
 class Plan:
     """The plan of one parse of the workflow.
 
@@ -488,6 +492,75 @@ class Plan:
         scope = self.scope_for(target_set, feature_set)
         return f"results/aggregate/{feature_set}/{scope}/{ranker or self.main_ranker}/{adapter}/{grid}"
 
+
+    # --- the data families (config `shift`; workflow/rules/shift.smk) ------------------------------------
+    def shift_feature_sets(self, family: str) -> list[str]:
+        """The feature sets of ``family`` that have data for a pair (the `available` scope)."""
+        return self.target_feature_sets("available", self.config["shift"]["families"][family])
+
+    def shift_families(self) -> list[str]:
+        """The families with data for at least one pair: what `shift` and `available` build."""
+        return [f for f in self.config["shift"]["families"] if self.shift_feature_sets(f)]
+
+    def shift_inputs(self, kind: str, family: str) -> list[str]:
+        """A family's inputs: its leaderboard aggregates (``kind`` "aggregates"), its rankings ("rankings") or its
+        choice of k's per-pair tables ("k_selection", config `model_selection`)."""
+        board, ms = self.config["leaderboard"], self.config["model_selection"]
+        fss = self.shift_feature_sets(family)
+        if kind == "aggregates":
+            grid = self.config["shift"]["grid"]
+            return [f"{self.agg('available', fs, ranker=r, adapter=a, grid=grid)}/long.tsv" for fs in fss
+                    for r in board["rankers"] for a in self.applicable_adapters(fs, board["adapters"])]
+        pairs = {fs: self.scope_pairs(fs, self.scope_for("available", fs)) for fs in fss}
+        if kind == "rankings":
+            return [f"results/runs/{fs}/ranking/{r}/{p}.json" for fs in fss for r in board["rankers"]
+                    for p in pairs[fs]]
+        if kind == "k_selection":
+            return [f"results/runs/{fs}/model_selection/{r}/{ms['grid']}/{p}.tsv" for fs in fss
+                    for r in ms["rankers"] for p in pairs[fs]]
+        raise ValueError(f"unknown kind of a family's inputs {kind!r}")
+
+    def regression_file(self, family: str) -> str:
+        """Where the pipeline acquires a regression family's file."""
+        cfg = self.config["shift"]["regression"][family]
+        return f"data/raw/{cfg['dataset']}/{cfg['file']}"
+
+    def regression_families(self) -> list[str]:
+        """The regression families whose file is acquired or in a searched folder (local folder, mirrors)."""
+        from otfs_workflow.stages.acquisition import sources_for
+
+        def present(family):
+            cfg = self.config["shift"]["regression"][family]
+            folders = [f for _, f in sources_for(cfg["dataset"], self.config["datasets"][cfg["dataset"]],
+                                                 None).folders()]
+            return Path(self.regression_file(family)).is_file() or any((f / cfg["file"]).is_file()
+                                                                      for f in folders)
+
+        return [f for f in self.config["shift"]["regression"] if present(f)]
+
+    def regression_outputs(self, family: str) -> list[str]:
+        return [f"{SHIFT_OUT}/{family}/{r}/results_long.parquet"
+                for r in self.config["shift"]["regression"][family]["responses"]]
+
+    def shift_verdict_inputs(self, kind: str) -> list[str]:
+        """Every family's leaderboard Parquet (``kind`` "leaderboard", the regression families' too) or its
+        choice of k's choices ("k_selection")."""
+        if kind == "leaderboard":
+            return ([f"{SHIFT_OUT}/{f}/results_long.parquet" for f in self.shift_families()]
+                    + [p for f in self.regression_families() for p in self.regression_outputs(f)])
+        return [f"{SHIFT_OUT}/{f}/k_selection/choices.parquet" for f in self.shift_families()]
+
+    @staticmethod
+    def shift_targets(families) -> list[str]:
+        return [f"{SHIFT_OUT}/{f}/{name}" for f in families
+                for name in ("table.csv", "ranks.csv", "versus.csv", "k_selection/table.csv")]
+
+    def shift_available_targets(self) -> list[str]:
+        """What `available` and `shift` build: every family with data, and the verdict over them (none without)."""
+        families = self.shift_families()
+        regression = [p for f in self.regression_families() for p in self.regression_outputs(f)]
+        verdict = ["results/leaderboard/verdict.md"] if families or regression else []
+        return self.shift_targets(families) + regression + verdict
 
     # --- a user's own tables -------------------------------------------------------------------------------
     def user_table_findings(self, inspect_folder) -> tuple[list[str], list[tuple[str, str]]]:
