@@ -316,3 +316,47 @@ def test_the_data_families_inputs_and_targets(shipped, tmp_path, monkeypatch):
     corn.unlink()
     monkeypatch.setattr(plan, "local_domains", lambda fs: [])
     assert plan.shift_families() == [] and plan.shift_available_targets() == []
+
+
+def test_the_leaderboards_choice_of_ks_and_recommendations_inputs(shipped, monkeypatch):
+    plan = Plan(shipped)
+    monkeypatch.setattr(plan, "local_domains", lambda fs: list(plan.fs_domains(fs)))
+    board, ms, rec = shipped["leaderboard"], shipped["model_selection"], shipped["recommend"]
+    assert plan.available_pairs("surf") == plan.fs_pairs("surf") and len(plan.fs_pairs("surf")) == 12
+    assert plan.leaderboard_feature_sets() == board["feature_sets"]
+    rankings = plan.leaderboard_inputs("rankings")
+    assert len(rankings) == sum(len(plan.fs_pairs(fs)) for fs in board["feature_sets"]) * len(board["rankers"])
+    assert len(plan.leaderboard_inputs("aggregates")) == len(board["feature_sets"]) * len(board["rankers"]) * len(
+        board["adapters"])
+    with pytest.raises(ValueError, match="unknown kind of the leaderboard's inputs"):
+        plan.leaderboard_inputs("curves")
+    tables = plan.model_selection_pair_tables()
+    assert tables[0] == f"results/runs/{ms['feature_sets'][0]}/model_selection/{ms['rankers'][0]}/{ms['grid']}/" \
+                        f"{plan.fs_pairs(ms['feature_sets'][0])[0]}.tsv"
+    # the recommendation: its rankers and scorers by default those of the choice of k
+    assert rec["rankers"] is None and plan.recommend_rankers == ms["rankers"]
+    params = plan.recommend_selector_params()
+    assert params["scorers"] == plan.k_rules_of_kind("scorer") and "IW" in params["scorers"]
+    assert "shift-test" in plan.k_rules_of_kind("data") and "shift-test" not in params["scorers"]
+    assert params["n_features_grid"] == list(shipped["grids"][ms["grid"]]["feature_counts"])
+    families = plan.recommend_evaluation_families()
+    assert families["surf"] == "surf" and families["wifi_t1t3"] == "wifi" and families["news_rec_sci"] == "news"
+    assert len(plan.recommend_task_summaries()) == sum(len(plan.fs_pairs(fs)) for fs in families)
+    assert plan.recommend_task_tables("wine", "red-white") == [
+        f"results/runs/wine/model_selection/{r}/{ms['grid']}/red-white.tsv" for r in ms["rankers"]]
+    assert plan.recommend_evaluation_ready()
+    assert plan.recommend_pair_outputs("md")[0].startswith(f"results/recommend/{ms['feature_sets'][0]}/")
+    # fewer than three families with data: no evaluation
+    monkeypatch.setattr(plan, "local_domains", lambda fs: list(plan.fs_domains(fs)) if fs in ("wine", "heart") else [])
+    assert set(plan.recommend_evaluation_families().values()) == {"wine", "heart"}
+    assert not plan.recommend_evaluation_ready()
+
+
+def test_the_points_of_all_features_where_the_grid_has_d(shipped, in_repo):
+    plan = Plan(shipped)
+    grids = shipped["grids"]
+    assert "d" in grids["leaderboard"]["feature_counts"] and plan.grid_reads_d("surf", "leaderboard")
+    assert plan.all_features_ends("surf", "leaderboard", ["amazon-dslr"]) == [
+        "results/runs/surf/all_features/leaderboard/amazon-dslr.json"]
+    halves = Plan({**shipped, "grids": {**grids, "leaderboard": {**grids["leaderboard"], "feature_counts": ["d/4", "d/2"]}}})
+    assert not halves.grid_reads_d("surf", "leaderboard") and halves.all_features_ends("surf", "leaderboard", ["x"]) == []

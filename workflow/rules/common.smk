@@ -50,6 +50,7 @@ from otfs_workflow.protocol import (
 )  # noqa: E402
 from otfs_workflow.plan import (
     OT_RANKER_SETTINGS,
+    RECOMMEND_OUT,
     SHIFT_OUT,
     SOURCE_KEYS,
     CodeInputs,

@@ -199,8 +199,8 @@ localrules:
 
 rule make_leaderboard:
     input:
-        aggregates=leaderboard_aggregates,
-        rankings=leaderboard_rankings,
+        aggregates=lambda w: P.leaderboard_inputs("aggregates"),
+        rankings=lambda w: P.leaderboard_inputs("rankings"),
         recovery="results/shift_recovery/runs.csv",
         code=script_code("leaderboard.py"),
     output:

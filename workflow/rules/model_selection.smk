@@ -127,7 +127,7 @@ for _fs in batched_feature_sets("model_selection"):
 
 rule make_model_selection:
     input:
-        tables=model_selection_pair_tables,
+        tables=lambda w: P.model_selection_pair_tables(),
         code=script_code("model_selection.py"),
     output:
         choices=f"{MODEL_SELECTION_OUT}/choices.parquet",

@@ -56,7 +56,7 @@ rule recommend_pair:
 
 rule recommend_task:
     input:
-        tables=recommend_task_tables,
+        tables=lambda w: P.recommend_task_tables(w.feature_set, w.pair),
         caches=pair_caches,
         code=script_code("recommend_task.py"),
     output:
@@ -93,7 +93,7 @@ rule recommend_task:
 
 rule recommend_evaluation:
     input:
-        summaries=recommend_task_summaries,
+        summaries=lambda w: P.recommend_task_summaries(),
         code=script_code("recommend_evaluation.py"),
     output:
         csv=report(

@@ -99,6 +99,8 @@ class PairRule:
 
 #: The data families' results (workflow/rules/shift.smk).
 SHIFT_OUT = "results/shift"
+#: The label-free recommendation's results (workflow/rules/recommend.smk).
+RECOMMEND_OUT = "results/recommend"
 
 
 class Plan:
@@ -492,6 +494,125 @@ class Plan:
         scope = self.scope_for(target_set, feature_set)
         return f"results/aggregate/{feature_set}/{scope}/{ranker or self.main_ranker}/{adapter}/{grid}"
 
+
+    def available_pairs(self, feature_set: str) -> list[str]:
+        """The configured pairs of ``feature_set`` whose domains have data (the `available` scope)."""
+        return self.scope_pairs(feature_set, self.scope_for("available", feature_set))
+
+    def grid_reads_d(self, feature_set: str, grid: str) -> bool:
+        """Whether ``grid``'s numbers of features include all d of ``feature_set``."""
+        from otfs_workflow.protocol import resolve_feature_counts
+
+        d = self.fs_n_features(feature_set)
+        return d in resolve_feature_counts(self.grid_config(grid)["feature_counts"], d)
+
+    def all_features_ends(self, feature_set: str, grid: str, pairs) -> list[str]:
+        """The points of all features of ``pairs`` (rule classify_leaderboard_all_features), where ``grid`` has
+        d (else none)."""
+        if not self.grid_reads_d(feature_set, grid):
+            return []
+        return [f"results/runs/{feature_set}/all_features/{grid}/{p}.json" for p in pairs]
+
+    # --- the leaderboard and the label-free choice of k (workflow/rules/leaderboard.smk, model_selection.smk)
+    def leaderboard_feature_sets(self) -> list[str]:
+        """The leaderboard's feature sets that have data for a pair (the `available` scope)."""
+        return self.target_feature_sets("available", self.config["leaderboard"]["feature_sets"])
+
+    def leaderboard_inputs(self, kind: str) -> list[str]:
+        """The leaderboard's aggregates (``kind`` "aggregates") or rankings ("rankings")."""
+        board = self.config["leaderboard"]
+        if kind == "aggregates":
+            return [f"{self.agg('available', fs, ranker=r, adapter=a, grid=board['grid'])}/long.tsv"
+                    for fs in self.leaderboard_feature_sets() for r in board["rankers"] for a in board["adapters"]]
+        if kind == "rankings":
+            return [f"results/runs/{fs}/ranking/{r}/{p}.json" for fs in self.leaderboard_feature_sets()
+                    for r in board["rankers"] for p in self.available_pairs(fs)]
+        raise ValueError(f"unknown kind of the leaderboard's inputs {kind!r}")
+
+    def model_selection_feature_sets(self) -> list[str]:
+        """The feature sets of `model_selection` that have data for a pair (the `available` scope)."""
+        return self.target_feature_sets("available", self.config["model_selection"]["feature_sets"])
+
+    def model_selection_pair_tables(self) -> list[str]:
+        ms = self.config["model_selection"]
+        return [f"results/runs/{fs}/model_selection/{r}/{ms['grid']}/{p}.tsv"
+                for fs in self.model_selection_feature_sets() for r in ms["rankers"] for p in self.available_pairs(fs)]
+
+    def model_selection_job_params(self, grid=None, prefix="") -> dict:
+        """The params of a job that scores the choice of k of one (feature set, ranker, pair) on one grid: the
+        job's {grid} wildcard (rule score_model_selection), or ``grid`` (run_family_pair's, named with
+        ``prefix``)."""
+        ms = self.config["model_selection"]
+
+        def adapters(w):
+            return self.applicable_adapters(w.feature_set, ms["adapters"])
+
+        def of(w):
+            return self.grid_config(w.grid if grid is None else grid)
+
+        return {
+            f"{prefix}adapters": adapters,
+            f"{prefix}adapter_params": lambda w: [self.adapter_params(a) for a in adapters(w)],
+            f"{prefix}rules": ms["rules"],
+            f"{prefix}classifier": ms["classifier"],
+            f"{prefix}second_classifier": ms.get("second_classifier"),
+            f"{prefix}cv": ms["cv"],
+            f"{prefix}feature_counts": lambda w: of(w)["feature_counts"],
+            f"{prefix}iterations": lambda w: of(w).get("iterations"),
+        }
+
+    # --- the label-free recommendation (config `recommend`; workflow/rules/recommend.smk) -------------------
+    @property
+    def recommend_rankers(self) -> list[str]:
+        """The candidate rankers: those whose choice-of-k rows the evaluation reads."""
+        return list(self.config["recommend"]["rankers"] or self.config["model_selection"]["rankers"])
+
+    def k_rules_of_kind(self, kind: str) -> list[str]:
+        """The label-free k rules of `model_selection` of ``kind``: "data" (they read the data, not a scorer's
+        candidates) or "scorer"."""
+        return [n for n in self.config["model_selection"]["rules"] if self.k_selection_kind(n) == kind]
+
+    def recommend_feature_sets(self) -> list[str]:
+        """The feature sets of target `recommend` that have data for a pair (the `available` scope)."""
+        names = self.config["recommend"]["feature_sets"] or self.config["model_selection"]["feature_sets"]
+        return self.target_feature_sets("available", names)
+
+    def recommend_pair_outputs(self, ext: str) -> list[str]:
+        """Every pair's recommendation file of target `recommend`."""
+        return [f"{RECOMMEND_OUT}/{fs}/{p}/recommendation.{ext}" for fs in self.recommend_feature_sets()
+                for p in self.available_pairs(fs)]
+
+    def recommend_evaluation_families(self) -> dict[str, str]:
+        """{feature set: family} of every task the evaluation reads: each feature set of `model_selection` is a
+        family of its own (the images), and the data families' feature sets are theirs."""
+        out = {fs: fs for fs in self.model_selection_feature_sets()}
+        for family in self.shift_families():
+            out.update({fs: family for fs in self.shift_feature_sets(family)})
+        return out
+
+    def recommend_task_summaries(self) -> list[str]:
+        """The summary of every task of the evaluation (rule recommend_task)."""
+        return [f"results/runs/{fs}/recommend/{p}.parquet" for fs in self.recommend_evaluation_families()
+                for p in self.available_pairs(fs)]
+
+    def recommend_task_tables(self, feature_set: str, pair: str) -> list[str]:
+        """The choice of k's tables of every candidate ranker on the task (``feature_set``, ``pair``)."""
+        grid = self.config["model_selection"]["grid"]
+        return [f"results/runs/{feature_set}/model_selection/{r}/{grid}/{pair}.tsv" for r in self.recommend_rankers]
+
+    def recommend_evaluation_ready(self) -> bool:
+        """Whether the evaluation has what it needs: the choice of k's rows of three families or more (a nested
+        leave one family out). A configuration of a user's own data alone has none of the benchmark's."""
+        families = self.recommend_evaluation_families()
+        return len({families[fs] for fs in families if self.available_pairs(fs)}) >= 3
+
+    def recommend_selector_params(self) -> dict:
+        """The library selector's parameters of a per-pair recommendation (otfs.k_selection._label_free)."""
+        ms, rec = self.config["model_selection"], self.config["recommend"]
+        return {"rankers": self.recommend_rankers, "adapter": rec["adapter"],
+                "n_features_grid": list(self.grid_config(ms["grid"])["feature_counts"]), "policy": rec["policy"],
+                "classifier": ms["classifier"], "n_splits": ms["cv"]["n_splits"], "test_size": ms["cv"]["test_size"],
+                "scorers": self.k_rules_of_kind("scorer")}
 
     # --- the data families (config `shift`; workflow/rules/shift.smk) ------------------------------------
     def shift_feature_sets(self, family: str) -> list[str]:
