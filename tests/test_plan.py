@@ -360,3 +360,27 @@ def test_the_points_of_all_features_where_the_grid_has_d(shipped, in_repo):
         "results/runs/surf/all_features/leaderboard/amazon-dslr.json"]
     halves = Plan({**shipped, "grids": {**grids, "leaderboard": {**grids["leaderboard"], "feature_counts": ["d/4", "d/2"]}}})
     assert not halves.grid_reads_d("surf", "leaderboard") and halves.all_features_ends("surf", "leaderboard", ["x"]) == []
+
+
+def test_the_wda_experiments_inputs_and_parameters(shipped):
+    from otfs_workflow.plan import WDA_EVAL_KEYS
+
+    plan, wda = Plan(shipped), shipped["wda"]
+    assert plan.uci_raw("iris") == [] and plan.uci_raw("usps") == ["data/uci/raw/usps/zip.train.gz",
+                                                                    "data/uci/raw/usps/zip.test.gz"]
+    assert list(plan.wda_eval_cfg()) == list(WDA_EVAL_KEYS) and "figure2" in plan.wda_eval_cfg(("figure2",))
+    variant = next(iter(wda["ablation"]["variants"]))
+    cfg = plan.wda_ablation_cfg(variant)
+    assert list(cfg["ablation"]["variants"]) == [variant] and cfg["methods"] == wda["methods"]
+    runs, notes = plan.wda_ablation_datasets()
+    assert notes == [] and len(plan.wda_ablation_runs()) == sum(len(d) for d in runs.values())
+    assert plan.wda_ablation_table1_runs() == [f"results/wda/runs/{d}/WDA.tsv" for d in wda["ablation"]["datasets"]]
+    fs = wda["office"]["feature_set"]
+    assert len(plan.wda_office_inputs()) == len(wda["office"]["adapters"]) * len(plan.fs_pairs(fs))
+    # a variant whose own data sets are none of the ablation's is left out, with a note naming it
+    ablation = {**wda["ablation"], "variants": {**wda["ablation"]["variants"], "mine": {"datasets": ["isolet"]}}}
+    narrowed = Plan({**shipped, "wda": {**wda, "ablation": ablation, "methods": {"PCA": {}}}})
+    runs, notes = narrowed.wda_ablation_datasets()
+    assert runs["mine"] == [] and notes == [f"wda.ablation.variants.mine: its datasets ['isolet'] are not among "
+                                            f"wda.ablation.datasets {wda['ablation']['datasets']}: left out"]
+    assert narrowed.wda_ablation_table1_runs() == []

@@ -34,7 +34,6 @@ from otfs_workflow.config import (
     validate_config,
 )  # noqa: E402
 from otfs_workflow.data.images import domain_images  # noqa: E402
-from otfs.datasets._uci import raw_files  # noqa: E402
 from otfs_workflow.data.manifest import read_manifest  # noqa: E402
 from otfs.datasets._readers import get_reader, reader_spec  # noqa: E402
 from otfs_workflow.data.inspection import inspect_files  # noqa: E402

@@ -35,7 +35,7 @@ rule acquire_uci:
 
 rule wda_evaluate:
     input:
-        raw=uci_raw,
+        raw=lambda w: P.uci_raw(w.dataset),
         code=script_code("wda.py"),
     output:
         tsv="results/wda/runs/{dataset}/{method}.tsv",
@@ -57,7 +57,7 @@ rule wda_evaluate:
 
 rule wda_ablation_evaluate:
     input:
-        raw=uci_raw,
+        raw=lambda w: P.uci_raw(w.dataset),
         code=script_code("wda.py"),
     output:
         tsv="results/wda/ablation/runs/{dataset}/{variant}.tsv",
@@ -72,14 +72,14 @@ rule wda_ablation_evaluate:
         mem_mb=1024,
         runtime=60,
     params:
-        wda=wda_ablation_cfg,
+        wda=lambda w: P.wda_ablation_cfg(w.variant),
     script:
         "../scripts/wda.py"
 
 
 rule wda_curves:
     input:
-        raw=uci_raw,
+        raw=lambda w: P.uci_raw(w.dataset),
         code=script_code("wda.py"),
     output:
         tsv="results/wda/runs/curves/{dataset}/{method}.tsv",
@@ -133,8 +133,8 @@ rule make_wda_table1:
 
 rule make_wda_ablation:
     input:
-        runs=wda_ablation_runs(),
-        table1_runs=wda_ablation_table1_runs(),
+        runs=P.wda_ablation_runs(),
+        table1_runs=P.wda_ablation_table1_runs(),
         code=script_code("wda_report.py"),
     output:
         csv=report(
@@ -192,7 +192,7 @@ rule plot_wda_figure2:
 
 rule make_wda_office:
     input:
-        runs=wda_office_inputs,
+        runs=lambda w: P.wda_office_inputs(),
         code=script_code("wda_report.py"),
     output:
         csv=report(

@@ -101,6 +101,9 @@ class PairRule:
 SHIFT_OUT = "results/shift"
 #: The label-free recommendation's results (workflow/rules/recommend.smk).
 RECOMMEND_OUT = "results/recommend"
+#: The keys of config `wda` every WDA evaluation job depends on.
+WDA_EVAL_KEYS = ("methods", "splits", "cv_folds", "p_grid", "k_grid", "noise_features", "train_fraction",
+                 "max_train", "max_test", "overrides")
 
 
 class Plan:
@@ -613,6 +616,58 @@ class Plan:
                 "n_features_grid": list(self.grid_config(ms["grid"])["feature_counts"]), "policy": rec["policy"],
                 "classifier": ms["classifier"], "n_splits": ms["cv"]["n_splits"], "test_size": ms["cv"]["test_size"],
                 "scorers": self.k_rules_of_kind("scorer")}
+
+    # --- the WDA paper's experiments (config `wda`; workflow/rules/wda.smk) ---------------------------------
+    @staticmethod
+    def uci_raw(dataset: str) -> list[str]:
+        """Raw files of one UCI data set (none for those scikit-learn ships)."""
+        from otfs.datasets._uci import raw_files
+
+        return [f"data/uci/raw/{p}" for p in raw_files(dataset)]
+
+    def wda_eval_cfg(self, extra=()) -> dict:
+        """The part of config `wda` a job depends on (editing another key reruns nothing)."""
+        return {k: self.config["wda"][k] for k in (*WDA_EVAL_KEYS, *extra)}
+
+    def wda_ablation_cfg(self, variant: str) -> dict:
+        """An ablation job's part of config `wda`: Table 1's protocol keys and its own variant only."""
+        ab = self.config["wda"]["ablation"]
+        return {**self.wda_eval_cfg(), "ablation": {"splits": ab["splits"],
+                                                    "variants": {variant: ab["variants"][variant]}}}
+
+    def wda_ablation_datasets(self) -> tuple[dict[str, list[str]], list[str]]:
+        """Each variant's data sets, and the notes: those of `wda.ablation.datasets`, or the part of them its own
+        `datasets` names. A smaller configuration thus narrows every variant with `ablation.datasets` alone,
+        whatever variants it inherits from config.yaml (Snakemake merges a --configfile into the defaults, key
+        by key). A variant left with none is left out, with a note."""
+        ab = self.config["wda"]["ablation"]
+        runs, notes = {}, []
+        for v, spec in ab["variants"].items():
+            own = spec.get("datasets")
+            runs[v] = [d for d in (own or ab["datasets"]) if d in ab["datasets"]]
+            if not runs[v]:
+                notes.append(f"wda.ablation.variants.{v}: its datasets {own} are not among wda.ablation.datasets "
+                             f"{ab['datasets']}: left out")
+        return runs, notes
+
+    def wda_ablation_runs(self) -> list[str]:
+        """(data set, variant) runs of the WDA ablation (:meth:`wda_ablation_datasets`)."""
+        return [f"results/wda/ablation/runs/{d}/{v}.tsv" for v, datasets in self.wda_ablation_datasets()[0].items()
+                for d in datasets]
+
+    def wda_ablation_table1_runs(self) -> list[str]:
+        """Table 1's WDA runs of the ablation's data sets (their first splits are shown beside the variants)."""
+        wda = self.config["wda"]
+        if "WDA" not in wda["methods"]:
+            return []
+        return [f"results/wda/runs/{d}/WDA.tsv" for d in wda["ablation"]["datasets"] if d in wda["datasets"]]
+
+    def wda_office_inputs(self) -> list[str]:
+        """The Office-Caltech curves WDA's comparison reads (config `wda.office`)."""
+        office = self.config["wda"]["office"]
+        fs = office["feature_set"]
+        return [f"results/runs/{fs}/classification/{self.main_ranker}/{a}/{office['grid']}/{p}.tsv"
+                for a in office["adapters"] for p in self.fs_pairs(fs)]
 
     # --- the data families (config `shift`; workflow/rules/shift.smk) ------------------------------------
     def shift_feature_sets(self, family: str) -> list[str]:
