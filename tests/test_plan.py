@@ -384,3 +384,37 @@ def test_the_wda_experiments_inputs_and_parameters(shipped):
     assert runs["mine"] == [] and notes == [f"wda.ablation.variants.mine: its datasets ['isolet'] are not among "
                                             f"wda.ablation.datasets {wda['ablation']['datasets']}: left out"]
     assert narrowed.wda_ablation_table1_runs() == []
+
+
+def test_what_the_paper_targets_read_and_how_many_iterations_each_ranking_ranks(shipped, monkeypatch):
+    from otfs_workflow.plan import MULTI_FS, PER_FS, TOYS
+
+    plan = Plan(shipped)
+    monkeypatch.setattr(plan, "local_domains", lambda fs: list(plan.fs_domains(fs)))
+    board, ms, n = shipped["leaderboard"], shipped["model_selection"], shipped["protocol"]["iterations"]
+    shift_sets = plan.shift_data_feature_sets()
+    assert {"wine", "amazon5000", "wifi_t1t3"} <= shift_sets and "surf" not in shift_sets
+    # the paper's ranker on every iteration; a shift feature set on the first that its grids read
+    assert plan.ranking_iterations("surf", "ot") == list(range(n))
+    reads = max(shipped["grids"][g]["iterations"] for g in (shipped["shift"]["grid"], ms["grid"]))
+    assert plan.ranking_iterations("wine") == {"ranked": list(range(reads)), "protocol": n}
+    # a ranker only the leaderboard and the choice of k read, on the images: their grids' iterations
+    zoo = next(r for r in board["rankers"] if r not in plan.all_iteration_rankers())
+    assert "surf" in board["feature_sets"] and plan.ranking_iterations("surf", zoo)["ranked"] == list(
+        range(shipped["grids"][board["grid"]]["iterations"]))
+    assert plan.batched_pairs("wine") == [] and plan.batched_pairs("surf") == plan.fs_pairs("surf")
+    batched = plan.pair_batched_rankings()
+    assert zoo in batched["surf"] and "ot" not in batched["surf"] and "wine" not in batched
+    assert plan.model_selection_rankers() == ms["rankers"]
+    # the targets' files
+    assert plan.target_files("paper", "figure5") == ["results/paper/figure5/figure5.pdf",
+                                                     "results/paper/figure5/figure5.png"]
+    assert plan.target_files("available", "table1")[:2] == ["results/available/table1/surf.csv",
+                                                            "results/available/table1/surf.tex"]
+    assert not any(fs in shift_sets for fs in plan.per_fs_sets("available", "table1"))
+    assert len(plan.all_target_files("paper")) == sum(len(plan.target_files("paper", t))
+                                                      for t in [*PER_FS, *MULTI_FS, *TOYS])
+    aggregates = plan.target_aggregates("paper")
+    assert len(aggregates) == len(set(aggregates)) and aggregates[0] == plan.agg(
+        "paper", plan.per_fs_sets("paper", "table1")[0], adapter=shipped["targets"]["table1"]["adapters"][0],
+        grid="table1")

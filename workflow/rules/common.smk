@@ -1,7 +1,6 @@
 # Shared set-up: the library on the path, config validation, helpers.
 import atexit
 import copy
-import functools
 import os
 import re
 import sys
@@ -42,7 +41,6 @@ from otfs_workflow.protocol import (
     DegenerateDomainError,
     check_pair,
     parse_pair,
-    left_out,
     resolve_feature_counts,
     source_per_class,
     usable_counts,

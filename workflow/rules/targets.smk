@@ -3,204 +3,20 @@
 #   results/available/...  the domains whose files are present (`available`)
 
 TARGETS_CONFIG = config["targets"]
-TABLE_EXTS = ["csv", "tex", "md", "comparison.csv"]
-CURVE_EXTS = ["pdf", "png", "csv"]
-TOY_EXTS = ["pdf", "png"]
-PER_FS = {
-    "table1": TABLE_EXTS,
-    "figure1": CURVE_EXTS,
-    "figure2": [*CURVE_EXTS, "comparison.csv"],
-    "table3": TABLE_EXTS,
-    "table5": TABLE_EXTS,
-}
-MULTI_FS = {"table2": TABLE_EXTS, "table6": TABLE_EXTS, "figure7": CURVE_EXTS}
-TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
-
-
-@functools.cache
-def shift_family_feature_sets():
-    """The feature sets of the data families (config `shift.families`)."""
-    return frozenset(
-        fs for names in config["shift"]["families"].values() for fs in names
-    )
-
-
-@functools.cache
-def shift_data_feature_sets():
-    """The feature sets of the shift data (config `shift`): those of a family, and every other one read
-    from a manifest of a family's or a regression's dataset (a family that a smaller configuration
-    leaves out of `shift.families` is not thereby one of the paper's image feature sets).
-    """
-    members = shift_family_feature_sets()
-    manifests = {fs_dataset(fs).get("manifest") for fs in members} | {
-        config["datasets"][c["dataset"]].get("manifest")
-        for c in config["shift"].get("regression", {}).values()
-    }
-    manifests.discard(None)
-    return frozenset(members) | {
-        fs
-        for fs in config["feature_sets"]
-        if fs_dataset(fs).get("manifest") in manifests
-    }
-
-
-@functools.cache
-def _listed_feature_sets():
-    """The feature sets that a section of config lists by name (`targets.*`, `leaderboard`,
-    `model_selection`, the related methods' experiments): their grids may read every iteration.
-    """
-    sections = [*config.values(), *TARGETS_CONFIG.values()]
-    return frozenset(
-        fs
-        for sec in sections
-        if isinstance(sec, dict) and isinstance(sec.get("feature_sets"), list)
-        for fs in sec["feature_sets"]
-    )
-
-
-@functools.cache
-def _all_iteration_rankers():
-    """The rankers that the paper's grids read on every iteration: `ranking.ranker` and the rankers a
-    target of `targets` names (Table 5's sample-selection strategies)."""
-    names = {config["ranking"]["ranker"]}
-    for section in TARGETS_CONFIG.values():
-        if isinstance(section, dict):
-            names.update(section.get("rankers") or [])
-    return frozenset(names)
-
-
-def _first_iterations(reads):
-    """ranked_iterations' form for grids that read the first ``reads`` iterations (None: every one)."""
-    if not reads or None in reads or max(reads) >= len(ITERATIONS):
-        return ITERATIONS
-    return {"ranked": ITERATIONS[: max(reads)], "protocol": len(ITERATIONS)}
-
-
-def ranking_iterations(feature_set, ranker=None):
-    """What rank_features ranks (otfs_workflow.protocol.ranked_iterations): the protocol's iterations, or
-    the first n that every grid reading the ranking reads, with the protocol's count (a reader of more
-    fails, naming the file):
-    - a feature set of the shift data that no other section lists: the grids `shift.grid` and
-      `model_selection.grid`;
-    - a ``ranker`` that no paper target reads (`_all_iteration_rankers`) and that `leaderboard` or
-      `model_selection` lists for this feature set: the grids of the sections that list it (the
-      leaderboard's zoo reads 5 of 19).
-    Anything else (a ranking asked for by its path included) is ranked on every iteration.
-    """
-    if (
-        feature_set in shift_data_feature_sets()
-        and feature_set not in _listed_feature_sets()
-    ):
-        return _first_iterations(
-            [
-                grid_config(g).get("iterations")
-                for g in (SHIFT_CONFIG["grid"], MODEL_SELECTION_CONFIG["grid"])
-            ]
-        )
-    if ranker is None or ranker in _all_iteration_rankers():
-        return ITERATIONS
-    return _first_iterations(
-        [
-            grid_config(section["grid"]).get("iterations")
-            for section in (LEADERBOARD_CONFIG, MODEL_SELECTION_CONFIG)
-            if feature_set in section["feature_sets"] and ranker in section["rankers"]
-        ]
-    )
-
-
-@functools.cache
-def batched_pairs(feature_set):
-    """The pairs of ``feature_set`` that the rules made per feature set (rank_pairs_, classify_pairs_,
-    score_pairs_ <feature set>) run in one job: those with data, the `available` scope that the
-    leaderboard and model selection read; none for the shift data's feature sets (whose data families
-    run each pair in one job, rule run_family_pair).
-    """
-    if feature_set in shift_data_feature_sets():
-        return []
-    return scope_pairs(feature_set, scope_for("available", feature_set))
-
-
-def batched_feature_sets(section):
-    """The feature sets of config ``section`` (`leaderboard`, `model_selection`) that have pairs to batch."""
-    return [fs for fs in config[section]["feature_sets"] if batched_pairs(fs)]
-
-
-def pair_batched_rankings():
-    """``{feature_set: rankers}`` ranked one job per (feature set, ranker) for all its `batched_pairs`
-    (rules rank_pairs_<feature set>): the rankers of the leaderboard and model selection that no paper
-    target reads (`ranking_iterations` ranks them on the iterations those grids read). Each such ranking
-    of a pair takes seconds; one job per pair paid as much again for its interpreter and imports.
-    """
-    batched = {}
-    by_section = {
-        "leaderboard": config["leaderboard"]["rankers"],
-        "model_selection": model_selection_rankers(),
-    }
-    for section, rankers in by_section.items():
-        for fs in batched_feature_sets(section):
-            for r in rankers:
-                if r not in _all_iteration_rankers():
-                    batched.setdefault(fs, set()).add(r)
-    return {fs: sorted(rankers) for fs, rankers in batched.items()}
-
-
-def model_selection_rankers():
-    """The rankers whose choice-of-k rows a target reads on `model_selection`'s feature sets: its own, and
-    the label-free recommendation's candidates (config `recommend.rankers`, recommend.smk).
-    """
-    return list(
-        dict.fromkeys(
-            [
-                *config["model_selection"]["rankers"],
-                *(config["recommend"]["rankers"] or []),
-            ]
-        )
-    )
-
-
-def per_fs_sets(target_set, target):
-    """Feature sets of a per-feature-set target: as configured for the paper;
-    every feature set with data for the available set, except Figure 2 which
-    is GoogleNet's (its configured list), and except the shift data's feature
-    sets (shift_data_feature_sets), which have their own targets."""
-    if target_set == "paper" or target == "figure2":
-        names = TARGETS_CONFIG[target]["feature_sets"]
-    else:
-        shift = shift_data_feature_sets()
-        names = [fs for fs in config["feature_sets"] if fs not in shift]
-    if (
-        target == "table1"
-    ):  # its ↘/↗ count gives 0 of a small feature set's d: left out (a note says so)
-        spec = TARGETS_CONFIG["table1"]["n_features"]
-        names = [fs for fs in names if not left_out(spec, fs_n_features(fs))]
-    return target_feature_sets(target_set, names)
-
-
-def multi_fs_sets(target_set, target):
-    return target_feature_sets(target_set, TARGETS_CONFIG[target]["feature_sets"])
-
-
-def target_files(target_set, target):
-    """Output files of one target in one target set."""
-    base = f"results/{target_set}/{target}"
-    if target in PER_FS:
-        return [
-            f"{base}/{fs}.{e}"
-            for fs in per_fs_sets(target_set, target)
-            for e in PER_FS[target]
-        ]
-    if target in MULTI_FS:
-        if not multi_fs_sets(target_set, target):
-            return []
-        return [f"{base}/{target}.{e}" for e in MULTI_FS[target]]
-    return [f"{base}/{target}.{e}" for e in TOYS[target]]
-
-
-def all_target_files(target_set):
-    files = []
-    for target in [*PER_FS, *MULTI_FS, *TOYS]:
-        files += target_files(target_set, target)
-    return files
+# What each target reads and builds (otfs_workflow.plan.Plan, tested in tests/test_plan.py).
+shift_family_feature_sets = P.shift_family_feature_sets
+ranking_iterations, batched_pairs = P.ranking_iterations, P.batched_pairs
+batched_feature_sets, pair_batched_rankings = (
+    P.batched_feature_sets,
+    P.pair_batched_rankings,
+)
+model_selection_rankers = P.model_selection_rankers
+per_fs_sets, multi_fs_sets, target_files = (
+    P.per_fs_sets,
+    P.multi_fs_sets,
+    P.target_files,
+)
+all_target_files, target_aggregates = P.all_target_files, P.target_aggregates
 
 
 def feature_tables(target_set):
@@ -213,35 +29,6 @@ def feature_tables(target_set):
 
 def comparison_files(target_set):
     return [f for f in all_target_files(target_set) if f.endswith(".comparison.csv")]
-
-
-def target_aggregates(target_set):
-    """Aggregate folders behind the curve-based targets of a target set."""
-    out = []
-    for fs in per_fs_sets(target_set, "table1"):
-        out += [
-            agg(target_set, fs, adapter=a, grid="table1")
-            for a in TARGETS_CONFIG["table1"]["adapters"]
-        ]
-    for fs in per_fs_sets(target_set, "figure1"):
-        out.append(agg(target_set, fs))
-    for fs in per_fs_sets(target_set, "figure2"):
-        out += [
-            agg(target_set, fs, adapter=a)
-            for a in TARGETS_CONFIG["figure2"]["adapters"]
-        ]
-    for fs in per_fs_sets(target_set, "table3"):
-        out += [
-            agg(target_set, fs, adapter=a, grid="table3")
-            for a in TARGETS_CONFIG["table3"]["adapters"]
-        ]
-    for fs in per_fs_sets(target_set, "table5"):
-        out += [
-            agg(target_set, fs, ranker=r) for r in TARGETS_CONFIG["table5"]["rankers"]
-        ]
-    for target in MULTI_FS:
-        out += [agg(target_set, fs) for fs in multi_fs_sets(target_set, target)]
-    return list(dict.fromkeys(out))
 
 
 # --- output helpers of the table and figure rules -----------------------------

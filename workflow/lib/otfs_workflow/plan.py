@@ -101,6 +101,13 @@ class PairRule:
 SHIFT_OUT = "results/shift"
 #: The label-free recommendation's results (workflow/rules/recommend.smk).
 RECOMMEND_OUT = "results/recommend"
+#: The paper's targets by kind, and the extensions of their files (workflow/rules/targets.smk): one file per
+#: feature set, one for several feature sets, the toy figures.
+TABLE_EXTS, CURVE_EXTS, TOY_EXTS = ["csv", "tex", "md", "comparison.csv"], ["pdf", "png", "csv"], ["pdf", "png"]
+PER_FS = {"table1": TABLE_EXTS, "figure1": CURVE_EXTS, "figure2": [*CURVE_EXTS, "comparison.csv"],
+          "table3": TABLE_EXTS, "table5": TABLE_EXTS}
+MULTI_FS = {"table2": TABLE_EXTS, "table6": TABLE_EXTS, "figure7": CURVE_EXTS}
+TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
 #: The keys of config `wda` every WDA evaluation job depends on.
 WDA_EVAL_KEYS = ("methods", "splits", "cv_folds", "p_grid", "k_grid", "noise_features", "train_fraction",
                  "max_train", "max_test", "overrides")
@@ -616,6 +623,154 @@ class Plan:
                 "n_features_grid": list(self.grid_config(ms["grid"])["feature_counts"]), "policy": rec["policy"],
                 "classifier": ms["classifier"], "n_splits": ms["cv"]["n_splits"], "test_size": ms["cv"]["test_size"],
                 "scorers": self.k_rules_of_kind("scorer")}
+
+    # --- the paper's targets and what they read (workflow/rules/targets.smk) -----------------------------------
+    def shift_family_feature_sets(self) -> frozenset:
+        """The feature sets of the data families (config `shift.families`)."""
+        return frozenset(fs for names in self.config["shift"]["families"].values() for fs in names)
+
+    def shift_data_feature_sets(self) -> frozenset:
+        """The feature sets of the shift data (config `shift`): those of a family, and every other one read
+        from a manifest of a family's or a regression's dataset (a family that a smaller configuration
+        leaves out of `shift.families` is not thereby one of the paper's image feature sets)."""
+
+        def compute():
+            members = self.shift_family_feature_sets()
+            manifests = {self.fs_dataset(fs).get("manifest") for fs in members} | {
+                self.config["datasets"][c["dataset"]].get("manifest")
+                for c in self.config["shift"].get("regression", {}).values()}
+            manifests.discard(None)
+            return frozenset(members) | {fs for fs in self.config["feature_sets"]
+                                         if self.fs_dataset(fs).get("manifest") in manifests}
+
+        return self._once("shift_data_feature_sets", compute)
+
+    def listed_feature_sets(self) -> frozenset:
+        """The feature sets that a section of config lists by name (`targets.*`, `leaderboard`,
+        `model_selection`, the related methods' experiments): their grids may read every iteration."""
+        sections = [*self.config.values(), *self.config["targets"].values()]
+        return frozenset(fs for sec in sections if isinstance(sec, Mapping) and isinstance(sec.get("feature_sets"), list)
+                         for fs in sec["feature_sets"])
+
+    def all_iteration_rankers(self) -> frozenset:
+        """The rankers that the paper's grids read on every iteration: `ranking.ranker` and the rankers a
+        target of `targets` names (Table 5's sample-selection strategies)."""
+        names = {self.config["ranking"]["ranker"]}
+        for section in self.config["targets"].values():
+            if isinstance(section, Mapping):
+                names.update(section.get("rankers") or [])
+        return frozenset(names)
+
+    def _first_iterations(self, reads):
+        """ranked_iterations' form for grids that read the first ``reads`` iterations (None: every one)."""
+        if not reads or None in reads or max(reads) >= len(self.iterations):
+            return self.iterations
+        return {"ranked": self.iterations[: max(reads)], "protocol": len(self.iterations)}
+
+    def ranking_iterations(self, feature_set: str, ranker: str | None = None):
+        """What rank_features ranks (otfs_workflow.protocol.ranked_iterations): the protocol's iterations, or
+        the first n that every grid reading the ranking reads, with the protocol's count (a reader of more
+        fails, naming the file):
+
+        - a feature set of the shift data that no other section lists: the grids `shift.grid` and
+          `model_selection.grid`;
+        - a ``ranker`` that no paper target reads (:meth:`all_iteration_rankers`) and that `leaderboard` or
+          `model_selection` lists for this feature set: the grids of the sections that list it (the
+          leaderboard's zoo reads 5 of 19).
+
+        Anything else (a ranking asked for by its path included) is ranked on every iteration."""
+        board, ms = self.config["leaderboard"], self.config["model_selection"]
+        if feature_set in self.shift_data_feature_sets() and feature_set not in self.listed_feature_sets():
+            return self._first_iterations([self.grid_config(g).get("iterations")
+                                           for g in (self.config["shift"]["grid"], ms["grid"])])
+        if ranker is None or ranker in self.all_iteration_rankers():
+            return self.iterations
+        return self._first_iterations([self.grid_config(section["grid"]).get("iterations")
+                                       for section in (board, ms)
+                                       if feature_set in section["feature_sets"] and ranker in section["rankers"]])
+
+    def batched_pairs(self, feature_set: str) -> list[str]:
+        """The pairs of ``feature_set`` that the rules made per feature set (rank_pairs_, classify_pairs_,
+        score_pairs_ <feature set>) run in one job: those with data, the `available` scope that the
+        leaderboard and model selection read; none for the shift data's feature sets (whose data families
+        run each pair in one job, rule run_family_pair)."""
+        if feature_set in self.shift_data_feature_sets():
+            return []
+        return self._once(("batched_pairs", feature_set), lambda: self.available_pairs(feature_set))
+
+    def batched_feature_sets(self, section: str) -> list[str]:
+        """The feature sets of config ``section`` (`leaderboard`, `model_selection`) that have pairs to batch."""
+        return [fs for fs in self.config[section]["feature_sets"] if self.batched_pairs(fs)]
+
+    def model_selection_rankers(self) -> list[str]:
+        """The rankers whose choice-of-k rows a target reads on `model_selection`'s feature sets: its own, and
+        the label-free recommendation's candidates (config `recommend.rankers`, recommend.smk)."""
+        return list(dict.fromkeys([*self.config["model_selection"]["rankers"],
+                                   *(self.config["recommend"]["rankers"] or [])]))
+
+    def pair_batched_rankings(self) -> dict[str, list[str]]:
+        """``{feature_set: rankers}`` ranked one job per (feature set, ranker) for all its :meth:`batched_pairs`
+        (rules rank_pairs_<feature set>): the rankers of the leaderboard and model selection that no paper
+        target reads (:meth:`ranking_iterations` ranks them on the iterations those grids read). Each such
+        ranking of a pair takes seconds; one job per pair paid as much again for its interpreter and imports."""
+        batched: dict[str, set] = {}
+        by_section = {"leaderboard": self.config["leaderboard"]["rankers"],
+                      "model_selection": self.model_selection_rankers()}
+        for section, rankers in by_section.items():
+            for fs in self.batched_feature_sets(section):
+                for r in rankers:
+                    if r not in self.all_iteration_rankers():
+                        batched.setdefault(fs, set()).add(r)
+        return {fs: sorted(rankers) for fs, rankers in batched.items()}
+
+    def per_fs_sets(self, target_set: str, target: str) -> list[str]:
+        """Feature sets of a per-feature-set target: as configured for the paper; every feature set with data
+        for the available set, except Figure 2 which is GoogleNet's (its configured list), and except the
+        shift data's feature sets (:meth:`shift_data_feature_sets`), which have their own targets. Table 1's
+        counts that give 0 of a small feature set's d leave it out (a note says so)."""
+        from otfs_workflow.protocol import left_out
+
+        targets = self.config["targets"]
+        if target_set == "paper" or target == "figure2":
+            names = targets[target]["feature_sets"]
+        else:
+            shift = self.shift_data_feature_sets()
+            names = [fs for fs in self.config["feature_sets"] if fs not in shift]
+        if target == "table1":
+            spec = targets["table1"]["n_features"]
+            names = [fs for fs in names if not left_out(spec, self.fs_n_features(fs))]
+        return self.target_feature_sets(target_set, names)
+
+    def multi_fs_sets(self, target_set: str, target: str) -> list[str]:
+        return self.target_feature_sets(target_set, self.config["targets"][target]["feature_sets"])
+
+    def target_files(self, target_set: str, target: str) -> list[str]:
+        """Output files of one target in one target set."""
+        base = f"results/{target_set}/{target}"
+        if target in PER_FS:
+            return [f"{base}/{fs}.{e}" for fs in self.per_fs_sets(target_set, target) for e in PER_FS[target]]
+        if target in MULTI_FS:
+            if not self.multi_fs_sets(target_set, target):
+                return []
+            return [f"{base}/{target}.{e}" for e in MULTI_FS[target]]
+        return [f"{base}/{target}.{e}" for e in TOYS[target]]
+
+    def all_target_files(self, target_set: str) -> list[str]:
+        return [f for target in [*PER_FS, *MULTI_FS, *TOYS] for f in self.target_files(target_set, target)]
+
+    def target_aggregates(self, target_set: str) -> list[str]:
+        """Aggregate folders behind the curve-based targets of a target set."""
+        targets, out = self.config["targets"], []
+        for target, grid in (("table1", "table1"), ("figure2", "curves"), ("table3", "table3")):
+            out += [self.agg(target_set, fs, adapter=a, grid=grid) for fs in self.per_fs_sets(target_set, target)
+                    for a in targets[target]["adapters"]]
+            if target == "table1":
+                out += [self.agg(target_set, fs) for fs in self.per_fs_sets(target_set, "figure1")]
+        out += [self.agg(target_set, fs, ranker=r) for fs in self.per_fs_sets(target_set, "table5")
+                for r in targets["table5"]["rankers"]]
+        for target in MULTI_FS:
+            out += [self.agg(target_set, fs) for fs in self.multi_fs_sets(target_set, target)]
+        return list(dict.fromkeys(out))
 
     # --- the WDA paper's experiments (config `wda`; workflow/rules/wda.smk) ---------------------------------
     @staticmethod
