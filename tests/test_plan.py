@@ -418,3 +418,21 @@ def test_what_the_paper_targets_read_and_how_many_iterations_each_ranking_ranks(
     assert len(aggregates) == len(set(aggregates)) and aggregates[0] == plan.agg(
         "paper", plan.per_fs_sets("paper", "table1")[0], adapter=shipped["targets"]["table1"]["adapters"][0],
         grid="table1")
+
+
+def test_the_captions_and_the_files_all_reads(shipped, in_repo, monkeypatch):
+    monkeypatch.setenv("OTFS_DATA_MIRROR", str(mirror_dir()))
+    plan = Plan(shipped)
+    about = plan.fs_about("surf", "paper")
+    assert about.startswith("Feature set **surf** (dataset office-caltech; domains amazon, caltech10, dslr, webcam; "
+                            "d = 800): the paper's SURF bag of words (released features); preprocessing ")
+    assert plan.fs_title("surf", "paper") == "SURF (d = 800)"
+    caption = plan.run_caption(["surf"], "numpy 2")
+    assert caption.startswith(f"{shipped['protocol']['iterations']} iterations per pair") and caption.endswith(
+        "Versions: numpy 2.")
+    notes = plan.feature_count_notes()  # wine has d = 11: the paper's d/32 gives 0
+    assert plan.count_notes("surf") == [] and plan.count_notes("wine") == [n for n in notes if "'wine'" in n] != []
+    staged = plan.staged_files()
+    assert "data/raw/office-caltech/surf/dslr.mat" in staged and len(staged) == len(set(staged))
+    assert plan.feature_tables("paper")[0].endswith("/features.tsv")
+    assert all(f.endswith(".comparison.csv") for f in plan.comparison_files("paper"))

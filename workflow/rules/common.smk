@@ -19,37 +19,23 @@ SRC = REPO / "src"
 # (workflow/lib/otfs_workflow) of this checkout (the scripts do the same).
 sys.path[:0] = [str(SRC), str(REPO / "workflow" / "lib")]
 
-from otfs_workflow.codedeps import scoped_manifest  # noqa: E402
 from otfs_workflow.plan_cache import PlanCache, code_signature  # noqa: E402
-from otfs.registry import get_registry  # noqa: E402
 from otfs.datasets._clinical import voxel_table_width  # noqa: E402
 from otfs_workflow.config import (
     check_clinical_counts,
     check_config_size,
     load_yaml,
-    check_feature_counts,
-    pairs_for,
     references,
     validate_config,
 )  # noqa: E402
-from otfs_workflow.data.images import domain_images  # noqa: E402
-from otfs_workflow.data.manifest import read_manifest  # noqa: E402
-from otfs.datasets._readers import get_reader, reader_spec  # noqa: E402
-from otfs_workflow.data.inspection import inspect_files  # noqa: E402
+from otfs.datasets._readers import get_reader  # noqa: E402
 from otfs.extractors._base import get_extractor  # noqa: E402
-from otfs_workflow.protocol import (
-    DegenerateDomainError,
-    check_pair,
-    parse_pair,
-    resolve_feature_counts,
-    source_per_class,
-    usable_counts,
-)  # noqa: E402
+from otfs_workflow.protocol import source_per_class  # noqa: E402
 from otfs_workflow.plan import (
     OT_RANKER_SETTINGS,
+    PAPER_FEATURE_SETS,
     RECOMMEND_OUT,
     SHIFT_OUT,
-    SOURCE_KEYS,
     CodeInputs,
     Plan,
     agg_files,
@@ -59,7 +45,6 @@ from otfs_workflow.plan import (
     rule_name_part,
 )  # noqa: E402
 from otfs_workflow.provenance import package_versions  # noqa: E402
-from otfs_workflow.stages.ranking import build_ranker, pairs_strategy  # noqa: E402
 from otfs_workflow.snakemake_scheduler import apply_patches  # noqa: E402
 
 # Snakemake's rate limiter starts a re-evaluation timer chain per finished job,
@@ -271,15 +256,13 @@ def defer_note(feature_set, note):
     FEATURE_SET_NOTES.append((feature_set, note))
 
 
-FEATURE_COUNT_NOTES = check_feature_counts(config, fs_n_features)
+FEATURE_COUNT_NOTES = P.feature_count_notes()
 for _note in FEATURE_COUNT_NOTES:
     _named = [fs for fs in config["feature_sets"] if f"feature set {fs!r}" in _note]
     defer_note(_named[0] if _named else None, f"note: {_note}")
 
 
-def count_notes(feature_set):
-    """The notes of FEATURE_COUNT_NOTES about one feature set (for its tables' captions)."""
-    return [n for n in FEATURE_COUNT_NOTES if f"feature set {feature_set!r}" in n]
+count_notes = P.count_notes
 
 
 # A user's tables (a reader with inspect(): otfs.datasets.tabular), read and checked before any job:

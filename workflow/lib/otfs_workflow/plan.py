@@ -108,6 +108,14 @@ PER_FS = {"table1": TABLE_EXTS, "figure1": CURVE_EXTS, "figure2": [*CURVE_EXTS, 
           "table3": TABLE_EXTS, "table5": TABLE_EXTS}
 MULTI_FS = {"table2": TABLE_EXTS, "table6": TABLE_EXTS, "figure7": CURVE_EXTS}
 TOYS = {"figure5": TOY_EXTS, "figure6": TOY_EXTS}
+#: What the captions say of the paper's feature sets.
+PAPER_FEATURE_SETS = {
+    "surf": "the paper's SURF bag of words (released features)",
+    "CaffeNet4096": "the paper's CaffeNet fc7 features (released features; the paper's Tables 1, 3, 5 and Figure 1)",
+    "GoogleNet1024": "the paper's GoogleNet features (released features; the paper's Figure 2 and Table 6)",
+    "EfficientNetLite0": "not the paper's: extracted here from the 2,533 raw images with an ImageNet-pretrained "
+                         "EfficientNet-Lite0 (penultimate layer)",
+}
 #: The keys of config `wda` every WDA evaluation job depends on.
 WDA_EVAL_KEYS = ("methods", "splits", "cv_folds", "p_grid", "k_grid", "noise_features", "train_fraction",
                  "max_train", "max_test", "overrides")
@@ -771,6 +779,90 @@ class Plan:
         for target in MULTI_FS:
             out += [self.agg(target_set, fs) for fs in self.multi_fs_sets(target_set, target)]
         return list(dict.fromkeys(out))
+
+    def feature_tables(self, target_set: str) -> list[str]:
+        """The paper ranker's features by name (features.tsv) of every feature set of a target set's curves."""
+        return [f"{self.agg(target_set, fs).rsplit('/', 2)[0]}/features.tsv"
+                for fs in self.per_fs_sets(target_set, "figure1")]
+
+    def comparison_files(self, target_set: str) -> list[str]:
+        return [f for f in self.all_target_files(target_set) if f.endswith(".comparison.csv")]
+
+    def staged_files(self) -> list[str]:
+        """Every file `all` reads from outside: each feature set's released files, or the images its features
+        are extracted from, for every configured domain."""
+        files = []
+        for feature_set in self.config["feature_sets"]:
+            self.require_obtainable(feature_set)
+            dataset = self.fs_config(feature_set)["dataset"]
+            for domain in self.fs_domains(feature_set):
+                if self.is_extracted(feature_set):
+                    files.append(images_dir(dataset, domain))
+                else:
+                    files += [self.raw_path(feature_set, r) for r in self.reader_files(feature_set, domain)]
+        return list(dict.fromkeys(files))
+
+    # --- what the captions say (computed from the configuration: a user's dataset is described as what it is)
+    def feature_count_notes(self) -> list[str]:
+        """What the configuration's numbers of features leave out, feature set by feature set
+        (:func:`otfs_workflow.config.check_feature_counts`, which raises for a count out of range)."""
+        from otfs_workflow.config import check_feature_counts
+
+        return self._once("feature_count_notes", lambda: check_feature_counts(self.config, self.fs_n_features))
+
+    def count_notes(self, feature_set: str) -> list[str]:
+        """The notes of :meth:`feature_count_notes` about one feature set (for its tables' captions)."""
+        return [n for n in self.feature_count_notes() if f"feature set {feature_set!r}" in n]
+
+    def fs_title(self, feature_set: str, target_set: str, extra: str = "") -> str:
+        from otfs_workflow.tables import FEATURE_SET_NAMES
+
+        scope = self.scope_for(target_set, feature_set)
+        where = "" if scope == "all" else f", domains {scope.replace('+', ', ')}"
+        return (f"{FEATURE_SET_NAMES.get(feature_set, feature_set)} (d = {self.fs_n_features(feature_set)})"
+                f"{where}{extra}")
+
+    def fs_about(self, feature_set: str, target_set: str = "available") -> str:
+        """One sentence on a feature set for the captions: its name, d, domains, where its features come
+        from, its preprocessing, and what the grids leave out for it."""
+        from otfs.datasets._readers import reader_spec
+
+        fs = self.fs_config(feature_set)
+        scope = self.scope_for(target_set, feature_set)
+        domains = self.fs_domains(feature_set) if scope == "all" else scope.split("+")
+        if feature_set in PAPER_FEATURE_SETS:
+            source = PAPER_FEATURE_SETS[feature_set]
+        elif self.is_extracted(feature_set):
+            source = f"extracted by {fs['extractor']} from the images of dataset {fs['dataset']}"
+        else:
+            name, params = reader_spec(fs)
+            source = f"read by the {name} reader"
+            if name == "tabular":
+                files = ", ".join(str(params["files"][d]) for d in domains if d in params["files"])
+                source += f" from {files}, label column {params.get('label') or 'label'!r}"
+                if params.get("missing", "error") != "error":
+                    source += f", missing values imputed by the {params['missing']} of " + (
+                        "the domain" if params.get("impute_from", "domain") == "domain" else "every domain")
+        text = (f"Feature set **{feature_set}** (dataset {fs['dataset']}; domains {', '.join(domains)}; "
+                f"d = {self.fs_n_features(feature_set)}): {source}; preprocessing "
+                f"{', '.join(fs['preprocessing']) or 'none'}.")
+        notes = self.count_notes(feature_set)
+        return text + (" Left out: " + "; ".join(notes) + "." if notes else "")
+
+    def run_caption(self, feature_sets=None, versions: str = "") -> str:
+        """The run's protocol for the captions (every key read here exists: the schema requires it); the
+        per-domain overrides of the source samples are those of ``feature_sets``' domains; ``versions``, the
+        packages' versions."""
+        p, sel, r = self.config["protocol"], self.config["sample_selection"], self.config["ranking"]
+        domains = {d for fs in (feature_sets or self.config["feature_sets"]) for d in self.fs_domains(fs)}
+        overrides = ", ".join(f"{d}: {n}" for d, n in p["source_per_class_overrides"].items() if d in domains)
+        per_class = ("every source sample" if p["source_per_class"] == "all"
+                     else f"{p['source_per_class']} source samples per class")
+        return (f"{p['iterations']} iterations per pair, {per_class}" + (f" ({overrides})" if overrides else "")
+                + f", all target samples; Algorithm 1: exact OT sample selection (ties: {sel['tie_break']}, "
+                f"iteration limit {sel['emd_max_iter']}); Algorithm 2: entropic OT between the features, reg "
+                f"{r['reg']}, cost {r['norm']}, POT method {r['method']!r}; seeds SHA-256(feature "
+                f"set|pair|iteration|purpose). Versions: {versions}.")
 
     # --- the WDA paper's experiments (config `wda`; workflow/rules/wda.smk) ---------------------------------
     @staticmethod
