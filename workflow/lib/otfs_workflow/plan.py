@@ -635,7 +635,8 @@ class Plan:
     # --- the paper's targets and what they read (workflow/rules/targets.smk) -----------------------------------
     def shift_family_feature_sets(self) -> frozenset:
         """The feature sets of the data families (config `shift.families`)."""
-        return frozenset(fs for names in self.config["shift"]["families"].values() for fs in names)
+        return self._once("shift_family_feature_sets", lambda: frozenset(
+            fs for names in self.config["shift"]["families"].values() for fs in names))
 
     def shift_data_feature_sets(self) -> frozenset:
         """The feature sets of the shift data (config `shift`): those of a family, and every other one read
@@ -657,17 +658,21 @@ class Plan:
         """The feature sets that a section of config lists by name (`targets.*`, `leaderboard`,
         `model_selection`, the related methods' experiments): their grids may read every iteration."""
         sections = [*self.config.values(), *self.config["targets"].values()]
-        return frozenset(fs for sec in sections if isinstance(sec, Mapping) and isinstance(sec.get("feature_sets"), list)
-                         for fs in sec["feature_sets"])
+        return self._once("listed_feature_sets", lambda: frozenset(
+            fs for sec in sections if isinstance(sec, Mapping) and isinstance(sec.get("feature_sets"), list)
+            for fs in sec["feature_sets"]))
 
     def all_iteration_rankers(self) -> frozenset:
         """The rankers that the paper's grids read on every iteration: `ranking.ranker` and the rankers a
         target of `targets` names (Table 5's sample-selection strategies)."""
-        names = {self.config["ranking"]["ranker"]}
-        for section in self.config["targets"].values():
-            if isinstance(section, Mapping):
-                names.update(section.get("rankers") or [])
-        return frozenset(names)
+        def compute():
+            names = {self.config["ranking"]["ranker"]}
+            for section in self.config["targets"].values():
+                if isinstance(section, Mapping):
+                    names.update(section.get("rankers") or [])
+            return frozenset(names)
+
+        return self._once("all_iteration_rankers", compute)
 
     def _first_iterations(self, reads):
         """ranked_iterations' form for grids that read the first ``reads`` iterations (None: every one)."""
