@@ -436,3 +436,23 @@ def test_the_captions_and_the_files_all_reads(shipped, in_repo, monkeypatch):
     assert "data/raw/office-caltech/surf/dslr.mat" in staged and len(staged) == len(set(staged))
     assert plan.feature_tables("paper")[0].endswith("/features.tsv")
     assert all(f.endswith(".comparison.csv") for f in plan.comparison_files("paper"))
+
+
+def test_the_related_experiments_runs_and_parameters(shipped):
+    from otfs_workflow.plan import RELATED_KEYS
+
+    plan, boosting = Plan(shipped), shipped["boosting"]
+    for section in ("boosting", "invariance", "semfs"):
+        assert list(plan.related_params(section)) == list(RELATED_KEYS[section])
+        assert plan.related_runs(section) and all(f.startswith(f"results/{section}/runs/")
+                                                  for f in plan.related_runs(section))
+    assert len(plan.related_runs("boosting")) == len(boosting["pairs"]) * len(boosting["tasks"]) * boosting[
+        "repetitions"]
+    assert plan.related_runs("invariance") == [f"results/invariance/runs/{shipped['invariance']['feature_set']}/"
+                                               f"{p}.json" for p in plan.fs_pairs(shipped["invariance"]["feature_set"])]
+    task = boosting["tasks"][0]
+    assert plan.boosting_task(task["name"]) == task
+    with pytest.raises(ValueError, match="no runs of a related experiment 'wda'"):
+        plan.related_runs("wda")
+    assert plan.clinical_user_table() == ({} if shipped["clinical"]["data"] == "synthetic"
+                                          else {"table": shipped["clinical"]["data"]})

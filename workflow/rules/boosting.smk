@@ -27,15 +27,15 @@ rule boosting_run:
         mem_mb=1024,
         runtime=30,
     params:
-        boosting={k: BOOSTING_CONFIG[k] for k in BOOSTING_KEYS},
-        task=boosting_task,
+        boosting=P.related_params("boosting"),
+        task=lambda w: P.boosting_task(w.task),
     script:
         "../scripts/boosting.py"
 
 
 rule make_boosting_table:
     input:
-        runs=boosting_runs,
+        runs=P.related_runs("boosting"),
         code=script_code("boosting_report.py"),
     output:
         csv=report(
@@ -63,7 +63,7 @@ rule make_boosting_table:
 
 rule plot_boosting_figure:
     input:
-        runs=boosting_runs,
+        runs=P.related_runs("boosting"),
         code=script_code("boosting_report.py"),
     output:
         pdf="results/boosting/figure.pdf",

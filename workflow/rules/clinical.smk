@@ -9,7 +9,7 @@ include: "clinical_common.smk"
 
 rule clinical_data:
     input:
-        unpack(clinical_user_table),
+        unpack(lambda w: P.clinical_user_table()),
         code=script_code("clinical.py"),
     output:
         voxels="data/clinical/voxels.h5",

@@ -29,9 +29,3 @@ def _check_clinical_data():
 
 
 _check_clinical_data()
-
-
-def clinical_user_table(w):
-    """The user's voxel table, when the config names one (else no input)."""
-    data = config["clinical"]["data"]
-    return {} if data == "synthetic" else {"table": data}

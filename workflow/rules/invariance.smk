@@ -25,14 +25,14 @@ rule invariance_run:
         mem_mb=1024,
         runtime=30,
     params:
-        invariance={k: INVARIANCE_CONFIG[k] for k in INVARIANCE_KEYS},
+        invariance=P.related_params("invariance"),
     script:
         "../scripts/invariance.py"
 
 
 rule make_invariance_table:
     input:
-        runs=invariance_runs,
+        runs=P.related_runs("invariance"),
         code=script_code("invariance_report.py"),
     output:
         csv=report(

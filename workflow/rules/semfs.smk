@@ -27,14 +27,14 @@ rule semfs_run:
         mem_mb=1024,
         runtime=20,
     params:
-        semfs={k: SEMFS_CONFIG[k] for k in SEMFS_KEYS},
+        semfs=P.related_params("semfs"),
     script:
         "../scripts/semfs.py"
 
 
 rule make_semfs_table:
     input:
-        runs=semfs_runs,
+        runs=P.related_runs("semfs"),
         code=script_code("semfs_report.py"),
     output:
         csv=report(
@@ -62,7 +62,7 @@ rule make_semfs_table:
 
 rule plot_semfs_figure:
     input:
-        runs=semfs_runs,
+        runs=P.related_runs("semfs"),
         code=script_code("semfs_report.py"),
     output:
         pdf="results/semfs/figure.pdf",

@@ -116,6 +116,13 @@ PAPER_FEATURE_SETS = {
     "EfficientNetLite0": "not the paper's: extracted here from the 2,533 raw images with an ImageNet-pretrained "
                          "EfficientNet-Lite0 (penultimate layer)",
 }
+#: The keys of the related methods' sections their jobs depend on.
+RELATED_KEYS = {
+    "boosting": ("methods", "repetitions", "counts", "max_source", "model", "ot_features", "ot_adapters"),
+    "invariance": ("iterations", "n_features", "target_per_class", "reg", "output_kernel", "pop_size", "n_gen"),
+    "semfs": ("methods", "n_unseen", "counts", "restarts", "alpha", "gamma", "max_iter", "s_steps", "lasso_alpha",
+              "spectral", "ot_ranking"),
+}
 #: The keys of config `wda` every WDA evaluation job depends on.
 WDA_EVAL_KEYS = ("methods", "splits", "cv_folds", "p_grid", "k_grid", "noise_features", "train_fraction",
                  "max_train", "max_test", "overrides")
@@ -868,6 +875,34 @@ class Plan:
                 f"iteration limit {sel['emd_max_iter']}); Algorithm 2: entropic OT between the features, reg "
                 f"{r['reg']}, cost {r['norm']}, POT method {r['method']!r}; seeds SHA-256(feature "
                 f"set|pair|iteration|purpose). Versions: {versions}.")
+
+    # --- the related methods' experiments (workflow/rules/boosting.smk, invariance.smk, semfs.smk, clinical.smk)
+    def related_params(self, section: str) -> dict:
+        """The part of config ``section`` (`boosting`, `invariance`, `semfs`) its jobs depend on (editing another
+        key reruns nothing)."""
+        return {k: self.config[section][k] for k in RELATED_KEYS[section]}
+
+    def boosting_task(self, name: str) -> dict:
+        """The task ``name`` of config `boosting.tasks`."""
+        return next(t for t in self.config["boosting"]["tasks"] if t["name"] == name)
+
+    def related_runs(self, section: str) -> list[str]:
+        """Every run file of the experiment of config ``section`` (`boosting`, `invariance`, `semfs`)."""
+        if section not in RELATED_KEYS:
+            raise ValueError(f"no runs of a related experiment {section!r}")
+        cfg = self.config[section]
+        fs = cfg["feature_set"]
+        if section == "boosting":
+            return [f"results/boosting/runs/{fs}/{p}/{t['name']}/{r}.tsv" for p in cfg["pairs"] for t in cfg["tasks"]
+                    for r in range(cfg["repetitions"])]
+        if section == "invariance":
+            return [f"results/invariance/runs/{fs}/{p}.json" for p in self.fs_pairs(fs)]
+        return [f"results/semfs/runs/{fs}/{p}/{s}.tsv" for p in cfg["pairs"] for s in range(cfg["splits"])]
+
+    def clinical_user_table(self) -> dict:
+        """The user's voxel table, where config `clinical.data` names one (else no input)."""
+        data = self.config["clinical"]["data"]
+        return {} if data == "synthetic" else {"table": data}
 
     # --- the WDA paper's experiments (config `wda`; workflow/rules/wda.smk) ---------------------------------
     @staticmethod
