@@ -153,6 +153,30 @@ def experiment_schemas(folder: str | os.PathLike) -> dict[str, Path]:
 RENAMED_SECTIONS = {"selection": "sample_selection"}
 
 
+def _snakemake_validate(config: dict, schema_path: Path, sections: Mapping[str, Path], source: str) -> str | None:
+    """Snakemake's ``validate`` of ``config`` against the schema and of each experiment's section against its own,
+    filling their defaults in place (a section left out becomes one of its defaults); None where all is valid,
+    else what Snakemake said ("" for a section that is not a mapping, which ``validate`` would not check)."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    for section in sections:
+        if config.get(section) is None:
+            config[section] = {}
+    main = {key: value for key, value in config.items() if key not in sections}
+    try:
+        validate(main, str(schema_path), set_default=True)
+        for section, path in sections.items():
+            if not isinstance(config[section], dict):
+                return ""
+            validate(config[section], str(path), set_default=True)
+    except WorkflowError as exc:
+        return f"{source}: {exc}"
+    finally:
+        config.update(main)  # the main schema's defaults of the top level
+    return None
+
+
 def validate_config(config: dict, schema_path: str | os.PathLike, source: str = "config") -> None:
     """Validate ``config`` against the schema, filling its defaults, and against cross-references.
 
@@ -169,9 +193,6 @@ def validate_config(config: dict, schema_path: str | os.PathLike, source: str = 
     ConfigError
         With one line per problem, each naming its key.
     """
-    from snakemake.exceptions import WorkflowError
-    from snakemake.utils import validate
-
     renamed = [f"{source}: {old}: renamed {new} (one name per kind: the folder otfs.{new}, the config key, the "
                f"docs); move its keys there" for old, new in RENAMED_SECTIONS.items() if old in config]
     if renamed:
@@ -183,22 +204,7 @@ def validate_config(config: dict, schema_path: str | os.PathLike, source: str = 
     if clash:
         raise ConfigError(f"{schema_path}: the sections {clash} are also declared by an experiment's schema")
     keys = key_problems(config, source)
-    failure = None if not keys else ""
-    if failure is None:
-        for section in sections:
-            if config.get(section) is None:
-                config[section] = {}
-        main = {key: value for key, value in config.items() if key not in sections}
-        try:
-            validate(main, str(schema_path), set_default=True)
-            for section, path in sections.items():
-                if isinstance(config[section], dict):
-                    validate(config[section], str(path), set_default=True)
-                else:  # which Snakemake's `validate` would not check
-                    failure = ""
-        except WorkflowError as exc:
-            failure = f"{source}: {exc}"
-        config.update(main)
+    failure = "" if keys else _snakemake_validate(config, schema_path, sections, source)
     if failure is not None:  # every error, each named
         schema = {**schema, "properties": {**schema.get("properties", {}),
                                            **{s: load_yaml(p) for s, p in sections.items()}}}
@@ -280,7 +286,7 @@ def validate_config(config: dict, schema_path: str | os.PathLike, source: str = 
         problems += _leaderboard_problems(config, source)
     if "model_selection" in config:
         problems += _model_selection_problems(config, source)
-    if "recommend" in config:
+    if "recommend" in config:  # an experiment's section: there, its defaults filled, where its schema is
         problems += _recommend_problems(config, source)
     problems += _grid_metric_problems(config["grids"], source)
     from otfs.adapters import ADAPTERS
@@ -289,22 +295,23 @@ def validate_config(config: dict, schema_path: str | os.PathLike, source: str = 
         for adapter in fs.get("inapplicable_adapters") or {}:
             if adapter not in ADAPTERS:
                 problems.append(f"{source}: feature_sets.{name}.inapplicable_adapters: {ADAPTERS.unknown_message(adapter)}")
-    for family, names in (config.get("shift") or {}).get("families", {}).items():
-        problems += [f"{source}: shift.families.{family}[{i}]: unknown feature set {name!r}; configured: "
-                     f"{sorted(config['feature_sets'])}" for i, name in enumerate(names)
+    if "shift" in config:  # an experiment's section: there, its defaults filled, where its schema is
+        shift = config["shift"]
+        for family, names in shift["families"].items():
+            problems += [f"{source}: shift.families.{family}[{i}]: unknown feature set {name!r}; configured: "
+                         f"{sorted(config['feature_sets'])}" for i, name in enumerate(names)
+                         if name not in config["feature_sets"]]
+        problems += [f"{source}: shift.rankers_per_job.{name}: unknown feature set; configured: "
+                     f"{sorted(config['feature_sets'])}" for name in shift["rankers_per_job"]
                      if name not in config["feature_sets"]]
-    problems += [f"{source}: shift.rankers_per_job.{name}: unknown feature set; configured: "
-                 f"{sorted(config['feature_sets'])}" for name in (config.get("shift") or {}).get("rankers_per_job") or {}
-                 if name not in config["feature_sets"]]
-    if "shift" in config and config["shift"].get("grid", "families") not in config["grids"]:
-        problems.append(f"{source}: shift.grid: unknown grid {config['shift'].get('grid', 'families')!r}; grids: "
-                        f"{sorted(config['grids'])}")
-    for family, cfg in ((config.get("shift") or {}).get("regression") or {}).items():
-        if cfg["dataset"] not in datasets:
-            problems.append(f"{source}: shift.regression.{family}.dataset: unknown dataset {cfg['dataset']!r}; "
-                            f"configured: {sorted(datasets)}")
-        if family in (config.get("shift") or {}).get("families", {}):
-            problems.append(f"{source}: shift.regression.{family}: also a classification family (shift.families)")
+        if shift["grid"] not in config["grids"]:
+            problems.append(f"{source}: shift.grid: unknown grid {shift['grid']!r}; grids: {sorted(config['grids'])}")
+        for family, cfg in shift["regression"].items():
+            if cfg["dataset"] not in datasets:
+                problems.append(f"{source}: shift.regression.{family}.dataset: unknown dataset {cfg['dataset']!r}; "
+                                f"configured: {sorted(datasets)}")
+            if family in shift["families"]:
+                problems.append(f"{source}: shift.regression.{family}: also a classification family (shift.families)")
     if "shift_recovery" in config:
         from otfs.datasets import get_reader
 
