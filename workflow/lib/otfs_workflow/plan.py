@@ -524,6 +524,18 @@ class Plan:
         """The configured pairs of ``feature_set`` whose domains have data (the `available` scope)."""
         return self.scope_pairs(feature_set, self.scope_for("available", feature_set))
 
+    def rankings(self, feature_sets, rankers) -> list[str]:
+        """The rankings of ``rankers`` on every available pair of ``feature_sets``."""
+        return [f"results/runs/{fs}/ranking/{r}/{p}.json" for fs in feature_sets for r in rankers
+                for p in self.available_pairs(fs)]
+
+    def choice_of_k_tables(self, feature_sets, rankers, pairs=None) -> list[str]:
+        """The choice of k's per-pair tables (on `model_selection.grid`) of ``rankers`` on ``pairs`` of each of
+        ``feature_sets`` (None: its available pairs)."""
+        grid = self.config["model_selection"]["grid"]
+        return [f"results/runs/{fs}/model_selection/{r}/{grid}/{p}.tsv" for fs in feature_sets for r in rankers
+                for p in (self.available_pairs(fs) if pairs is None else pairs)]
+
     def grid_reads_d(self, feature_set: str, grid: str) -> bool:
         """Whether ``grid``'s numbers of features include all d of ``feature_set``."""
         from otfs_workflow.protocol import resolve_feature_counts
@@ -550,8 +562,7 @@ class Plan:
             return [f"{self.agg('available', fs, ranker=r, adapter=a, grid=board['grid'])}/long.tsv"
                     for fs in self.leaderboard_feature_sets() for r in board["rankers"] for a in board["adapters"]]
         if kind == "rankings":
-            return [f"results/runs/{fs}/ranking/{r}/{p}.json" for fs in self.leaderboard_feature_sets()
-                    for r in board["rankers"] for p in self.available_pairs(fs)]
+            return self.rankings(self.leaderboard_feature_sets(), board["rankers"])
         raise ValueError(f"unknown kind of the leaderboard's inputs {kind!r}")
 
     def model_selection_feature_sets(self) -> list[str]:
@@ -559,9 +570,7 @@ class Plan:
         return self.target_feature_sets("available", self.config["model_selection"]["feature_sets"])
 
     def model_selection_pair_tables(self) -> list[str]:
-        ms = self.config["model_selection"]
-        return [f"results/runs/{fs}/model_selection/{r}/{ms['grid']}/{p}.tsv"
-                for fs in self.model_selection_feature_sets() for r in ms["rankers"] for p in self.available_pairs(fs)]
+        return self.choice_of_k_tables(self.model_selection_feature_sets(), self.config["model_selection"]["rankers"])
 
     def model_selection_job_params(self, grid=None, prefix="") -> dict:
         """The params of a job that scores the choice of k of one (feature set, ranker, pair) on one grid: the
@@ -622,8 +631,7 @@ class Plan:
 
     def recommend_task_tables(self, feature_set: str, pair: str) -> list[str]:
         """The choice of k's tables of every candidate ranker on the task (``feature_set``, ``pair``)."""
-        grid = self.config["model_selection"]["grid"]
-        return [f"results/runs/{feature_set}/model_selection/{r}/{grid}/{pair}.tsv" for r in self.recommend_rankers]
+        return self.choice_of_k_tables([feature_set], self.recommend_rankers, [pair])
 
     def recommend_evaluation_ready(self) -> bool:
         """Whether the evaluation has what it needs: the choice of k's rows of three families or more (a nested
@@ -664,10 +672,9 @@ class Plan:
     def listed_feature_sets(self) -> frozenset:
         """The feature sets that a section of config lists by name (`targets.*`, `leaderboard`,
         `model_selection`, the related methods' experiments): their grids may read every iteration."""
-        sections = [*self.config.values(), *self.config["targets"].values()]
         return self._once("listed_feature_sets", lambda: frozenset(
-            fs for sec in sections if isinstance(sec, Mapping) and isinstance(sec.get("feature_sets"), list)
-            for fs in sec["feature_sets"]))
+            fs for sec in [*self.config.values(), *self.config["targets"].values()]
+            if isinstance(sec, Mapping) and isinstance(sec.get("feature_sets"), list) for fs in sec["feature_sets"]))
 
     def all_iteration_rankers(self) -> frozenset:
         """The rankers that the paper's grids read on every iteration: `ranking.ranker` and the rankers a
@@ -968,19 +975,15 @@ class Plan:
     def shift_inputs(self, kind: str, family: str) -> list[str]:
         """A family's inputs: its leaderboard aggregates (``kind`` "aggregates"), its rankings ("rankings") or its
         choice of k's per-pair tables ("k_selection", config `model_selection`)."""
-        board, ms = self.config["leaderboard"], self.config["model_selection"]
-        fss = self.shift_feature_sets(family)
+        board, fss = self.config["leaderboard"], self.shift_feature_sets(family)
         if kind == "aggregates":
             grid = self.config["shift"]["grid"]
             return [f"{self.agg('available', fs, ranker=r, adapter=a, grid=grid)}/long.tsv" for fs in fss
                     for r in board["rankers"] for a in self.applicable_adapters(fs, board["adapters"])]
-        pairs = {fs: self.scope_pairs(fs, self.scope_for("available", fs)) for fs in fss}
         if kind == "rankings":
-            return [f"results/runs/{fs}/ranking/{r}/{p}.json" for fs in fss for r in board["rankers"]
-                    for p in pairs[fs]]
+            return self.rankings(fss, board["rankers"])
         if kind == "k_selection":
-            return [f"results/runs/{fs}/model_selection/{r}/{ms['grid']}/{p}.tsv" for fs in fss
-                    for r in ms["rankers"] for p in pairs[fs]]
+            return self.choice_of_k_tables(fss, self.config["model_selection"]["rankers"])
         raise ValueError(f"unknown kind of a family's inputs {kind!r}")
 
     def regression_file(self, family: str) -> str:
