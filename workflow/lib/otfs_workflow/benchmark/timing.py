@@ -50,7 +50,21 @@ def _traced_call(f, data):
     return out, seconds, peak / 2**20
 
 
-class CasePlugin:
+class _TimingPlugin:
+    """What both plug-ins share: the fixture that hands the plug-in to the module's test, the exception a timed
+    call raised (``error``), and what was not measured (:meth:`missing`)."""
+
+    error = None
+
+    @pytest.fixture
+    def timing_plugin(self):
+        return self
+
+    def missing(self) -> list[str]:
+        raise NotImplementedError
+
+
+class CasePlugin(_TimingPlugin):
     """The pytest plug-in of one timing session: the cases, their data and their results.
 
     Parameters
@@ -69,9 +83,9 @@ class CasePlugin:
         self.data = {}
         self.measured = {}  # (case, implementation) -> dict
 
-    @pytest.fixture
-    def timing_plugin(self):
-        return self
+    def missing(self) -> list[str]:
+        return [f"{c.name} ({n})" for c in self.cases for n, f in c.implementations.items()
+                if f is not None and (c.name, n) not in self.measured]
 
     def pytest_generate_tests(self, metafunc):
         if "timed_item" in metafunc.fixturenames:
@@ -106,7 +120,7 @@ class CasePlugin:
                                           "peak_mb": peak}
 
 
-class OncePlugin:
+class OncePlugin(_TimingPlugin):
     """The pytest plug-in of a session that times each of ``runs`` (``{name: f}``, ``f()`` returning the run's
     output) over one round, in their order; ``measured`` gets ``{name: {"output", "seconds"}}``, ``error`` the
     exception a run raised."""
@@ -114,11 +128,9 @@ class OncePlugin:
     def __init__(self, runs):
         self.runs = dict(runs)
         self.measured = {}
-        self.error = None
 
-    @pytest.fixture
-    def timing_plugin(self):
-        return self
+    def missing(self) -> list[str]:
+        return [name for name in self.runs if name not in self.measured]
 
     def pytest_generate_tests(self, metafunc):
         if "timed_item" in metafunc.fixturenames:
@@ -138,8 +150,9 @@ def test_implementation(benchmark, timed_item, timing_plugin):
     timing_plugin.run(benchmark, timed_item)
 
 
-def _session(plugin, json_path, workdir) -> int:
-    """pytest's status after a session of this module's test, parametrized by ``plugin``."""
+def _session(plugin, json_path, workdir) -> None:
+    """A pytest session of this module's test, parametrized by ``plugin``. The exception a timed call raised is
+    raised again, as it was; a failed session or a call not measured otherwise is a RuntimeError naming them."""
     if importlib.util.find_spec("pytest_benchmark") is None:
         raise ImportError("the benchmarks time with pytest-benchmark, which is not installed: "
                           "pip install pytest-benchmark (make setup installs it)")
@@ -156,10 +169,16 @@ def _session(plugin, json_path, workdir) -> int:
     # session started from one (the suite's own tests) is a session of its own
     worker = os.environ.pop("PYTEST_XDIST_WORKER", None)
     try:
-        return int(pytest.main(args, plugins=[plugin]))
+        status = int(pytest.main(args, plugins=[plugin]))
     finally:
         if worker is not None:
             os.environ["PYTEST_XDIST_WORKER"] = worker
+    if plugin.error is not None:
+        raise plugin.error
+    missing = plugin.missing()
+    if status != 0 or missing:
+        raise RuntimeError(f"the timing session ended with status {status}; not measured: "
+                           + (", ".join(missing) or "none"))
 
 
 def time_cases(cases, *, repeats=None, max_seconds=20.0, json_path=None, workdir) -> dict:
@@ -171,12 +190,7 @@ def time_cases(cases, *, repeats=None, max_seconds=20.0, json_path=None, workdir
     Raises RuntimeError naming the implementations that were not measured.
     """
     plugin = CasePlugin(cases, repeats=repeats, max_seconds=max_seconds)
-    status = _session(plugin, json_path, workdir)
-    missing = [f"{c.name} ({n})" for c in plugin.cases for n, f in c.implementations.items()
-               if f is not None and (c.name, n) not in plugin.measured]
-    if status != 0 or missing:
-        raise RuntimeError(f"the benchmark session ended with status {status}; not measured: "
-                           + (", ".join(missing) or "none"))
+    _session(plugin, json_path, workdir)
     return plugin.measured
 
 
@@ -189,11 +203,5 @@ def time_once(runs, *, workdir, json_path=None) -> dict:
     otherwise is a RuntimeError naming it.
     """
     plugin = OncePlugin(runs)
-    status = _session(plugin, json_path, workdir)
-    if plugin.error is not None:
-        raise plugin.error
-    missing = [name for name in plugin.runs if name not in plugin.measured]
-    if status != 0 or missing:
-        raise RuntimeError(f"the timing session ended with status {status}; not measured: "
-                           + (", ".join(missing) or "none"))
+    _session(plugin, json_path, workdir)
     return plugin.measured
