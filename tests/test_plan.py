@@ -456,3 +456,45 @@ def test_the_related_experiments_runs_and_parameters(shipped):
         plan.related_runs("wda")
     assert plan.clinical_user_table() == ({} if shipped["clinical"]["data"] == "synthetic"
                                           else {"table": shipped["clinical"]["data"]})
+
+
+def test_the_clinical_data_check_names_a_missing_table_and_counts_beyond_its_width(shipped, tmp_path):
+    from otfs_workflow.config import ConfigError
+
+    config = copy.deepcopy(shipped)
+    config["clinical"].update(data="synthetic", feature_counts=[1, config["clinical"]["synthetic"]["n_features"]])
+    Plan(config).check_clinical_data()  # within [1, d] of the generated table
+    config["clinical"]["feature_counts"] = [1, config["clinical"]["synthetic"]["n_features"] + 1]
+    with pytest.raises(ConfigError, match=r"clinical.feature_counts\[1\].*clinical.synthetic.n_features"):
+        Plan(config).check_clinical_data()
+    config["clinical"].update(data=str(tmp_path / "absent.csv"), feature_counts=[1, 3])
+    with pytest.raises(WorkflowError, match="clinical.data: voxel table .*absent.csv' not found"):
+        Plan(config).check_clinical_data()
+    table = tmp_path / "voxels.csv"
+    table.write_text("exam,domain,label,f0,f1\n")  # d = 2: the header alone decides
+    config["clinical"]["data"] = str(table)
+    with pytest.raises(ConfigError, match=r"clinical.feature_counts\[1\]: 3 gives 3 features, outside \[1, 2\] "
+                                          r"\(d = 2, the feature columns of .*voxels.csv\)"):
+        Plan(config).check_clinical_data()
+
+
+def test_a_families_target_names_what_is_missing_where_no_pair_has_data(shipped, monkeypatch):
+    plan = Plan(shipped)
+    family = next(iter(shipped["shift"]["families"]))
+    targets = plan.shift_family_targets(family)
+    monkeypatch.setattr(plan, "local_domains", lambda fs: list(plan.fs_domains(fs)))
+    assert targets(SimpleNamespace()) == plan.shift_targets([family])
+    monkeypatch.setattr(plan, "local_domains", lambda fs: [])
+    with pytest.raises(WorkflowError, match=rf"shift_{family}: none of the feature sets .*\(OTFS_SHIFT_MIRROR\)"):
+        targets(SimpleNamespace())
+
+
+def test_a_reporter_flags_its_outputs_for_the_report_with_their_captions():
+    from otfs_workflow.plan import reporter
+
+    out = reporter("results/shift/{family}", "Data families", "leaderboard_", "{family}")("table", "csv")
+    assert str(out) == "results/shift/{family}/table.csv" and out.flags["report"].caption.endswith(
+        "../report/leaderboard_table.rst")
+    assert out.flags["report"].category == "Data families" and out.flags["report"].subcategory == "{family}"
+    other = reporter("results/leaderboard", "Feature-shift benchmark", "leaderboard_")("cd", "png", "cd")
+    assert str(other) == "results/leaderboard/cd.png" and other.flags["report"].subcategory is None

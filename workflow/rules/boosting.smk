@@ -4,7 +4,8 @@
 # the unsupervised OT ranking + adaptation on the same task.
 
 
-include: "boosting_common.smk"
+BOOSTING_CONFIG = config["boosting"]
+# Its runs and the keys its jobs depend on: otfs_workflow.plan.Plan.related_runs and related_params.
 
 
 rule boosting_run:

@@ -4,7 +4,21 @@
 # Every step is in workflow/lib/otfs_workflow/stages/clinical.py over src/otfs/datasets/_clinical.py.
 
 
-include: "clinical_common.smk"
+CLINICAL_REPETITIONS = list(range(config["clinical"]["iterations"]))
+CLINICAL_SOURCE = (
+    "synthetic data, otfs.datasets.make_clinical_data"
+    if config["clinical"]["data"] == "synthetic"
+    else config["clinical"]["data"]
+)
+CLINICAL_TARGETS = {
+    "table4": [f"results/clinical/table4/table4.{e}" for e in ("csv", "md", "tex")],
+    "figure3": [f"results/clinical/figure3/figure3.{e}" for e in ("pdf", "png", "csv")],
+    "figure4": [f"results/clinical/figure4/figure4.{e}" for e in ("pdf", "png", "csv")],
+}
+
+
+# A missing voxel table, and feature counts beyond its width, named before anything runs.
+P.check_clinical_data()
 
 
 rule clinical_data:

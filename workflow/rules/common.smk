@@ -20,9 +20,7 @@ SRC = REPO / "src"
 sys.path[:0] = [str(SRC), str(REPO / "workflow" / "lib")]
 
 from otfs_workflow.plan_cache import PlanCache, code_signature  # noqa: E402
-from otfs.datasets._clinical import voxel_table_width  # noqa: E402
 from otfs_workflow.config import (
-    check_clinical_counts,
     check_config_size,
     load_yaml,
     references,
@@ -30,7 +28,6 @@ from otfs_workflow.config import (
 )  # noqa: E402
 from otfs.datasets._readers import get_reader  # noqa: E402
 from otfs.extractors._base import get_extractor  # noqa: E402
-from otfs_workflow.protocol import source_per_class  # noqa: E402
 from otfs_workflow.plan import (
     OT_RANKER_SETTINGS,
     PAPER_FEATURE_SETS,
@@ -41,6 +38,7 @@ from otfs_workflow.plan import (
     agg_files,
     images_dir,
     pairs_domains,
+    reporter,
     rule_convention_problems,
     rule_name_part,
 )  # noqa: E402

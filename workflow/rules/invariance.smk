@@ -4,7 +4,8 @@
 # samples, searches the Pareto front with NSGA-II and scores every subset.
 
 
-include: "invariance_common.smk"
+INVARIANCE_CONFIG = config["invariance"]
+# Its runs and the keys its jobs depend on: otfs_workflow.plan.Plan.related_runs and related_params.
 
 
 rule invariance_run:

@@ -6,7 +6,15 @@
 # the tidy Parquet results.
 
 
-include: "leaderboard_common.smk"
+LEADERBOARD_CONFIG = config["leaderboard"]
+LEADERBOARD_OUT = "results/leaderboard"
+leaderboard_report = reporter(
+    LEADERBOARD_OUT, "Feature-shift benchmark", "leaderboard_"
+)
+
+
+# Its inputs (otfs_workflow.plan.Plan, tested in tests/test_plan.py).
+leaderboard_feature_sets = P.leaderboard_feature_sets
 
 
 # The point of all d features of one (feature set, pair) under every adapter of
@@ -52,7 +60,7 @@ rule classify_leaderboard_adapters:
     input:
         caches=pair_caches,
         ranking="results/runs/{feature_set}/ranking/{ranker}/{pair}.json",
-        ends=leaderboard_ends,
+        ends=lambda w: P.all_features_ends(w.feature_set, w.grid, [w.pair]),
         code=script_code(
             "classification_adapters.py", adapters=LEADERBOARD_CONFIG["adapters"]
         ),
@@ -104,7 +112,9 @@ for _fs in batched_feature_sets("leaderboard"):
                 "results/runs/{{feature_set}}/ranking/{{ranker}}/{pair}.json",
                 pair=_pairs,
             ),
-            ends=leaderboard_pairs_ends,
+            ends=lambda w: P.all_features_ends(
+                w.feature_set, w.grid, batched_pairs(w.feature_set)
+            ),
             code=script_code(
                 "classification_adapters.py", adapters=LEADERBOARD_CONFIG["adapters"]
             ),

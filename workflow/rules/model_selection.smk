@@ -6,7 +6,18 @@
 # iteration and k; one job compares the rules.
 
 
-include: "model_selection_common.smk"
+MODEL_SELECTION_CONFIG = config["model_selection"]
+MODEL_SELECTION_OUT = "results/model_selection"
+model_selection_report = reporter(
+    MODEL_SELECTION_OUT, "Number of features without target labels", "model_selection_"
+)
+# The rankers whose choice-of-k rows a target reads (targets.smk).
+MODEL_SELECTION_RANKERS = model_selection_rankers()
+
+
+# Its inputs and job parameters (otfs_workflow.plan.Plan, tested in tests/test_plan.py).
+model_selection_feature_sets = P.model_selection_feature_sets
+model_selection_job_params = P.model_selection_job_params
 
 
 # The rows of all d features of one (feature set, pair), every adapter and iteration:

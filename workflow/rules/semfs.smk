@@ -4,7 +4,8 @@
 # source domain's seen classes) and k-means on the target's unseen classes.
 
 
-include: "semfs_common.smk"
+SEMFS_CONFIG = config["semfs"]
+# Its runs and the keys its jobs depend on: otfs_workflow.plan.Plan.related_runs and related_params.
 
 
 rule semfs_run:

@@ -6,7 +6,41 @@
 # diagram and the tidy Parquet results, in results/shift/<family>/.
 
 
-include: "shift_common.smk"
+SHIFT_CONFIG = config["shift"]
+
+# A family's feature sets are configured ones: otfs_workflow.config.validate_config checks it
+# when the workflow is parsed, before any rule is made.
+
+
+# The families' feature sets, the leaderboard's rankers, and its adapters that apply to
+# every one of them: rule run_family_pair runs these in its jobs of each (feature set, pair).
+FAMILY_FEATURE_SETS = sorted(shift_family_feature_sets())
+FAMILY_RANKERS = list(LEADERBOARD_CONFIG["rankers"])
+FAMILY_ADAPTERS = P.common_adapters(FAMILY_FEATURE_SETS, LEADERBOARD_CONFIG["adapters"])
+
+
+# The families' pair rules by name, each with its adapters, its share of the rankers and its feature sets
+# (otfs_workflow.plan.Plan.family_pair_rules; config `shift.rankers_per_job`).
+FAMILY_PAIR_RULES = P.family_pair_rules(
+    FAMILY_FEATURE_SETS, FAMILY_RANKERS, LEADERBOARD_CONFIG["adapters"]
+)
+
+
+# A regression family's dataset is configured, and its name is not a classification family's:
+# otfs_workflow.config.validate_config checks it.
+SHIFT_REGRESSION = SHIFT_CONFIG.get("regression", {})
+
+
+# The families' inputs and targets (otfs_workflow.plan.Plan, tested in tests/test_plan.py).
+shift_feature_sets, shift_families = P.shift_feature_sets, P.shift_families
+regression_file, regression_families = P.regression_file, P.regression_families
+regression_outputs, shift_verdict_inputs = P.regression_outputs, P.shift_verdict_inputs
+shift_targets, shift_available_targets = P.shift_targets, P.shift_available_targets
+shift_family_targets = P.shift_family_targets
+# A family's report outputs: results/shift/<family>/<name>.<ext>, captioned by workflow/report/leaderboard_<name>.rst.
+shift_report = reporter(
+    f"{SHIFT_OUT}/{{family}}", "Data families", "leaderboard_", "{family}"
+)
 
 
 # The rankers that read class labels, each asked with its parameters (a regression

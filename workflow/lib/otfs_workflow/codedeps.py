@@ -416,14 +416,16 @@ def scoped_manifest_name(script: str | os.PathLike, plugins=None) -> str:
     return f"{name}@{tag}.json"
 
 
-def scoped_manifest(script: str | os.PathLike, package_dir, plugins=None, folder=MANIFEST_DIR, write=True) -> Path:
+def scoped_manifest(script: str | os.PathLike, package_dir, plugins=None, folder=MANIFEST_DIR, write=True,
+                    states=None) -> Path:
     """The code manifest of a job of ``script`` that runs the plug-in modules ``plugins`` (``{registry group:
     [module, ...]}``): its closure counts those files of the scoped registries' folders (the rankers', the
     adapters') and no other, so a new ranker file, or an edit of another adapter, reruns none of its jobs.
-    Written (where its content changed) unless ``write`` is false; returns its path."""
+    Written (where its content changed) unless ``write`` is false; returns its path. ``states``: the packages'
+    :func:`source_states`, where the caller has them already (one walk for the manifests of one parse)."""
     path = Path(folder) / scoped_manifest_name(script, plugins)
     if write:
-        _write_if_changed(path, _cached_manifest_text(Path(folder), script, package_dir, plugins))
+        _write_if_changed(path, _cached_manifest_text(Path(folder), script, package_dir, plugins, states))
     return path
 
 
@@ -434,13 +436,13 @@ _PARSE_CACHE = "parse-cache.json"
 _parse_cache_memo: dict[str, dict] = {}
 
 
-def _cached_manifest_text(folder: Path, script, package_dir, plugins) -> str:
+def _cached_manifest_text(folder: Path, script, package_dir, plugins, states=None) -> str:
     import hashlib
 
     dirs = _package_dirs(package_dir)
     script = Path(script).resolve()
     st = script.stat()
-    state = hashlib.sha256(repr((source_states(dirs), str(script), st.st_size, st.st_mtime_ns,
+    state = hashlib.sha256(repr((source_states(dirs) if states is None else states, str(script), st.st_size, st.st_mtime_ns,
                                  sys.version_info[:2])).encode()).hexdigest()
     key = json.dumps([str(script), {g: sorted(m) for g, m in sorted((plugins or {}).items())}])
     cache_path = folder / _PARSE_CACHE

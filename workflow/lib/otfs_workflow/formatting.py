@@ -1,11 +1,15 @@
-"""How the reports write numbers: decimals, differences and p-values, one function each, shared by the
-stages' Markdown pages."""
+"""How the reports write names and numbers: the feature sets' display names, decimals, differences and
+p-values, one function each, shared by the stages' Markdown pages and the captions."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["decimals", "difference", "p_value"]
+__all__ = ["FEATURE_SET_NAMES", "decimals", "difference", "p_value"]
+
+#: Display names of the feature sets (the paper's, and this project's).
+FEATURE_SET_NAMES = {"surf": "SURF", "CaffeNet4096": "CaffeNet", "GoogleNet1024": "GoogleNet",
+                     "EfficientNetLite0": "EfficientNet-Lite0"}
 
 
 def decimals(v, digits: int = 2, missing: str = "–") -> str:

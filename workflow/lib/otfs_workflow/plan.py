@@ -71,6 +71,18 @@ def agg_files(prefixes, kinds=("per_pair.tsv", "summary.tsv", "provenance.json")
     return [f"{p}/{k}" for p in prefixes for k in kinds]
 
 
+def reporter(folder: str, category: str, caption_prefix: str = "", subcategory: str | None = None) -> Callable:
+    """``output(name, ext, caption=name)``: the output ``<folder>/<name>.<ext>`` flagged for Snakemake's report,
+    its caption ``workflow/report/<caption_prefix><caption>.rst``, under ``category`` (and ``subcategory``)."""
+    from snakemake.io import report
+
+    def output(name: str, ext: str, caption: str | None = None):
+        return report(f"{folder}/{name}.{ext}", caption=f"../report/{caption_prefix}{caption or name}.rst",
+                      category=category, subcategory=subcategory)
+
+    return output
+
+
 def ranker_shares(rankers, per_job: int) -> list[tuple[str, ...]]:
     """``rankers``, in their order, in the fewest contiguous shares of at most ``per_job`` each, as even as they
     divide (the first ones one longer where they do not, as :func:`numpy.array_split` splits)."""
@@ -834,7 +846,7 @@ class Plan:
         return [n for n in self.feature_count_notes() if f"feature set {feature_set!r}" in n]
 
     def fs_title(self, feature_set: str, target_set: str, extra: str = "") -> str:
-        from otfs_workflow.tables import FEATURE_SET_NAMES
+        from otfs_workflow.formatting import FEATURE_SET_NAMES
 
         scope = self.scope_for(target_set, feature_set)
         where = "" if scope == "all" else f", domains {scope.replace('+', ', ')}"
@@ -905,6 +917,22 @@ class Plan:
         if section == "invariance":
             return [f"results/invariance/runs/{fs}/{p}.json" for p in self.fs_pairs(fs)]
         return [f"results/semfs/runs/{fs}/{p}/{s}.tsv" for p in cfg["pairs"] for s in range(cfg["splits"])]
+
+    def check_clinical_data(self) -> None:
+        """Name a missing voxel table (config `clinical.data`), and feature counts beyond its width."""
+        from otfs_workflow.config import check_clinical_counts
+
+        cfg = self.config["clinical"]
+        data = cfg["data"]
+        if data == "synthetic":
+            d, where = cfg["synthetic"]["n_features"], "clinical.synthetic.n_features"
+        elif not Path(data).is_file():
+            raise WorkflowError(f"clinical.data: voxel table {data!r} not found (or set it to 'synthetic')")
+        else:
+            from otfs.datasets._clinical import voxel_table_width
+
+            d, where = voxel_table_width(data), f"the feature columns of {data}"
+        check_clinical_counts(cfg["feature_counts"], d, f"d = {d}, {where}")
 
     def clinical_user_table(self) -> dict:
         """The user's voxel table, where config `clinical.data` names one (else no input)."""
@@ -1021,6 +1049,19 @@ class Plan:
         return [f"{SHIFT_OUT}/{f}/{name}" for f in families
                 for name in ("table.csv", "ranks.csv", "versus.csv", "k_selection/table.csv")]
 
+    def shift_family_targets(self, family: str) -> Callable:
+        """The input function of target shift_<family>: an error naming what is missing where no pair has data."""
+
+        def targets(w):
+            if not self.shift_feature_sets(family):
+                raise WorkflowError(
+                    f"shift_{family}: none of the feature sets {self.config['shift']['families'][family]} has data "
+                    f"for a configured pair (protocol.pairs: {self.config['protocol']['pairs']}); put the files of "
+                    "data/manifests/shift.tsv in a mirror (OTFS_SHIFT_MIRROR) or data/local/shift/")
+            return self.shift_targets([family])
+
+        return targets
+
     def shift_available_targets(self) -> list[str]:
         """What `available` and `shift` build: every family with data, and the verdict over them (none without)."""
         families = self.shift_families()
@@ -1124,6 +1165,7 @@ class CodeInputs:
         self.scripts = {p.name for p in self.scripts_dir.glob("*.py")}
         self.plan, self.write = plan, write
         self._manifests: dict = {}
+        self._states: tuple | None = None
 
     def script_code(self, script: str, **methods):
         """The code manifest of ``workflow/scripts/<script>``: a rule's ``code`` input.
@@ -1153,12 +1195,14 @@ class CodeInputs:
 
     def manifest(self, script: str, plugins: tuple) -> str:
         """The path of the manifest of ``script`` with the plug-in modules ``plugins`` (written once)."""
-        from otfs_workflow.codedeps import scoped_manifest
+        from otfs_workflow.codedeps import scoped_manifest, source_states
 
         if (script, plugins) not in self._manifests:
+            if self._states is None:  # one walk of the packages' files for every manifest of this parse
+                self._states = source_states(Path(d).resolve() for d in self.package_dirs)
             self._manifests[script, plugins] = str(scoped_manifest(
                 self.scripts_dir / script, self.package_dirs, {group: list(modules) for group, modules in plugins},
-                write=self.write))
+                write=self.write, states=self._states))
         return self._manifests[script, plugins]
 
 

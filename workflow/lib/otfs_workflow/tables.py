@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from otfs_workflow.formatting import FEATURE_SET_NAMES
+
 __all__ = [
     "FEATURE_SET_NAMES",
     "KEYS",
@@ -37,9 +39,6 @@ __all__ = [
 KEYS = ["feature_set", "ranker", "adapter", "pair", "order", "n_features"]
 #: Adaptation pairs behind every "Mean" the paper publishes.
 PAPER_PAIRS = 12
-#: Display names of the feature sets (the paper's, and this project's).
-FEATURE_SET_NAMES = {"surf": "SURF", "CaffeNet4096": "CaffeNet", "GoogleNet1024": "GoogleNet",
-                     "EfficientNetLite0": "EfficientNet-Lite0"}
 ARROWS = {"Descending": "↘", "Ascending": "↗", "All": ""}
 SHORT = {"amazon": "A", "caltech10": "C", "dslr": "D", "webcam": "W"}
 LATEX = {"↘": r"$\searrow$", "↗": r"$\nearrow$", "±": r"$\pm$", "→": r"$\rightarrow$",

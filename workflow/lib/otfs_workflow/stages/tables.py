@@ -145,15 +145,15 @@ def table6(aggregates: Mapping[str, str], n_features: Mapping[str, int], publish
     )
 
 
-def figure2(aggregates: Mapping[str, str], published, output) -> pd.DataFrame:
-    """The all-features accuracies quoted with Figure 2, per adapter, against the paper."""
+def figure2(aggregates: Mapping[str, str], published, outputs) -> pd.DataFrame:
+    """The all-features accuracies quoted with Figure 2, per adapter, against the paper (``outputs["comparison"]``)."""
     frames = []
     for prefix in aggregates.values():
         per_pair, summary_ = _aggregate(prefix)
         frames.append(points(per_pair, summary_, [], with_pairs=False))
     tidy = pd.concat(frames, ignore_index=True)
     comparison = compare(tidy, pd.read_csv(published, keep_default_na=False, na_values=[""]))
-    write_csv(comparison, output, float_format="%.4f")
+    write_csv(comparison, outputs["comparison"], float_format="%.4f")
     return comparison
 
 
