@@ -213,5 +213,5 @@ rule related:
         [getattr(rules, name).input for name in RELATED_EXPERIMENTS],
 
 
-# Checked once every rule is defined (workflow/rules/common.smk).
+# Checked once every rule is defined (otfs_workflow.plan.check_rule_conventions).
 check_rule_conventions(workflow.rules)

@@ -436,6 +436,31 @@ def test_the_captions_and_the_files_all_reads(shipped, in_repo, monkeypatch):
     assert "data/raw/office-caltech/surf/dslr.mat" in staged and len(staged) == len(set(staged))
     assert plan.feature_tables("paper")[0].endswith("/features.tsv")
     assert all(f.endswith(".comparison.csv") for f in plan.comparison_files("paper"))
+    # what `all` and `available` build: the paper's set with the related experiments' files, the other with the
+    # data families' (none without their files), each with the tables, the comparisons and the clinical study
+    from otfs_workflow.plan import CLINICAL_TARGETS
+
+    paper = plan.main_target_files("paper", related=lambda: ["results/wda/table1.csv"])
+    assert paper[:len(plan.all_target_files("paper"))] == plan.all_target_files("paper")
+    assert paper[-1] == "results/wda/table1.csv" and CLINICAL_TARGETS["figure4"][0] in paper
+    monkeypatch.setattr(plan, "shift_available_targets", lambda: ["results/leaderboard/verdict.md"])
+    available = plan.main_target_files("available", related=lambda: pytest.fail("available builds no related target"))
+    assert available[-1] == "results/leaderboard/verdict.md" and "results/available/results_long.tsv" in available
+
+
+def test_a_users_feature_sets_outputs_go_to_a_report_category_of_their_own(shipped):
+    config = copy.deepcopy(shipped)
+    config["feature_sets"]["mine"] = {**config["feature_sets"]["wine"]}
+    plan = Plan(config)
+    stem = "results/paper/table1/{feature_set}"
+    outputs = plan.table_outputs(stem, "../report/table1.rst", "Tables", "Table 1")
+    assert list(outputs) == ["csv", "tex", "md", "comparison"] and outputs["tex"] == f"{stem}.tex"
+    category = outputs["csv"].flags["report"].category
+    assert category(SimpleNamespace(feature_set="surf")) == "Tables"
+    assert category(SimpleNamespace(feature_set="mine")) == "Feature set mine (dataset wine-quality)"
+    assert outputs["comparison"].flags["report"].caption.endswith("../report/comparison.rst")
+    curves = plan.curve_outputs("results/paper/figure7/figure7", "../report/figure7.rst", "Figures", "Figure 7")
+    assert list(curves) == ["pdf", "png", "csv"] and curves["png"].flags["report"].category == "Figures"
 
 
 def test_the_related_experiments_runs_and_parameters(shipped):

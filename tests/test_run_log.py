@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 import warnings
+from types import SimpleNamespace
 
 import pytest
 
@@ -195,3 +196,60 @@ def test_the_data_notes_keep_the_conditions_of_their_targets_jobs(tmp_path, capl
     with caplog.at_level("WARNING", logger="otfs"):
         assert run_log.scoped_conditions(records, tmp_path / "paper.jobs.json") == records
     assert "paper.jobs.json is missing" in caplog.text
+
+
+class _Job:
+    """A stand-in for a Snakemake job: hashable by identity, as Snakemake's are."""
+
+    def __init__(self, rule, benchmark=None, threads=1, wildcards=None, log=()):
+        self.rule, self.benchmark, self.threads = SimpleNamespace(name=rule), benchmark, threads
+        self.wildcards_dict, self.log = dict(wildcards or {}), list(log)
+
+    def __str__(self):
+        return f"{self.rule.name}{self.wildcards_dict}"
+
+
+def _workflow(jobs, dependencies, cores=2, failed=(), configfiles=()):
+    def bfs(deps, job):  # the job, then every job it depends on
+        seen, todo = [], [job]
+        while todo:
+            j = todo.pop(0)
+            if j not in seen:
+                seen.append(j)
+                todo.extend(deps.get(j, {}))
+        return seen
+
+    dag = SimpleNamespace(jobs=jobs, needrun_jobs=lambda: jobs, dependencies=dependencies, bfs=bfs,
+                          targetrules=[SimpleNamespace(name="available")], targetfiles=[])
+    return SimpleNamespace(dag=dag, resource_settings=SimpleNamespace(cores=cores), local_exec=True,
+                           scheduler=SimpleNamespace(failed=list(failed), finished_jobs=len(jobs) - len(failed)),
+                           overwrite_configfiles=list(configfiles))
+
+
+def test_a_runs_start_and_end_lines_from_snakemakes_dag(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config").mkdir()
+    costs = tmp_path / "job_costs.tsv"
+    costs.write_text("rule\tkey\tjobs\tmedian_s\ttotal_s\nrank_features\tsurf\t1\t30\t30\nclassify\tsurf\t1\t6\t6\n")
+    rank = _Job("rank_features", "logs/benchmarks/rank_features/surf/ot/a-b.tsv", wildcards={
+        "feature_set": "surf", "pair": "a-b"}, log=["logs/ranking/surf/a-b.log"])
+    classify = _Job("classify", "logs/benchmarks/classify/surf/a-b.tsv", threads=2,
+                    wildcards={"feature_set": "surf"}, log=["logs/classification/surf/a-b.log"])
+    notes = _Job("data_notes", wildcards={"target_set": "available"})
+    deps = {classify: {rank: None}, notes: {classify: None}}
+    workflow = _workflow([rank, classify, notes], deps, configfiles=[tmp_path / "config" / "test.yaml"])
+    run = run_log.Run(costs, tmp_path)
+    lines = run.start(workflow, [("surf", "note: surf's"), ("wine", "note: wine's"), (None, "note: every run's")])
+    assert lines[:2] == ["note: surf's", "note: every run's"]  # wine is used by no job of the run
+    assert lines[2] == "otfs: 3 jobs to run (1 classify, 1 data_notes, 1 rank_features)."
+    assert "on 2 core(s)" in lines[3] and "from the job costs measured in job_costs.tsv" in lines[3]
+    assert run.benchmarks == {0: str(rank.benchmark), 1: str(classify.benchmark)}
+    assert [j.deps for j in run.plan] == [[], [0], [1]] and run.plan[1].threads == 2
+    scope = json.loads((tmp_path / "logs" / "data_notes" / "available.jobs.json").read_text())
+    assert scope == sorted([*rank.log, *classify.log])
+    failed = _workflow([rank, classify, notes], deps, failed=[classify], configfiles=[tmp_path / "config" / "test.yaml"])
+    end = run.end(failed, False)
+    assert any(line.startswith("otfs: stopped") and "1 job(s) failed, 2 ran" in line for line in end)
+    assert "  FAILED classify feature_set=surf: logs/classification/surf/a-b.log" in end
+    assert any(line.endswith("snakemake --report report.html available --configfile config/test.yaml")
+               for line in end)

@@ -1,7 +1,8 @@
 # The clinical experiment (section 5.2): a voxel table (generated, or the
 # user's), then per repetition the sampling, Algorithm 1 and Algorithm 2, the
 # AUC curves of each adapter, their aggregate, and Table 4, Figures 3 and 4.
-# Every step is in workflow/lib/otfs_workflow/stages/clinical.py over src/otfs/datasets/_clinical.py.
+# Every step is in workflow/lib/otfs_workflow/stages/clinical.py over src/otfs/datasets/_clinical.py;
+# the targets' files are otfs_workflow.plan.CLINICAL_TARGETS.
 
 
 CLINICAL_REPETITIONS = list(range(config["clinical"]["iterations"]))
@@ -10,11 +11,6 @@ CLINICAL_SOURCE = (
     if config["clinical"]["data"] == "synthetic"
     else config["clinical"]["data"]
 )
-CLINICAL_TARGETS = {
-    "table4": [f"results/clinical/table4/table4.{e}" for e in ("csv", "md", "tex")],
-    "figure3": [f"results/clinical/figure3/figure3.{e}" for e in ("pdf", "png", "csv")],
-    "figure4": [f"results/clinical/figure4/figure4.{e}" for e in ("pdf", "png", "csv")],
-}
 
 
 # A missing voxel table, and feature counts beyond its width, named before anything runs.

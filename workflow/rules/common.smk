@@ -1,6 +1,7 @@
 # Shared set-up: the library on the path, config validation, helpers.
 import atexit
 import copy
+import functools
 import os
 import re
 import sys
@@ -29,8 +30,8 @@ from otfs_workflow.config import (
 from otfs.datasets._readers import get_reader  # noqa: E402
 from otfs.extractors._base import get_extractor  # noqa: E402
 from otfs_workflow.plan import (
+    CLINICAL_TARGETS,
     OT_RANKER_SETTINGS,
-    PAPER_FEATURE_SETS,
     RECOMMEND_OUT,
     SHIFT_OUT,
     CodeInputs,
@@ -39,7 +40,8 @@ from otfs_workflow.plan import (
     images_dir,
     pairs_domains,
     reporter,
-    rule_convention_problems,
+    check_rule_conventions,
+    repo_file as repo_file_of,
     rule_name_part,
 )  # noqa: E402
 from otfs_workflow.provenance import package_versions  # noqa: E402
@@ -76,37 +78,27 @@ PLAN = PlanCache(
     write=workflow.is_main_process,
 )
 atexit.register(PLAN.save)
-
-
-def plan_answer(question, args, compute):
-    """``compute()``, or its answer kept from an earlier parse of the same code (PlanCache.get)."""
-    return PLAN.get(question, args, compute)
-
-
-def _validated():
-    validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
-    return config
+# ``compute()``, or its answer kept from an earlier parse of the same code (PlanCache.get).
+plan_answer = PLAN.get
 
 
 # The configuration, checked by Snakemake's `validate` with the schema's defaults filled, and
 # cross-checked (otfs_workflow.config.validate_config); kept for the next parse of the same one.
 # A copy: what the parse changes in config (paths made relative below) stays out of the kept answer.
-_checked = plan_answer("validate_config", config, _validated)
+_checked = plan_answer(
+    "validate_config",
+    config,
+    lambda: validate_config(
+        config, REPO / "workflow" / "schemas" / "config.schema.yaml"
+    )
+    or config,
+)
 config.clear()
 config.update(copy.deepcopy(_checked))
 
 
-def repo_file(*parts):
-    """A file of the repository, as a path relative to the working directory where it lies inside it (the
-    usual case: Snakemake runs in the repository), else absolute. A project folder copied or moved
-    elsewhere then keeps the same input paths, and Snakemake reruns nothing."""
-    path = REPO.joinpath(*parts)
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
+# A file of the repository, relative to the working directory where it lies inside it (plan.repo_file).
+repo_file = functools.partial(repo_file_of, REPO)
 # Paths of repository files named in the config are relative to the repository.
 for _ds in config["datasets"].values():
     if _ds.get("manifest"):
@@ -222,42 +214,21 @@ script_code = CodeInputs(REPO, P, write=workflow.is_main_process).script_code
 # Every registered ranker and adapter: what the benchmarks, which run them all, name.
 ALL_RANKERS = registry_names("otfs.rankers")
 ALL_ADAPTERS = registry_names("otfs.adapters")
-
-
-def ranking_job_params(prefix=""):
-    """The params of a ranking job (rule rank_features; run_family_pair's, named with ``prefix``)."""
-    return {
-        f"{prefix}ranker_params": lambda w: ranker_params(w.ranker),
-        f"{prefix}per_class": lambda w: pair_source_per_class(w.pair, w.feature_set),
-        f"{prefix}iterations": lambda w: ranking_iterations(w.feature_set, w.ranker),
-    }
-
-
-# Every number of features asked for is within [1, d] of its feature set: checked
-# before any job runs, from the manifests (no data needed).
-# A fraction that gives 0 of a small feature set's d is left out of its grids and
-# tables, with a note (printed here, and in the tables' captions).
-def print_notes(notes):
-    """Print the configuration's notes (what a smaller configuration leaves out), once per run."""
-    if workflow.is_main_process:
-        for note in notes:
-            print(f"note: {note}", file=sys.stderr)
+# The params of a ranking job (rule rank_features; run_family_pair's, named with a prefix).
+ranking_job_params = P.ranking_job_params
 
 
 # Notes about one feature set: printed when the run starts (workflow/rules/run_log.smk), for the feature
 # sets that the run's jobs use only, so that a target that reads one feature set is not told about others.
 FEATURE_SET_NOTES = []  # (feature set, note)
-
-
-def defer_note(feature_set, note):
-    """A note about ``feature_set``, printed at the run's start if one of its jobs uses that feature set."""
-    FEATURE_SET_NOTES.append((feature_set, note))
-
-
+# Every number of features asked for is within [1, d] of its feature set: checked
+# before any job runs, from the manifests (no data needed).
+# A fraction that gives 0 of a small feature set's d is left out of its grids and
+# tables, with a note (printed at the start, and in the tables' captions).
 FEATURE_COUNT_NOTES = P.feature_count_notes()
 for _note in FEATURE_COUNT_NOTES:
     _named = [fs for fs in config["feature_sets"] if f"feature set {fs!r}" in _note]
-    defer_note(_named[0] if _named else None, f"note: {_note}")
+    FEATURE_SET_NOTES.append((_named[0] if _named else None, f"note: {_note}"))
 
 
 count_notes = P.count_notes
@@ -268,7 +239,7 @@ count_notes = P.count_notes
 if workflow.is_main_process:
     _problems, _notes = P.user_table_findings(Path(".snakemake") / "otfs-inspect")
     for _fs, _note in _notes:
-        defer_note(_fs, _note)
+        FEATURE_SET_NOTES.append((_fs, _note))
     if _problems:
         raise WorkflowError("your data cannot run:\n" + "\n".join(_problems))
 
@@ -285,11 +256,3 @@ ITERATIONS = P.iterations
 VERSIONS = ", ".join(f"{k} {v}" for k, v in package_versions().items())
 # The ranker of the paper's tables and figures (Table 5 compares the OT rankers).
 MAIN_RANKER = P.main_ranker
-
-
-# --- conventions every rule follows, checked before any job runs -----------------
-def check_rule_conventions(workflow_rules):
-    """Every rule's code input and benchmark file (otfs_workflow.plan.rule_convention_problems)."""
-    problems = rule_convention_problems(workflow_rules)
-    if problems:
-        raise WorkflowError("workflow conventions broken:\n" + "\n".join(problems))

@@ -3,7 +3,7 @@
 # summary counts them, as a table (data_notes.csv) and in full (data_notes.md).
 # The job runs after every other job of its target, so that nothing is missing;
 # which jobs those are, the main process writes at the start of the run
-# (DATA_NOTES_SCOPE, run_log.smk), so that other targets' jobs are left out.
+# (DATA_NOTES_SCOPE, otfs_workflow.run_log.Run.start), so that other targets' jobs are left out.
 
 
 rule data_notes:

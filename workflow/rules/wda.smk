@@ -11,7 +11,10 @@ WDA_CONFIG = config["wda"]
 # Its inputs and job parameters (otfs_workflow.plan.Plan, tested in tests/test_plan.py).
 wda_eval_cfg = P.wda_eval_cfg
 WDA_ABLATION_DATASETS, _WDA_ABLATION_NOTES = P.wda_ablation_datasets()
-print_notes(_WDA_ABLATION_NOTES)
+# What the configuration's ablation leaves out, printed once per run.
+if workflow.is_main_process:
+    for _note in _WDA_ABLATION_NOTES:
+        print(f"note: {_note}", file=sys.stderr)
 WDA_OFFICE_FS = WDA_CONFIG["office"]["feature_set"]
 
 

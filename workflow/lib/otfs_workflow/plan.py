@@ -18,7 +18,7 @@ after the first imports none of the methods.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,17 @@ def rule_name_part(name: str) -> str:
     """``name`` (a feature set's) as part of a rule's name: a character other than a letter, digit or ``_``
     becomes ``_``."""
     return re.sub(r"\W", "_", name)
+
+
+def repo_file(repo, *parts) -> str:
+    """A file of the repository ``repo``, as a path relative to the working directory where it lies inside it
+    (the usual case: Snakemake runs in the repository), else absolute. A project folder copied or moved
+    elsewhere then keeps the same input paths, and Snakemake reruns nothing."""
+    path = Path(repo).joinpath(*parts)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def pairs_domains(pairs) -> list[str]:
@@ -127,6 +138,12 @@ PAPER_FEATURE_SETS = {
     "GoogleNet1024": "the paper's GoogleNet features (released features; the paper's Figure 2 and Table 6)",
     "EfficientNetLite0": "not the paper's: extracted here from the 2,533 raw images with an ImageNet-pretrained "
                          "EfficientNet-Lite0 (penultimate layer)",
+}
+#: The clinical study's targets (workflow/rules/clinical.smk): Table 4, Figures 3 and 4.
+CLINICAL_TARGETS = {
+    "table4": [f"results/clinical/table4/table4.{e}" for e in ("csv", "md", "tex")],
+    "figure3": [f"results/clinical/figure3/figure3.{e}" for e in ("pdf", "png", "csv")],
+    "figure4": [f"results/clinical/figure4/figure4.{e}" for e in ("pdf", "png", "csv")],
 }
 #: The keys of the related methods' sections their jobs depend on.
 RELATED_KEYS = {
@@ -341,6 +358,12 @@ class Plan:
             return bool(build_ranker(name, params).needs_class_labels())
 
         return self.answer("ranker_needs_class_labels", [name, params], compute)
+
+    def ranking_job_params(self, prefix: str = "") -> dict:
+        """The params of a ranking job (rule rank_features; run_family_pair's, named with ``prefix``)."""
+        return {f"{prefix}ranker_params": lambda w: self.ranker_params(w.ranker),
+                f"{prefix}per_class": lambda w: self.pair_source_per_class(w.pair, w.feature_set),
+                f"{prefix}iterations": lambda w: self.ranking_iterations(w.feature_set, w.ranker)}
 
     def k_selection_kind(self, name: str) -> str:
         """The kind of the choice-of-k rule ``name`` (``scorer``, ``data``, ...)."""
@@ -819,6 +842,48 @@ class Plan:
     def comparison_files(self, target_set: str) -> list[str]:
         return [f for f in self.all_target_files(target_set) if f.endswith(".comparison.csv")]
 
+    def main_target_files(self, target_set: str, related: Callable[[], Iterable[str]] = tuple) -> list[str]:
+        """What `all` (target set paper) or `available` builds, but its data notes; ``related()``: the related
+        experiments' target files, which the paper's set builds (`available` builds the data families with
+        files present instead, and their verdict)."""
+        files = [*self.all_target_files(target_set), *self.feature_tables(target_set),
+                 f"results/{target_set}/comparison/summary.csv", f"results/{target_set}/results_long.tsv",
+                 *[f for files in CLINICAL_TARGETS.values() for f in files]]
+        return files + (list(related()) if target_set == "paper" else self.shift_available_targets())
+
+    def report_category(self, stem: str, section: str):
+        """The report's category of an output: the paper's ``section``, but for a per-feature-set output (``stem``
+        has ``{feature_set}``) of a feature set not of the paper's datasets (a user's), a category of its own."""
+        if "{feature_set}" not in stem:
+            return section
+
+        def category(wildcards):
+            fs = wildcards.feature_set
+            paper = {self.fs_config(f)["dataset"] for f in PAPER_FEATURE_SETS if f in self.config["feature_sets"]}
+            dataset = self.fs_config(fs)["dataset"]
+            return section if dataset in paper else f"Feature set {fs} (dataset {dataset})"
+
+        return category
+
+    def table_outputs(self, stem: str, caption: str, section: str, subcategory: str) -> dict:
+        """A table rule's outputs (``<stem>.{csv,tex,md,comparison.csv}``), the CSV and the comparison in the
+        report under :meth:`report_category`."""
+        from snakemake.io import report
+
+        category = self.report_category(stem, section)
+        return {"csv": report(f"{stem}.csv", caption=caption, category=category, subcategory=subcategory),
+                "tex": f"{stem}.tex", "md": f"{stem}.md",
+                "comparison": report(f"{stem}.comparison.csv", caption="../report/comparison.rst", category=category,
+                                     subcategory=subcategory)}
+
+    def curve_outputs(self, stem: str, caption: str, section: str, subcategory: str) -> dict:
+        """A figure rule's outputs (``<stem>.{pdf,png,csv}``), the PNG in the report under
+        :meth:`report_category`."""
+        from snakemake.io import report
+
+        return {"pdf": f"{stem}.pdf", "png": report(f"{stem}.png", caption=caption, category=self.report_category(
+            stem, section), subcategory=subcategory), "csv": f"{stem}.csv"}
+
     def staged_files(self) -> list[str]:
         """Every file `all` reads from outside: each feature set's released files, or the images its features
         are extracted from, for every configured domain."""
@@ -1204,6 +1269,13 @@ class CodeInputs:
                 self.scripts_dir / script, self.package_dirs, {group: list(modules) for group, modules in plugins},
                 write=self.write, states=self._states))
         return self._manifests[script, plugins]
+
+
+def check_rule_conventions(rules) -> None:
+    """Raise a WorkflowError listing every :func:`rule_convention_problems` of ``rules``, if any."""
+    problems = rule_convention_problems(rules)
+    if problems:
+        raise WorkflowError("workflow conventions broken:\n" + "\n".join(problems))
 
 
 def rule_convention_problems(rules, content_addressed=CONTENT_ADDRESSED_RULES) -> list[str]:

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CONDITIONS_DIR", "DATA_NOTES_COLUMNS", "DATA_NOTES_SCOPE", "PlannedJob", "benchmark_key", "collect_costs",
+__all__ = ["CONDITIONS_DIR", "DATA_NOTES_COLUMNS", "DATA_NOTES_SCOPE", "PlannedJob", "Run", "benchmark_key", "collect_costs",
            "condition_lines", "data_notes_rows", "estimate", "format_duration", "group_conditions", "measured_lines",
            "plan_lines", "read_benchmark_seconds", "read_conditions", "read_costs", "record_condition", "scoped_conditions",
            "summary_lines", "write_conditions", "write_costs", "write_data_notes", "write_data_notes_scope"]
@@ -513,3 +513,80 @@ def summary_lines(ok: bool, started: float | None, ran: int, failed: Sequence[Ma
     if len(failed) > 10:
         lines.append(f"  ... and {len(failed) - 10} more failed job(s): .snakemake/log/ has the run's full log")
     return lines
+
+
+# --- the main process's hooks (workflow/rules/run_log.smk) --------------------------------------------------------
+class Run:
+    """What the main process keeps of a run between its start and its end, from Snakemake's ``workflow`` (its
+    DAG, scheduler, cores and ``--configfile`` files): :meth:`start` gives the start-of-run lines, :meth:`end`
+    the last ones."""
+
+    def __init__(self, costs_path: str | os.PathLike, repo: str | os.PathLike):
+        self.costs_path, self.repo = Path(costs_path), Path(repo)
+        self.started: float | None = None
+        self.costs: dict = {}
+        self.plan: list[PlannedJob] = []
+        self.benchmarks: dict[int, str] = {}
+
+    @staticmethod
+    def cores(workflow) -> int:
+        cores = workflow.resource_settings.cores
+        return int(cores) if isinstance(cores, int) and cores > 0 else os.cpu_count() or 1
+
+    def _planned_jobs(self, dag) -> list[PlannedJob]:
+        """The jobs to run, as :func:`estimate` takes them; their benchmark files, by job id, kept for the end."""
+        jobs = list(dag.needrun_jobs())
+        ids = {job: i for i, job in enumerate(jobs)}
+        planned, self.benchmarks = [], {}
+        for job in jobs:
+            bench = str(job.benchmark) if job.benchmark else None
+            if bench:
+                self.benchmarks[ids[job]] = bench
+            planned.append(PlannedJob(ids[job], job.rule.name, benchmark_key(job.rule.name, bench),
+                                      int(job.threads or 1), [ids[d] for d in dag.dependencies.get(job, {}) if d in ids]))
+        return planned
+
+    def start(self, workflow, notes: Iterable[tuple[str | None, str]] = ()) -> list[str]:
+        """The run's notes about the feature sets its jobs use (``notes``: (feature set or None for every run,
+        note)), then its plan and estimate (:func:`plan_lines`). Writes each data_notes job's scope: the logs
+        of every job its target runs."""
+        dag = workflow.dag
+        self.started, self.costs = time.time(), read_costs(self.costs_path)
+        used = {str(v) for job in dag.jobs for v in job.wildcards_dict.values()}
+        lines = [note for fs, note in notes if fs is None or fs in used]
+        self.plan = self._planned_jobs(dag)
+        for job in dag.jobs:
+            if job.rule.name == "data_notes":
+                upstream = [dep for dep in dag.bfs(dag.dependencies, job) if dep is not job]
+                write_data_notes_scope(DATA_NOTES_SCOPE.format(**job.wildcards_dict),
+                                       (str(log) for dep in upstream for log in dep.log))
+        try:
+            costs_name = str(self.costs_path.relative_to(self.repo))
+        except ValueError:
+            costs_name = str(self.costs_path)
+        return lines + plan_lines(self.plan, self.cores(workflow), self.costs, costs_name,
+                                  machine_cores=os.cpu_count() if workflow.local_exec else None)
+
+    def end(self, workflow, ok: bool) -> list[str]:
+        """The run's last lines: its measured job time (:func:`measured_lines`), its conditions counted (written in
+        full to ``logs/conditions.md``) and :func:`summary_lines`."""
+        records = read_conditions(since=self.started - 1 if self.started else None)
+        if records:
+            write_conditions(records, "logs/conditions.md")
+        scheduler = getattr(workflow, "scheduler", None)
+        failed = [{"rule": job.rule.name, "wildcards": ", ".join(f"{k}={v}" for k, v in job.wildcards_dict.items()),
+                   "log": [str(f) for f in job.log]} for job in sorted(getattr(scheduler, "failed", ()), key=str)]
+        dag = workflow.dag
+        targets = sorted(rule.name for rule in dag.targetrules) + sorted(str(f) for f in dag.targetfiles)
+        configfiles = []
+        for f in getattr(workflow, "overwrite_configfiles", None) or ():
+            p = Path(f)
+            try:
+                p = p.resolve().relative_to(Path.cwd().resolve())
+            except ValueError:
+                pass
+            configfiles.append(str(p))
+        timed = measured_lines(self.plan, self.benchmarks, self.cores(workflow), self.started, self.costs,
+                               "logs/run_summary.json")
+        return timed + condition_lines(records) + summary_lines(ok, self.started, getattr(scheduler, "finished_jobs", 0),
+                                                                failed, targets, configfiles=configfiles)
