@@ -523,3 +523,18 @@ def test_a_reporter_flags_its_outputs_for_the_report_with_their_captions():
     assert out.flags["report"].category == "Data families" and out.flags["report"].subcategory == "{family}"
     other = reporter("results/leaderboard", "Feature-shift benchmark", "leaderboard_")("cd", "png", "cd")
     assert str(other) == "results/leaderboard/cd.png" and other.flags["report"].subcategory is None
+
+
+def test_the_rule_files_declare_and_the_planning_module_computes():
+    """No rule file defines a function (input functions, targets and checks are the planning module's, tested
+    here), and each related experiment is one file, workflow/rules/<name>.smk, with its target rule <name>."""
+    import re
+
+    files = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    defined = [f"{f.name}:{i}" for f in files for i, line in enumerate(f.read_text().splitlines(), 1)
+               if re.match(r"\s*(async\s+)?def\s", line)]
+    assert not defined, f"functions defined in rule files: {defined}; make them methods of otfs_workflow.plan.Plan"
+    experiments = re.search(r"RELATED_EXPERIMENTS = \[(.*?)\]", (REPO / "Snakefile").read_text(), re.S).group(1)
+    for name in re.findall(r'"(\w+)"', experiments):
+        assert re.search(rf"^rule {name}:", (REPO / "workflow" / "rules" / f"{name}.smk").read_text(), re.M), name
+    assert not list((REPO / "workflow" / "rules").glob("*_common.smk"))
