@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["EditedOutputError", "atomic_path", "check_seal", "current_umask", "read_json", "read_tsv", "seal",
+__all__ = ["EditedOutputError", "atomic_path", "check_seal", "current_umask", "cwd_relative", "read_json", "read_tsv", "seal",
            "seal_path", "read_parquet", "write_csv", "write_json", "write_parquet", "write_text", "write_tsv"]
 
 
@@ -67,6 +67,15 @@ def check_seal(path) -> None:
             f"{path}: changed after the job that wrote it (SHA-256 {found[:16]}..., but {sp.name} records "
             f"{recorded[:16]}...); an edited result is never used. Delete {path} and rerun to recompute it "
             f"(or delete {sp} to use your edit)")
+
+
+def cwd_relative(path: str | os.PathLike) -> str:
+    """``path`` relative to the working directory where it lies inside it, else as given: a path that names
+    the same file from a project folder copied or moved elsewhere."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def current_umask() -> int:

@@ -64,11 +64,9 @@ def repo_file(repo, *parts) -> str:
     """A file of the repository ``repo``, as a path relative to the working directory where it lies inside it
     (the usual case: Snakemake runs in the repository), else absolute. A project folder copied or moved
     elsewhere then keeps the same input paths, and Snakemake reruns nothing."""
-    path = Path(repo).joinpath(*parts)
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+    from otfs_workflow.io import cwd_relative
+
+    return cwd_relative(Path(repo).joinpath(*parts))
 
 
 def pairs_domains(pairs) -> list[str]:
@@ -553,7 +551,6 @@ class Plan:
         """Folder of one aggregate, for the scope of ``feature_set`` in ``target_set``."""
         scope = self.scope_for(target_set, feature_set)
         return f"results/aggregate/{feature_set}/{scope}/{ranker or self.main_ranker}/{adapter}/{grid}"
-
 
     def available_pairs(self, feature_set: str) -> list[str]:
         """The configured pairs of ``feature_set`` whose domains have data (the `available` scope)."""
@@ -1225,7 +1222,8 @@ class CodeInputs:
 
     def __init__(self, repo, plan: Plan, write: bool):
         repo = Path(repo)
-        self.package_dirs = (repo / "src" / "otfs", repo / "workflow" / "lib" / "otfs_workflow")
+        self.package_dirs = (
+            (repo / "src" / "otfs").resolve(), (repo / "workflow" / "lib" / "otfs_workflow").resolve())
         self.scripts_dir = repo / "workflow" / "scripts"
         self.scripts = {p.name for p in self.scripts_dir.glob("*.py")}
         self.plan, self.write = plan, write
@@ -1264,7 +1262,7 @@ class CodeInputs:
 
         if (script, plugins) not in self._manifests:
             if self._states is None:  # one walk of the packages' files for every manifest of this parse
-                self._states = source_states(Path(d).resolve() for d in self.package_dirs)
+                self._states = source_states(self.package_dirs)
             self._manifests[script, plugins] = str(scoped_manifest(
                 self.scripts_dir / script, self.package_dirs, {group: list(modules) for group, modules in plugins},
                 write=self.write, states=self._states))

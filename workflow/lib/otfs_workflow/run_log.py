@@ -578,14 +578,9 @@ class Run:
                    "log": [str(f) for f in job.log]} for job in sorted(getattr(scheduler, "failed", ()), key=str)]
         dag = workflow.dag
         targets = sorted(rule.name for rule in dag.targetrules) + sorted(str(f) for f in dag.targetfiles)
-        configfiles = []
-        for f in getattr(workflow, "overwrite_configfiles", None) or ():
-            p = Path(f)
-            try:
-                p = p.resolve().relative_to(Path.cwd().resolve())
-            except ValueError:
-                pass
-            configfiles.append(str(p))
+        from otfs_workflow.io import cwd_relative
+
+        configfiles = [cwd_relative(f) for f in getattr(workflow, "overwrite_configfiles", None) or ()]
         timed = measured_lines(self.plan, self.benchmarks, self.cores(workflow), self.started, self.costs,
                                "logs/run_summary.json")
         return timed + condition_lines(records) + summary_lines(ok, self.started, getattr(scheduler, "finished_jobs", 0),
