@@ -272,6 +272,34 @@ def test_a_families_pairs_are_split_by_rankers_per_job(shipped):
     assert all(jobs[fs] == 2 for fs in families if fs.startswith(("wifi", "news")) or fs == "landmine"), jobs
 
 
+def test_a_split_pair_reads_its_points_of_all_features_computed_once(shipped):
+    plan = Plan(shipped)
+    families = sorted({fs for names in shipped["shift"]["families"].values() for fs in names})
+    rules = plan.family_pair_rules(families, shipped["leaderboard"]["rankers"], shipped["leaderboard"]["adapters"])
+    ends = plan.family_ends_rules(rules)
+    # one rule per set of adapters of the split pairs, for exactly the split feature sets
+    split = {fs for job in rules.values() if job.part for fs in job.feature_sets}
+    assert sorted(ends) == ["classify_family_all_features", "classify_family_all_features_with_ot3"]
+    assert sorted(fs for job in ends.values() for fs in job.feature_sets) == sorted(split)
+    assert "amazon5000" in split and not {"wine", "heart", "amazon400"} & split
+    assert "OT3" in ends["classify_family_all_features_with_ot3"].adapters
+    assert "OT3" not in ends["classify_family_all_features"].adapters
+    for name, job in rules.items():
+        for fs in job.feature_sets:
+            pair = plan.fs_pairs(fs)[0]
+            files = plan.family_pair_ends(job)(SimpleNamespace(feature_set=fs, pair=pair))
+            if not job.part:  # a pair in one job computes them itself
+                assert files == {}, name
+                continue
+            grid, ms_grid = shipped["shift"]["grid"], shipped["model_selection"]["grid"]
+            assert files == {
+                "curve_ends": f"results/runs/{fs}/all_features/{grid}/{pair}.families.json",
+                "ms_ends": f"results/runs/{fs}/all_features/{ms_grid}/{pair}.model_selection.tsv"}, name
+            # the adapters of the file are the pair rule's own
+            (owner,) = [e for e in ends.values() if fs in e.feature_sets]
+            assert owner.adapters == job.adapters, name
+
+
 def test_rankers_per_job_names_a_configured_feature_set():
     config = load_yaml(REPO / "config.yaml")
     with pytest.raises(ConfigError, match=r"shift\.rankers_per_job\.amazon500: unknown feature set"):

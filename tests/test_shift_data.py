@@ -261,9 +261,11 @@ def test_the_documented_split_of_the_pairs_is_the_shipped_one():
 
 @pytest.mark.pipeline
 def test_a_pair_split_by_rankers_writes_what_one_job_writes(test_run, tmp_path):
-    """config/test.yaml runs Amazon 5,000's pair in two jobs (shift.rankers_per_job: [ot, ks], [random]); the
-    same pair in one job, from the same caches, writes every ranker's ranking, curves and label-free scores
-    with the same values (all but the columns of seconds)."""
+    """config/test.yaml runs Amazon 5,000's pair in two jobs (shift.rankers_per_job: [ot, ks], [random]), which
+    read the pair's points of all features computed once (rules classify_family_all_features and
+    score_model_selection_all_features); the same pair in one job, from the same caches, computes them itself
+    and writes every ranker's ranking, curves and label-free scores with the same values (all but the columns
+    of seconds)."""
     import json
 
     import pandas as pd
@@ -271,10 +273,13 @@ def test_a_pair_split_by_rankers_writes_what_one_job_writes(test_run, tmp_path):
     from .conftest import copy_workflow, planned_jobs, snakemake
 
     runs = test_run / "results" / "runs" / "amazon5000"
-    # the pair job's outputs: not the files' hash records, nor the recommendation's task summaries
-    # (recommend_task reads the pair's outputs)
+    # the pair job's outputs: not the files' hash records, the recommendation's task summaries (recommend_task
+    # reads the pair's outputs) nor the points of all features the two jobs read
     targets = sorted(p.relative_to(test_run).as_posix() for p in runs.rglob("*")
-                     if p.is_file() and not p.name.startswith(".") and p.parent.name != "recommend")
+                     if p.is_file() and not p.name.startswith(".") and p.parent.name != "recommend"
+                     and "all_features" not in p.parts)
+    ends = {p.relative_to(runs).as_posix() for p in runs.rglob("all_features/*/*") if not p.name.startswith(".")}
+    assert {Path(e).name.split(".", 1)[1] for e in ends} == {"families.json", "model_selection.tsv"}, ends
     assert {Path(t).parts[4] for t in targets if "/ranking/" in t} == {"ot", "ks", "random"}, targets
     work = copy_workflow(tmp_path / "whole")
     shutil.copytree(test_run / "data" / "cache" / "amazon5000", work / "data" / "cache" / "amazon5000")

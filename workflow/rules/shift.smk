@@ -65,15 +65,18 @@ REGRESSION_ADAPTERS = ("NA", "SA", "CORAL", "TCA")
 # rankers in one job: a job's imports take 3 to 6 s, while a small family's pair computes for
 # well under a second per ranker (heart disease: 6.6 s per (ranker, pair) job for about 0.5 s of
 # work), and the shift test of the choice of k, the same for every ranker, runs once per
-# iteration of a job. Why a share of them on Amazon 5,000: its pair takes about 5 minutes of one
-# core for 14 rankers, the longest chain of the plan. The trade: an edit of a ranker reruns its
-# share of the families' pairs, one of an adapter or a scorer every ranker's.
+# iteration of a job. Why a share of them on Amazon 5,000: its pair takes about 4 minutes of one
+# core for 14 rankers, the longest chain of the plan. A pair in shares reads the points of all
+# features of its curves and its choice of k (with the shift test's choices) from one job each
+# (Plan.family_pair_ends) instead of computing them in every share. The trade: an edit of a
+# ranker reruns its share of the families' pairs, one of an adapter or a scorer every ranker's.
 for _rule, _job in FAMILY_PAIR_RULES.items():
 
     rule:
         name:
             _rule
         input:
+            unpack(P.family_pair_ends(_job)),
             caches=pair_caches,
             code=script_code(
                 "family_pair.py",
@@ -111,10 +114,11 @@ for _rule, _job in FAMILY_PAIR_RULES.items():
         # 22 s (heart disease) to 565 s on average, 642 s at most (Amazon reviews, 5,000
         # words), 1,283 MB; the requests are 3x and 1.5x (docs/cluster.md). An Amazon 5,000
         # pair alone on one core (2026-12-04): 219 s in one job; 77, 77 and 82 s in three
-        # (rankers_per_job 5), 1,341 MB at most (the share with hsic-lasso); 38, 36, 33, 43,
-        # 32, 56 and 33 s in seven (rankers_per_job 2, 2026-12-06). Alone on one core
-        # (2026-12-06), rankers_per_job 7: WiFi t1-t3 (with OT3) 87 s in one job, 45 and 48 s
-        # in two; 20 Newsgroups comp-rec 29 and 38 s in two.
+        # (rankers_per_job 5), 1,341 MB at most (the share with hsic-lasso). Its jobs one
+        # after another on one core (2026-12-06): 240-267 s in one job; in seven
+        # (rankers_per_job 2) 37, 33, 30, 42, 26, 61 (rulsif, hsic-lasso) and 30 s, after 10 s
+        # and 8 s for the points of all features. WiFi t1-t3 (with OT3): 51 and 57 s in two
+        # (rankers_per_job 7); 20 Newsgroups comp-rec 35 and 45 s in two.
         resources:
             mem_mb=2304,
             runtime=33,
@@ -135,6 +139,44 @@ for _rule, _job in FAMILY_PAIR_RULES.items():
     workflow.ruleorder(_rule, "rank_features")
     workflow.ruleorder(_rule, "classify_leaderboard_adapters", "classify")
     workflow.ruleorder(_rule, "score_model_selection")
+
+
+# The points of all features on the families' grid of one (feature set, pair) whose pair
+# is split in several jobs (config `shift.rankers_per_job`), under the adapters of its
+# pair rule, on each iteration's source subset: what each of those jobs would compute
+# alike, computed once (otfs_workflow.plan.Plan.family_ends_rules); the choice of k's are
+# rule score_model_selection_all_features'. A pair in one job computes both itself.
+for _rule, _ends in P.family_ends_rules(FAMILY_PAIR_RULES).items():
+
+    rule:
+        name:
+            _rule
+        input:
+            caches=pair_caches,
+            code=script_code("classification_all_features.py", adapters=_ends.adapters),
+        output:
+            json="results/runs/{feature_set}/all_features/{grid}/{pair}.families.json",
+        log:
+            "logs/classification/{feature_set}/all_features/{grid}/{pair}.families.log",
+        benchmark:
+            f"logs/benchmarks/{_rule}/{{feature_set}}/{{grid}}/{{pair}}.tsv"
+        wildcard_constraints:
+            feature_set="|".join(re.escape(fs) for fs in _ends.feature_sets),
+            grid=re.escape(SHIFT_CONFIG["grid"]),
+        conda:
+            "../../envs/otfs.yaml"
+        threads: 1
+        resources:
+            mem_mb=1024,
+            runtime=5,
+        params:
+            adapters=list(_ends.adapters),
+            adapter_params=[adapter_params(a) for a in _ends.adapters],
+            metrics=lambda w: grid_config(w.grid).get("metrics", {}),
+            iterations=lambda w: ITERATIONS[: grid_config(w.grid).get("iterations")],
+            per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
+        script:
+            "../scripts/classification_all_features.py"
 
 
 # A data family's feature set's aggregates, every (ranker, adapter) of run_family_pair in

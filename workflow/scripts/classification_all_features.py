@@ -1,4 +1,5 @@
-"""Snakemake wrapper of otfs_workflow.stages.classification.run_all_features (rule classify_leaderboard_all_features)."""
+"""Snakemake wrapper of otfs_workflow.stages.classification.run_all_features (rules classify_leaderboard_all_features
+and classify_family_all_features*)."""
 
 from otfs_workflow.stages import classification, domain_caches, job, snakemake_object
 

@@ -324,6 +324,45 @@ class Plan:
                 rules.setdefault(name, PairRule(tuple(common + more), share, part)).feature_sets.append(fs)
         return rules
 
+    def family_ends_rules(self, pair_rules: Mapping[str, PairRule]) -> dict[str, PairRule]:
+        """The rules of the curves' points of all features that a data family's pair split in several jobs
+        reads (:meth:`family_pair_ends`): one per set of adapters of the split ``pair_rules``, named
+        ``classify_family_all_features`` with the pair rule's suffix (``_with_ot3``), for those rules' feature
+        sets. Computed once for the pair, not in each of its jobs."""
+        rules: dict[str, PairRule] = {}
+        for name, job in pair_rules.items():
+            if not job.part:
+                continue
+            suffix = name.split("_part")[0].removeprefix("run_family_pair")
+            ends = rules.setdefault(f"classify_family_all_features{suffix}", PairRule(job.adapters, ()))
+            ends.feature_sets.extend(fs for fs in job.feature_sets if fs not in ends.feature_sets)
+        return rules
+
+    def family_curve_ends(self, feature_set: str, pair: str) -> str:
+        """The file of the families' grid's points of all features of one (feature set, pair)
+        (rules classify_family_all_features*)."""
+        return f"results/runs/{feature_set}/all_features/{self.config['shift']['grid']}/{pair}.families.json"
+
+    def family_pair_ends(self, job: PairRule):
+        """Input function of the pair rule ``job``: where the pair is split in several jobs, the points of all
+        features that each of them reads instead of computing them again, by name: ``curve_ends`` (the
+        families' grid, :meth:`family_curve_ends`) and ``ms_ends`` (the choice of k's grid, rule
+        score_model_selection_all_features), each where its grid has all d features; a pair in one job
+        computes them once itself and reads none."""
+        grid, ms_grid = self.config["shift"]["grid"], self.config["model_selection"]["grid"]
+
+        def ends(w) -> dict[str, str]:
+            if not job.part:
+                return {}
+            files = {}
+            if self.grid_reads_d(w.feature_set, grid):
+                files["curve_ends"] = self.family_curve_ends(w.feature_set, w.pair)
+            if self.grid_reads_d(w.feature_set, ms_grid):
+                files["ms_ends"] = f"results/runs/{w.feature_set}/all_features/{ms_grid}/{w.pair}.model_selection.tsv"
+            return files
+
+        return ends
+
     def pair_source_per_class(self, pair: str, feature_set: str):
         """Source samples per class of each iteration of ``pair``: the feature set's `source_per_class` where it
         has one (a data family's own protocol), else config `protocol` (with its per-domain overrides)."""
