@@ -490,7 +490,8 @@ def test_editing_one_adapter_reruns_only_its_classification_jobs_and_their_aggre
         assert j["rule"] in ("classify", "classify_leaderboard_adapters", "classify_leaderboard_all_features",
                              "run_family_pair", "clinical_classify", "score_model_selection",
                              "score_model_selection_all_features", "boosting_run", "make_shift_regression") or j[
-            "rule"].startswith(("classify_pairs_", "score_pairs_", "run_family_pair_part")), j
+            "rule"].startswith(("classify_pairs_", "score_pairs_", "run_family_pair_part",
+                                "classify_family_all_features")), j
         manifest = next(f for f in j["input"] if f.startswith(".snakemake/otfs-code/"))
         assert "otfs.adapters.coral" in manifest, j
     for j in jobs:  # the rest only because an upstream job reruns: aggregates, tables, figures
