@@ -16,6 +16,7 @@ from snakemake.utils import update_config
 from otfs_workflow.config import ConfigError, load_yaml, validate_config
 from otfs_workflow.plan import (
     CodeInputs,
+    PairRule,
     Plan,
     ScopedCode,
     agg_files,
@@ -298,6 +299,18 @@ def test_a_split_pair_reads_its_points_of_all_features_computed_once(shipped):
             # the adapters of the file are the pair rule's own
             (owner,) = [e for e in ends.values() if fs in e.feature_sets]
             assert owner.adapters == job.adapters, name
+    # the name is the pair rule's less its share, whatever the adapters are called
+    odd = {"run_family_pair_with_partial_ot_part1of2": PairRule(("NA", "partial_ot"), ("ot",), "_1of2", ["wine"])}
+    assert list(plan.family_ends_rules(odd)) == ["classify_family_all_features_with_partial_ot"]
+    # the job's params: the grid's metrics and first iterations, the pair's source samples per class
+    params = plan.all_features_job_params(["NA", "OT3"])
+    w = SimpleNamespace(grid=shipped["shift"]["grid"], feature_set="wine", pair="red-white")
+    grid = shipped["grids"][w.grid]
+    assert params["adapters"] == ["NA", "OT3"] and params["adapter_params"] == [plan.adapter_params("NA"),
+                                                                              plan.adapter_params("OT3")]
+    assert params["metrics"](w) == grid.get("metrics", {}) and params["iterations"](w) == plan.iterations[
+        :grid["iterations"]]
+    assert params["per_class"](w) == plan.pair_source_per_class("red-white", "wine")
 
 
 def test_rankers_per_job_names_a_configured_feature_set():

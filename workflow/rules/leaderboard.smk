@@ -42,11 +42,7 @@ rule classify_leaderboard_all_features:
         mem_mb=1024,
         runtime=30,
     params:
-        adapters=LEADERBOARD_CONFIG["adapters"],
-        adapter_params=[adapter_params(a) for a in LEADERBOARD_CONFIG["adapters"]],
-        metrics=lambda w: grid_config(w.grid).get("metrics", {}),
-        iterations=lambda w: ITERATIONS[: grid_config(w.grid).get("iterations")],
-        per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
+        **P.all_features_job_params(LEADERBOARD_CONFIG["adapters"]),
     script:
         "../scripts/classification_all_features.py"
 

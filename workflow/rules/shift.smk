@@ -170,11 +170,7 @@ for _rule, _ends in P.family_ends_rules(FAMILY_PAIR_RULES).items():
             mem_mb=1024,
             runtime=5,
         params:
-            adapters=list(_ends.adapters),
-            adapter_params=[adapter_params(a) for a in _ends.adapters],
-            metrics=lambda w: grid_config(w.grid).get("metrics", {}),
-            iterations=lambda w: ITERATIONS[: grid_config(w.grid).get("iterations")],
-            per_class=lambda w: pair_source_per_class(w.pair, w.feature_set),
+            **P.all_features_job_params(_ends.adapters),
         script:
             "../scripts/classification_all_features.py"
 

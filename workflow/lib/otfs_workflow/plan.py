@@ -333,10 +333,20 @@ class Plan:
         for name, job in pair_rules.items():
             if not job.part:
                 continue
-            suffix = name.split("_part")[0].removeprefix("run_family_pair")
+            # the pair rule's name less its share's ("_part1of7"), which an adapter's name cannot end with
+            suffix = name.removesuffix(f"_part{job.part[1:]}").removeprefix("run_family_pair")
             ends = rules.setdefault(f"classify_family_all_features{suffix}", PairRule(job.adapters, ()))
             ends.feature_sets.extend(fs for fs in job.feature_sets if fs not in ends.feature_sets)
         return rules
+
+    def all_features_job_params(self, adapters) -> dict:
+        """The params of a job of the points of all features of one (feature set, pair) on its {grid} wildcard
+        (:func:`otfs_workflow.stages.classification.run_all_features`; rules classify_leaderboard_all_features and
+        classify_family_all_features*)."""
+        return {"adapters": list(adapters), "adapter_params": [self.adapter_params(a) for a in adapters],
+                "metrics": lambda w: self.grid_config(w.grid).get("metrics", {}),
+                "iterations": lambda w: self.iterations[: self.grid_config(w.grid).get("iterations")],
+                "per_class": lambda w: self.pair_source_per_class(w.pair, w.feature_set)}
 
     def family_curve_ends(self, feature_set: str, pair: str) -> str:
         """The file of the families' grid's points of all features of one (feature set, pair)
