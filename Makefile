@@ -15,13 +15,15 @@ STAMP := $(VENV)/.otfs-installed
 
 .PHONY: setup all available test test-fast lint bench clean-results slurm-packages browser-packages
 
-$(STAMP): pyproject.toml workflow/pyproject.toml envs/requirements.txt
+$(STAMP): pyproject.toml workflow/pyproject.toml benchmarks/pyproject.toml envs/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# The CPU build of PyTorch, for feature extraction (a bare `torch` would pull a CUDA build).
 	$(BIN)/python -m pip install --quiet torch==$(TORCH)
-	# The library (src/otfs) and the pipeline package beside the workflow (workflow/lib/otfs_workflow).
-	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test,extraction,related,skada]' -e ./workflow
+	# The library (src/otfs), the pipeline package beside the workflow (workflow/lib/otfs_workflow) and the
+	# benchmark suite (benchmarks/otfs_benchmarks).
+	$(BIN)/python -m pip install --quiet -c envs/requirements.txt -e '.[test,extraction,related,skada]' -e ./workflow \
+		-e ./benchmarks
 	touch $@
 
 setup: $(STAMP)
@@ -68,7 +70,7 @@ browser-packages:
 		|| { apt-get update -q && apt-get install -y -q --no-install-recommends chromium; }; fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests workflow/scripts workflow/lib
+	$(BIN)/ruff check src tests workflow/scripts workflow/lib benchmarks
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint
 

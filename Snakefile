@@ -31,8 +31,8 @@ min_version("9.12")
 sys.path[:0] = [os.path.join(workflow.basedir, d) for d in ("src", "workflow/lib")]
 from otfs_workflow.config import load_yaml  # noqa: E402
 
-# Every job runs this checkout's library (src/otfs) and pipeline package
-# (workflow/lib/otfs_workflow): the scripts (which Snakemake copies before running
+# Every job runs this checkout's library (src/otfs), pipeline package
+# (workflow/lib/otfs_workflow) and benchmark suite (benchmarks/otfs_benchmarks): the scripts (which Snakemake copies before running
 # them) and the jobs of a cluster inherit this, so no script edits sys.path.
 # Plug-in packages on an existing PYTHONPATH stay after them.
 os.environ["PYTHONPATH"] = os.pathsep.join(
@@ -40,6 +40,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     for p in (
         os.path.join(workflow.basedir, "src"),
         os.path.join(workflow.basedir, "workflow", "lib"),
+        os.path.join(workflow.basedir, "benchmarks"),
         os.environ.get("PYTHONPATH"),
     )
     if p

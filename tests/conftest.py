@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from otfs_workflow.benchmark.end_to_end import copy_workflow as _copy_workflow
+from otfs_benchmarks.end_to_end import copy_workflow as _copy_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 

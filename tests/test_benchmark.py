@@ -19,10 +19,10 @@ from otfs.adapters import CorrelationAlignment, LinearTransferComponentAnalysis,
 from otfs.classification import accuracy_curve, nested_one_nn_accuracies, one_nn_accuracy
 from otfs.preprocessing import zscore
 from otfs.rankers._base import descending_order, feature_coupling_diagonal, rank_features
-from otfs_workflow.benchmark import reference
-from otfs_workflow.benchmark.cases import office_like, word_counts
-from otfs_workflow.benchmark.harness import aligned_relative_difference, relative_difference
-from otfs_workflow.benchmark.suite import main
+from otfs_benchmarks import reference
+from otfs_benchmarks.cases import office_like, word_counts
+from otfs_benchmarks.harness import aligned_relative_difference, relative_difference
+from otfs_benchmarks.suite import main
 
 from .conftest import REPO
 
@@ -272,7 +272,7 @@ def test_suite_command_writes_table_figure_and_provenance(tmp_path, capsys):
 
 @pytest.mark.subprocess  # pytest-benchmark's session asks git for the commit
 def test_scaling_study_fits_power_laws(tmp_path):
-    from otfs_workflow.benchmark.scaling import fit_slope, plot_scaling, run_scaling
+    from otfs_benchmarks.scaling import fit_slope, plot_scaling, run_scaling
 
     k, a = fit_slope([10, 100, 1000], [3e-4, 3e-2, 3.0])
     assert k == pytest.approx(2.0) and a == pytest.approx(3e-6)
@@ -288,7 +288,7 @@ def test_scaling_study_fits_power_laws(tmp_path):
 
 
 def test_pipeline_profile_groups_benchmark_files(tmp_path):
-    from otfs_workflow.benchmark.profile import collect_benchmarks, plot_profile, summarise
+    from otfs_workflow.time_profile import collect_benchmarks, plot_profile, summarise
 
     header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
     files = {"rank_features/surf/ot/a-b.tsv": (2.0, 150.0), "rank_features/surf/ot/b-a.tsv": (4.0, 250.0),
@@ -309,7 +309,7 @@ def test_pipeline_profile_groups_benchmark_files(tmp_path):
 
 @pytest.mark.subprocess  # timed by a pytest-benchmark session, which asks git for the commit
 def test_table3_protocol_runs_the_stage_code(tmp_path):
-    from otfs_workflow.benchmark.table3 import ADAPTERS, run
+    from otfs_benchmarks.table3 import ADAPTERS, run
 
     wall, df = run(tmp_path, jobs=2, iterations=1, d=32, log=lambda *_: None)
     assert wall > 0
@@ -323,7 +323,7 @@ def test_table3_protocol_runs_the_stage_code(tmp_path):
 def test_a_run_timed_once_is_timed_by_pytest_benchmark_in_order_and_its_error_raised(tmp_path):
     import time
 
-    from otfs_workflow.benchmark.timing import time_once
+    from otfs_benchmarks.timing import time_once
 
     calls = []
 
@@ -355,7 +355,7 @@ def test_plain_protocol_equals_the_library_on_real_surf(mirror):
     from otfs.datasets import load_mat_features
     from otfs.preprocessing import apply_steps
     from otfs.rankers import feature_orders
-    from otfs_workflow.benchmark.end_to_end import plain_figure7
+    from otfs_benchmarks.end_to_end import plain_figure7
     from otfs_workflow.protocol import derive_seed, draw_source_subset, feature_counts
 
     surf = mirror / "surf"
@@ -377,7 +377,7 @@ def test_authors_protocol_on_two_real_surf_domains(mirror):
     and with every feature its 1-NN accuracy is the library's on the same source subset."""
     from otfs.datasets import load_mat_features
     from otfs.preprocessing import apply_steps
-    from otfs_workflow.benchmark.authors import ORDER_NAMES, run
+    from otfs_benchmarks.authors import ORDER_NAMES, run
 
     out = run(mirror / "surf", iterations=1, domains=("webcam", "dslr"), keep=True)
     assert out["accuracies"] == 2 * 3 * 17 and out["pairs"] == 2 and out["sinkhorn_method"]
@@ -393,7 +393,7 @@ def test_authors_protocol_on_two_real_surf_domains(mirror):
 
 def test_main_job_stage_table_and_figure(tmp_path):
     """Benchmark records grouped by stage (rules outside STAGES are "other"), drawn beside a reference."""
-    from otfs_workflow.benchmark.main_job import _jobs, plot_stages, stage_table
+    from otfs_benchmarks.main_job import _jobs, plot_stages, stage_table
 
     # rank_pairs_<feature set>: rules named from the configuration, counted by their names' start
     records = {"rank_features/surf/ot/a-b.tsv": (0.4, 60), "rank_pairs_surf/surf/ks.tsv": (0.6, 70),
@@ -423,7 +423,7 @@ def test_main_job_reads_the_cpu_time_of_the_snakemake_process_itself_not_its_job
     import subprocess
     import sys
 
-    from otfs_workflow.benchmark.main_job import _own_cpu_until_exit
+    from otfs_benchmarks.main_job import _own_cpu_until_exit
 
     # the process burns about 0.6 s of CPU itself, then waits on a child that burns 1.5 s more
     code = ("import subprocess, sys, time\n"
@@ -473,8 +473,8 @@ def test_a_job_writes_its_times_where_the_environment_says_and_counts_the_import
 
 
 def test_main_job_overhead_is_the_job_time_that_is_not_the_jobs_code(tmp_path):
-    from otfs_workflow.benchmark.end_to_end import overhead_figures
-    from otfs_workflow.benchmark.main_job import target_name
+    from otfs_benchmarks.end_to_end import overhead_figures
+    from otfs_benchmarks.main_job import target_name
 
     times = tmp_path / "times.tsv"
     times.write_text("a\t0.5\t1.0\t0.1\t10.0\nb\t0.4\t0.0\t0.0\t2.0\n")
@@ -488,7 +488,7 @@ def test_main_job_overhead_is_the_job_time_that_is_not_the_jobs_code(tmp_path):
 
 
 def test_goals_of_the_main_job_state_each_target_the_overhead_and_the_families_budget(tmp_path):
-    from otfs_workflow.benchmark.goals import _main_job_rows
+    from otfs_benchmarks.goals import _main_job_rows
 
     runs = pd.DataFrame({
         "target": ["available", "leaderboard+model_selection"], "order": [0, 1], "cache": ["cold", "warm"],

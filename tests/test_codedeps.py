@@ -16,6 +16,7 @@ from otfs_workflow.codedeps import (
     import_closure,
     manifest_files,
     manifest_plugins,
+    package_dirs,
     scoped_manifest,
 )
 from otfs_workflow.stages import check_code_inputs
@@ -23,15 +24,14 @@ from otfs_workflow.stages import check_code_inputs
 from .conftest import REPO, docs_block
 
 SRC = REPO / "src" / "otfs"
-#: The packages a rule's code comes from: the library and the pipeline package beside the workflow.
-PKGS = (SRC, REPO / "workflow" / "lib" / "otfs_workflow")
+#: The packages a rule's code comes from: the library, the pipeline package and the benchmark suite.
+PKGS = package_dirs(REPO)
 
 
 def _closure(script: str, work: Path = REPO) -> set[str]:
     """The import closure of ``workflow/scripts/<script>``, as paths relative to the checkout."""
-    pkgs = (work / "src" / "otfs", work / "workflow" / "lib" / "otfs_workflow")
     return {p.relative_to(work.resolve()).as_posix() for p in
-            import_closure(work / "workflow" / "scripts" / script, pkgs)}
+            import_closure(work / "workflow" / "scripts" / script, package_dirs(work))}
 
 
 def _package(root: Path, files: dict[str, str]) -> Path:
@@ -299,8 +299,8 @@ def test_every_job_lists_the_closure_of_its_script(tmp_path):
     assert checked == set(scripts) - CONTENT_ADDRESSED | set(made)
 
 
-def _pkgs(work: Path) -> tuple[Path, Path]:
-    return work / "src" / "otfs", work / "workflow" / "lib" / "otfs_workflow"
+def _pkgs(work: Path) -> tuple[Path, ...]:
+    return package_dirs(work)
 
 
 def _rules_importing(module: Path, work: Path, jobs: list[dict]) -> set[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from otfs_workflow.benchmark.end_to_end import MARKER, main, prepare_workdir
+from otfs_benchmarks.end_to_end import MARKER, main, prepare_workdir
 from otfs_workflow.data import Sources, acquire, read_manifest
 from otfs_workflow.data.acquisition import DownloadRefusedError
 from otfs_workflow.data.cache import DomainData, write_cache

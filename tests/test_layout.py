@@ -178,22 +178,29 @@ def test_no_document_points_outside_the_repository():
 
 
 def test_the_pipeline_modules_share_no_private_name_and_the_stages_no_cycle():
-    """No module of otfs_workflow or workflow/scripts imports another's private name (shared helpers live in
-    their own modules: otfs_workflow.stats, otfs_workflow.formatting), and the stages' imports (grimp's graph,
-    function-level imports included) have no cycle."""
+    """No module of otfs_workflow, otfs_benchmarks or workflow/scripts imports another's private name (shared
+    helpers live in their own modules: otfs_workflow.stats, otfs_workflow.formatting), and the stages' imports
+    (grimp's graph, function-level imports included) have no cycle."""
     from pathlib import Path
 
     import grimp
 
+    homes = {"otfs_workflow": REPO / "workflow" / "lib", "otfs_benchmarks": REPO / "benchmarks"}
     problems = []
-    for path in [*(REPO / "workflow" / "lib" / "otfs_workflow").rglob("*.py"), *(REPO / "workflow" / "scripts").glob("*.py")]:
+    for path in [*(REPO / "workflow" / "lib" / "otfs_workflow").rglob("*.py"), *(REPO / "workflow" / "scripts").glob("*.py"),
+                 *(REPO / "benchmarks" / "otfs_benchmarks").rglob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("otfs_workflow"):
-                folder = REPO / "workflow" / "lib" / Path(*node.module.split("."))
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in homes:
+                folder = homes[node.module.split(".")[0]] / Path(*node.module.split("."))
                 private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")
                            and not (folder / f"{a.name}.py").is_file()]  # a private module of the package's own
                 if private:
                     problems.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.module} {private}")
+            # the pipeline package never imports the benchmark suite (which imports it)
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if (
+                isinstance(node, ast.ImportFrom)) else []
+            if "otfs_workflow" in path.parts and any(n.split(".")[0] == "otfs_benchmarks" for n in names):
+                problems.append(f"{path.relative_to(REPO)}:{node.lineno}: imports the benchmark suite")
     assert not problems, "\n".join(problems)
     graph = grimp.build_graph("otfs_workflow", include_external_packages=False)
     stages = {m for m in graph.modules if m.startswith("otfs_workflow.stages.")}

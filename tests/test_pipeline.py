@@ -542,7 +542,7 @@ def test_bench_targets_on_the_test_configuration(built_run_copy):
     snakemake(built_run_copy, "--configfile", "config/test.yaml", "--cores", "2", "bench", "time_profile")
     out = built_run_copy / "results" / "benchmarks"
     bench = pd.read_csv(out / "benchmarks.csv")
-    from otfs_workflow.benchmark.cases import make_cases
+    from otfs_benchmarks.cases import make_cases
 
     assert list(bench["case"]) == [case.name for case in make_cases("quick")] and "WDA" in set(bench["case"])
     bad = bench.loc[~(bench["difference"] <= bench["tolerance"]), ["case", "difference", "note"]]

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from otfs_workflow.benchmark.scheduler import run
+from otfs_benchmarks.scheduler import run
 from otfs_workflow.snakemake_scheduler import coalesce_reevaluations
 
 

@@ -17,7 +17,7 @@ from otfs.adapters import get_adapter
 from otfs.datasets import UCI_DATASETS, load_dataset
 from otfs.reducers._base import evaluate_split, knn_errors, make_split
 from otfs.reducers._wda import WassersteinDiscriminantAnalysis, _BatchedObjective, random_stiefel
-from otfs_workflow.benchmark.reference import wda_autograd
+from otfs_benchmarks.reference import wda_autograd
 from otfs_workflow.data.acquisition import Sources, acquire
 from otfs_workflow.data.manifest import ManifestEntry, git_blob_sha1, read_manifest
 

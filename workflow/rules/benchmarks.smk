@@ -1,5 +1,5 @@
 # Stage benchmarks: the library against the straightforward implementations
-# (otfs_workflow.benchmark), the ranking's scaling study, and where the pipeline's time
+# (otfs_benchmarks), the ranking's scaling study, and where the pipeline's time
 # goes (the rules' benchmark files). These time this machine, so they are
 # targets of their own (`bench`, `scaling`, `time_profile`), never part of `all`.
 

@@ -19,7 +19,7 @@ rule rank_features:
     conda:
         "../../envs/otfs.yaml"
     threads: 1
-    # Measured (logs/benchmarks, otfs_workflow.benchmark.scaling): about 250 MB per job
+    # Measured (logs/benchmarks, otfs_benchmarks.scaling): about 250 MB per job
     # for d <= 1024, and the d x d kernel beyond (d = 4096: +150 MB; 16384: +2.1 GB).
     resources:
         mem_mb=lambda w: 512 + 2 * fs_n_features(w.feature_set) ** 2 * 8 // 2**20,

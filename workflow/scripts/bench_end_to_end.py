@@ -1,8 +1,8 @@
-"""Snakemake wrapper of otfs_workflow.benchmark.end_to_end (rule end_to_end)."""
+"""Snakemake wrapper of otfs_benchmarks.end_to_end (rule end_to_end)."""
 
 from pathlib import Path
 
-from otfs_workflow.benchmark.end_to_end import TOLERANCE, compare
+from otfs_benchmarks.end_to_end import TOLERANCE, compare
 from otfs_workflow.stages import job, snakemake_object
 
 sm = snakemake_object()

@@ -1,6 +1,6 @@
-"""Snakemake wrapper of otfs_workflow.benchmark.goals (rule benchmark_goals)."""
+"""Snakemake wrapper of otfs_benchmarks.goals (rule benchmark_goals)."""
 
-from otfs_workflow.benchmark.goals import goals_markdown, goals_table
+from otfs_benchmarks.goals import goals_markdown, goals_table
 from otfs_workflow.io import write_csv, write_text
 from otfs_workflow.stages import job, snakemake_object
 

@@ -1,10 +1,10 @@
-"""Snakemake wrapper of otfs_workflow.benchmark.main_job (rule main_job_timing)."""
+"""Snakemake wrapper of otfs_benchmarks.main_job (rule main_job_timing)."""
 
 from pathlib import Path
 
 import pandas as pd
 
-from otfs_workflow.benchmark.main_job import plot_stages, run, target_name
+from otfs_benchmarks.main_job import plot_stages, run, target_name
 from otfs_workflow.io import write_csv
 from otfs_workflow.stages import job, snakemake_object
 

@@ -1,8 +1,8 @@
-"""Snakemake wrapper of otfs_workflow.benchmark.scaling (rule scaling_study)."""
+"""Snakemake wrapper of otfs_benchmarks.scaling (rule scaling_study)."""
 
 from pathlib import Path
 
-from otfs_workflow.benchmark.scaling import main
+from otfs_benchmarks.scaling import main
 from otfs_workflow.stages import job, snakemake_object
 
 sm = snakemake_object()

@@ -1,8 +1,8 @@
-"""Snakemake wrapper of otfs_workflow.benchmark.suite (rule benchmark_suite)."""
+"""Snakemake wrapper of otfs_benchmarks.suite (rule benchmark_suite)."""
 
 from pathlib import Path
 
-from otfs_workflow.benchmark.suite import write_suite
+from otfs_benchmarks.suite import write_suite
 from otfs_workflow.stages import job, snakemake_object
 
 sm = snakemake_object()

@@ -1,8 +1,8 @@
-"""Snakemake wrapper of otfs_workflow.benchmark.table3 (rule table3_4096)."""
+"""Snakemake wrapper of otfs_benchmarks.table3 (rule table3_4096)."""
 
 from pathlib import Path
 
-from otfs_workflow.benchmark.table3 import main
+from otfs_benchmarks.table3 import main
 from otfs_workflow.stages import job, snakemake_object
 
 sm = snakemake_object()

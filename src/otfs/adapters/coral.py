@@ -32,7 +32,7 @@ class CorrelationAlignment(BaseAdapter):
     ``g = (f(reg + s^2 / (n - 1)) - f(reg)) / s^2``. Applying it costs
     ``O(n^2 d)`` operations instead of the ``O(d^3)`` of
     ``scipy.linalg.sqrtm``. This is exact (not an
-    approximation); :func:`otfs_workflow.benchmark.reference.coral` is the dense
+    approximation); :func:`otfs_benchmarks.reference.coral` is the dense
     version it is measured against.
 
     Parameters

@@ -77,7 +77,7 @@ class LinearTransferComponentAnalysis(BaseAdapter):
     ``(I + mu k k^T)^{-1}`` has a closed form (Sherman-Morrison): the
     ``(n_s + n_t)^2`` matrices ``L``, ``H`` and the pseudo-inverse of the
     released code are never formed, and only the ``n_components`` leading
-    eigenpairs are computed. :func:`otfs_workflow.benchmark.reference.tca` is the
+    eigenpairs are computed. :func:`otfs_benchmarks.reference.tca` is the
     dense version this is measured against. Each column of ``W`` is signed so
     that its largest entry is positive (an eigenvector's sign is arbitrary;
     no distance depends on it), so both eigen-solvers give the same embedding.

@@ -185,7 +185,7 @@ def _sinkhorn_diagonal(Fs, Ft, reg, norm, max_iter, tol):
     POT's iterations and stopping rule, with the cost, its normalisation and
     the kernel computed in place, and only the diagonal of
     ``diag(u) K diag(v)`` formed. The results agree with POT's to round-off
-    (:mod:`otfs_workflow.benchmark` measures it). None when the iteration hit a
+    (:mod:`otfs_benchmarks` measures it). None when the iteration hit a
     numerical failure or several diagonal entries underflowed to 0 (an
     underflowed kernel).
     """

@@ -105,7 +105,7 @@ def rule_for_benchmark(rel: Path) -> str:
 
 def rule_resources(root="logs/benchmarks") -> pd.DataFrame:
     """Per rule: jobs measured, largest wall seconds, largest peak RSS (MB), largest CPU/wall ratio."""
-    from otfs_workflow.benchmark.profile import collect_benchmarks
+    from otfs_workflow.time_profile import collect_benchmarks
 
     df = collect_benchmarks(root)
     if df.empty:

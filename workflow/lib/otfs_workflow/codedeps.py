@@ -2,7 +2,7 @@
 
 Snakemake reruns a job when one of its inputs changes, but it does not
 follow a script's imports. Every rule therefore lists, as its ``code``
-input, the files of the ``otfs`` and ``otfs_workflow`` packages that its
+input, the files of this checkout's packages (:data:`PACKAGE_DIRS`) that its
 script imports, transitively; this module derives that list, so it is never
 kept by hand.
 
@@ -48,7 +48,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = ["MANIFEST_DIR", "PACKAGE_DIRS", "SCOPED_REGISTRIES", "code_manifest_text", "import_closure",
-           "loaded_modules", "manifest_files", "manifest_plugins", "module_file", "scoped_manifest",
+           "loaded_modules", "manifest_files", "manifest_plugins", "module_file", "package_dirs", "scoped_manifest",
            "scoped_manifest_name", "source_states"]
 
 
@@ -340,7 +340,7 @@ def import_closure(paths: str | os.PathLike | Iterable[str | os.PathLike], packa
     return sorted(files)
 
 
-def loaded_modules(package: str | Iterable[str] = ("otfs", "otfs_workflow")) -> set[Path]:
+def loaded_modules(package: str | Iterable[str] = ("otfs", "otfs_workflow", "otfs_benchmarks")) -> set[Path]:
     """Files of the modules of ``package`` (one name or several) loaded in this process (``sys.modules``)."""
     import sys
 
@@ -487,8 +487,15 @@ def manifest_plugins(path: str | os.PathLike) -> dict[str, list[str]]:
         raise ValueError(f"{path}: not a code manifest of otfs_workflow.codedeps ({exc})") from None
 
 
-#: The packages whose files the code manifests list: this checkout's library and pipeline package.
-PACKAGE_DIRS = (Path(__file__).resolve().parents[3] / "src" / "otfs", Path(__file__).resolve().parent)
+def package_dirs(repo: str | os.PathLike) -> tuple[Path, ...]:
+    """The packages whose files the code manifests list, in the checkout ``repo``: the library, the pipeline
+    package and the benchmark suite."""
+    repo = Path(repo).resolve()
+    return repo / "src" / "otfs", repo / "workflow" / "lib" / "otfs_workflow", repo / "benchmarks" / "otfs_benchmarks"
+
+
+#: :func:`package_dirs` of this checkout.
+PACKAGE_DIRS = package_dirs(Path(__file__).resolve().parents[3])
 
 
 def manifest_files(path: str | os.PathLike, package_dir=None) -> list[Path]:

@@ -1259,7 +1259,7 @@ class CodeInputs:
     Parameters
     ----------
     repo : path
-        The repository (its ``src/otfs``, ``workflow/lib/otfs_workflow`` and ``workflow/scripts``).
+        The repository (its packages, :func:`otfs_workflow.codedeps.package_dirs`, and ``workflow/scripts``).
     plan : Plan
         Answers which module registers each method.
     write : bool
@@ -1271,8 +1271,9 @@ class CodeInputs:
 
     def __init__(self, repo, plan: Plan, write: bool):
         repo = Path(repo)
-        self.package_dirs = (
-            (repo / "src" / "otfs").resolve(), (repo / "workflow" / "lib" / "otfs_workflow").resolve())
+        from otfs_workflow.codedeps import package_dirs
+
+        self.package_dirs = package_dirs(repo)
         self.scripts_dir = repo / "workflow" / "scripts"
         self.scripts = {p.name for p in self.scripts_dir.glob("*.py")}
         self.plan, self.write = plan, write

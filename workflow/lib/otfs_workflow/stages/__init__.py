@@ -22,7 +22,7 @@ __all__ = ["JOB_TIMES_COLUMNS", "JOB_TIMES_ENV", "POT_OPTIONAL_BACKENDS", "PYMAN
            "source_classes"]
 
 #: The environment variable that names a file to which every job appends one line of :data:`JOB_TIMES_COLUMNS`
-#: (``otfs_workflow.benchmark.main_job`` sets it to measure the jobs' overhead); unset, nothing is written.
+#: (``otfs_benchmarks.main_job`` sets it to measure the jobs' overhead); unset, nothing is written.
 JOB_TIMES_ENV = "OTFS_JOB_TIMES"
 #: A job's line in that file (seconds, tab-separated):
 #: ``name``; ``before_s``, from the process's start to the job's code (the interpreter, Snakemake's script

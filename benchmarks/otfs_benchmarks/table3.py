@@ -12,7 +12,7 @@ Descending order. That is 5 methods x 4 feature counts x 12 pairs x 19
 iterations = 4,560 adaptations. Snakemake's own overhead (about 2 s per job,
 72 jobs) is not included.
 
-``python -m otfs_workflow.benchmark.table3 --workdir DIR --jobs 2`` prints the wall
+``python -m otfs_benchmarks.table3 --workdir DIR --jobs 2`` prints the wall
 time and writes ``table3_4096.csv`` (per-job times) under ``--out``.
 """
 
@@ -100,7 +100,7 @@ def _all_jobs(caches, pairs, jobs, iterations, workdir, log) -> list[dict]:
 def run(workdir, jobs=2, iterations=19, d=4096, log=print) -> tuple[float, pd.DataFrame]:
     """Generate the caches, run every job; return (wall seconds, timed by pytest-benchmark; each job's own
     time, as a job's benchmark record holds it)."""
-    from otfs_workflow.benchmark.timing import time_once
+    from otfs_benchmarks.timing import time_once
     from otfs_workflow.protocol import make_pairs
 
     workdir = Path(workdir)
@@ -112,7 +112,7 @@ def run(workdir, jobs=2, iterations=19, d=4096, log=print) -> tuple[float, pd.Da
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m otfs_workflow.benchmark.table3", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m otfs_benchmarks.table3", description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", default="/tmp/otfs-table3-4096")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=19)

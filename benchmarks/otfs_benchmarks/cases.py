@@ -20,8 +20,8 @@ from otfs.adapters import CorrelationAlignment, LinearTransferComponentAnalysis,
 from otfs.classification import accuracy_curve
 from otfs.rankers._base import descending_order, rank_features
 from otfs.rankers._per_feature import mmd2_unbiased
-from otfs_workflow.benchmark import reference
-from otfs_workflow.benchmark.harness import Case, aligned_relative_difference, relative_difference
+from otfs_benchmarks import reference
+from otfs_benchmarks.harness import Case, aligned_relative_difference, relative_difference
 
 __all__ = ["SIZES", "make_cases", "office_like", "ranking_orders", "word_counts"]
 

@@ -8,7 +8,7 @@ Snakemake process (its own and its reaped children's, which here are the
 sleeping shells) and its number of scheduling rounds (the ``Ready jobs``
 lines of ``--verbose``).
 
-Command line: ``python -m otfs_workflow.benchmark.scheduler [--jobs 300] [--sleep 0.5] [--cores 2]``.
+Command line: ``python -m otfs_benchmarks.scheduler [--jobs 300] [--sleep 0.5] [--cores 2]``.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def run(n_jobs: int = 300, sleep_s: float = 0.5, cores: int = 2, folder=None) ->
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m otfs_workflow.benchmark.scheduler", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m otfs_benchmarks.scheduler", description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=300)
     parser.add_argument("--sleep", type=float, default=0.5)
     parser.add_argument("--cores", type=int, default=2)

@@ -69,7 +69,7 @@ class CasePlugin(_TimingPlugin):
 
     Parameters
     ----------
-    cases : list of otfs_workflow.benchmark.harness.Case
+    cases : list of otfs_benchmarks.harness.Case
     repeats : int or None
         Timed rounds per implementation (None: each case's own).
     max_seconds : float

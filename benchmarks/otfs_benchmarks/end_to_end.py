@@ -8,16 +8,16 @@ score each point of the three curves with a fresh 1-NN classifier
 orders as the pipeline (seeds from feature set, pair and iteration), so its
 accuracies must equal the pipeline's.
 
-The authors' released protocol (:mod:`otfs_workflow.benchmark.authors`, step for
+The authors' released protocol (:mod:`otfs_benchmarks.authors`, step for
 step with the installed POT) is the second reference, run in a process of
 its own as their script runs.
 
-``python -m otfs_workflow.benchmark.end_to_end --mirror DIR --workdir DIR`` times
+``python -m otfs_benchmarks.end_to_end --mirror DIR --workdir DIR`` times
 all three in one run: the pipeline from a cold cache (a fresh copy of the
 workflow, data acquired from the mirror, every job of ``figure7`` for SURF,
 Snakemake's overhead included, ``--cores`` as given), the authors' protocol
 and the plain script, each timed once by pytest-benchmark
-(:func:`otfs_workflow.benchmark.timing.time_once`). It writes ``end_to_end.csv`` with the wall times, the
+(:func:`otfs_benchmarks.timing.time_once`). It writes ``end_to_end.csv`` with the wall times, the
 ratios, the largest accuracy difference against the plain script, and the
 median wall time of the pipeline's selection, ranking and NA-classification
 jobs (from their Snakemake benchmark files); ``end_to_end_jobs.csv`` holds
@@ -39,8 +39,8 @@ import scipy.io
 
 from otfs.preprocessing import row_sum_normalize, zscore
 from otfs.rankers import feature_orders
-from otfs_workflow.benchmark import reference
-from otfs_workflow.benchmark.timing import time_once
+from otfs_benchmarks import reference
+from otfs_benchmarks.timing import time_once
 from otfs_workflow.io import write_csv
 from otfs_workflow.protocol import derive_seed, draw_source_subset, feature_counts, make_pairs
 
@@ -49,10 +49,10 @@ __all__ = ["MARKER", "check_mirror", "job_times", "overhead_figures", "plain_fig
 
 DOMAINS = ("amazon", "caltech10", "dslr", "webcam")
 #: What a fresh copy of the workflow needs (everything but data and results).
-#: The checkout holding this package (workflow/lib/otfs_workflow/benchmark/ is four levels down).
+#: The checkout holding this package (benchmarks/otfs_benchmarks/ is four levels down).
 REPO_OF_PACKAGE = Path(__file__).resolve().parents[4]
 
-WORKFLOW_FILES = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "data/manifests",
+WORKFLOW_FILES = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "benchmarks", "data/manifests",
                   "data/paper", "data/attributes", "data/benchmarks"]
 
 
@@ -131,7 +131,7 @@ def prepare_workdir(workdir) -> Path:
                 )
             shutil.rmtree(workdir)  # made by a previous run of this command
     workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / MARKER).write_text("made by python -m otfs_workflow.benchmark.end_to_end; deleted by its next run\n")
+    (workdir / MARKER).write_text("made by python -m otfs_benchmarks.end_to_end; deleted by its next run\n")
     return workdir
 
 
@@ -220,7 +220,7 @@ JOB_RULES = ("rank_features", "classify")
 
 def job_times(root) -> pd.DataFrame:
     """Every job's Snakemake benchmark record under ``root``: ``rule``, ``file``, ``seconds``, ``max_rss_mb``."""
-    from otfs_workflow.benchmark.profile import collect_benchmarks
+    from otfs_workflow.time_profile import collect_benchmarks
 
     df = collect_benchmarks(root)
     df.insert(0, "rule", [Path(f).parts[0] for f in df["file"]])
@@ -263,7 +263,7 @@ def run_authors(mat_dir, iterations: int, workdir) -> dict:
     """The authors' protocol in a fresh interpreter; its record with ``wall_s`` measured from outside (by
     pytest-benchmark, in ``workdir``: the session's configuration file)."""
     timed = time_once({"authors' script": lambda: subprocess.run(
-        [sys.executable, "-m", "otfs_workflow.benchmark.authors", "--mat-dir", str(mat_dir), "--iterations",
+        [sys.executable, "-m", "otfs_benchmarks.authors", "--mat-dir", str(mat_dir), "--iterations",
          str(int(iterations))], capture_output=True, text=True, check=False, env=_authors_env())},
         workdir=workdir)["authors' script"]
     done, wall = timed["output"], timed["seconds"]
@@ -279,7 +279,7 @@ TOLERANCE = 1e-6
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m otfs_workflow.benchmark.end_to_end", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m otfs_benchmarks.end_to_end", description=__doc__.split("\n")[0])
     parser.add_argument("--mirror", default=os.environ.get("OTFS_DATA_MIRROR"), help="office-caltech mirror folder")
     parser.add_argument("--workdir", default="/tmp/otfs-end-to-end")
     parser.add_argument("--cores", type=int, default=2)

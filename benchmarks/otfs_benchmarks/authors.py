@@ -21,10 +21,10 @@ and scikit-learn, as a user running the released script today would: the
 else POT's current defaults (recorded with the timing). Python's ``random``
 is seeded once, so the run is repeatable; the script draws its subsets and
 random orders without a seed, so its accuracies are not comparable point by
-point with the pipeline's (:func:`otfs_workflow.benchmark.end_to_end.plain_figure7`
+point with the pipeline's (:func:`otfs_benchmarks.end_to_end.plain_figure7`
 is the reference that is).
 
-``python -m otfs_workflow.benchmark.authors --mat-dir DIR --iterations 19`` runs it in
+``python -m otfs_benchmarks.authors --mat-dir DIR --iterations 19`` runs it in
 a process of its own, as the script runs, and prints its wall time.
 
 References
@@ -119,7 +119,7 @@ def run(mat_dir, iterations: int = 19, seed: int = 0, domains=DOMAINS, keep: boo
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m otfs_workflow.benchmark.authors", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m otfs_benchmarks.authors", description=__doc__.split("\n")[0])
     parser.add_argument("--mat-dir", required=True, help="the folder of SURF's <domain>.mat files")
     parser.add_argument("--iterations", type=int, default=19)
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Run the benchmark suite and write its table, figure and provenance.
 
-``python -m otfs_workflow.benchmark --out results/benchmarks`` (or ``make bench``)
-runs every case of :func:`otfs_workflow.benchmark.cases.make_cases` and the ranking
+``python -m otfs_benchmarks --out results/benchmarks`` (or ``make bench``)
+runs every case of :func:`otfs_benchmarks.cases.make_cases` and the ranking
 orders of the real runs, prints the table, and writes
 ``benchmarks.csv``, ``benchmarks.md``, ``ranking_orders.csv``,
 ``benchmarks.{pdf,png}``, ``provenance.json`` and pytest-benchmark's own record,
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from otfs_workflow.benchmark.cases import make_cases, ranking_orders
-from otfs_workflow.benchmark.harness import measure
+from otfs_benchmarks.cases import make_cases, ranking_orders
+from otfs_benchmarks.harness import measure
 from otfs_workflow.io import write_csv, write_json, write_text
 from otfs_workflow.provenance import package_versions
 
@@ -145,7 +145,7 @@ def write_suite(out, *, size="full", only=None, repeats=None, order_check=("surf
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m otfs_workflow.benchmark", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m otfs_benchmarks", description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="results/benchmarks", help="output folder")
     parser.add_argument("--quick", action="store_true", help="small sizes (checks the suite, not speed)")
     parser.add_argument("--only", nargs="*", help="run the cases whose name contains one of these")

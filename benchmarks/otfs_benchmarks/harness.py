@@ -1,9 +1,9 @@
 """The benchmark cases' contract and the table's rows.
 
 Every case runs the library's implementation (``otfs``), the straightforward
-one (``reference``, see :mod:`otfs_workflow.benchmark.reference`) and, where it offers
+one (``reference``, see :mod:`otfs_benchmarks.reference`) and, where it offers
 the method, skada, in the same process on the same data. pytest-benchmark times them
-(:mod:`otfs_workflow.benchmark.timing`); :func:`measure` compares each output with the
+(:mod:`otfs_benchmarks.timing`); :func:`measure` compares each output with the
 reference's and says whether the case's goals are met.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from otfs_workflow.benchmark.timing import time_cases
+from otfs_benchmarks.timing import time_cases
 
 __all__ = ["Case", "aligned_relative_difference", "measure", "relative_difference"]
 
@@ -98,7 +98,7 @@ def aligned_relative_difference(a, b) -> float:
 
 def measure(cases, *, repeats: int | None = None, max_seconds: float = 20.0, json_path=None, workdir,
             log=print) -> list[dict]:
-    """Time ``cases`` (:func:`otfs_workflow.benchmark.timing.time_cases`); return the table's rows."""
+    """Time ``cases`` (:func:`otfs_benchmarks.timing.time_cases`); return the table's rows."""
     measured = time_cases(cases, repeats=repeats, max_seconds=max_seconds, json_path=json_path,
                           workdir=workdir)
     return [_row(case, {name: m for (c, name), m in measured.items() if c == case.name}, log)

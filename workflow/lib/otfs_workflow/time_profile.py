@@ -90,7 +90,7 @@ def plot_profile(summary: pd.DataFrame, path) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m otfs_workflow.benchmark.profile", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m otfs_workflow.time_profile", description=__doc__.split("\n")[0])
     parser.add_argument("--root", default="logs/benchmarks")
     parser.add_argument("--out", default="results/benchmarks")
     args = parser.parse_args(argv)

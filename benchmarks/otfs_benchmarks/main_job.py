@@ -1,14 +1,14 @@
 """The main job, timed as a new user runs it: ``available`` from a fresh copy, then ``leaderboard`` warm.
 
 :func:`run` copies the workflow into a work folder (no data, no results:
-:func:`otfs_workflow.benchmark.end_to_end.copy_workflow`), then runs each target of
+:func:`otfs_benchmarks.end_to_end.copy_workflow`), then runs each target of
 ``targets`` in order in that one folder, so a later target finds the
 caches, features and results the earlier ones built (``leaderboard`` after
 ``available`` is "from a warm cache"). For each it records the wall time (timed once by
-pytest-benchmark: :func:`otfs_workflow.benchmark.timing.time_once`),
+pytest-benchmark: :func:`otfs_benchmarks.timing.time_once`),
 the number of jobs and their summed wall time, the largest peak memory of a
 job, and the job time per stage (from the rules' benchmark files:
-:func:`otfs_workflow.benchmark.profile.collect_benchmarks`, grouped by stage with
+:func:`otfs_workflow.time_profile.collect_benchmarks`, grouped by stage with
 :data:`STAGES`).
 
 :func:`plot_stages` draws where the time goes by stage, beside a reference
@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from otfs_workflow.benchmark.end_to_end import copy_workflow, job_times, overhead_figures, prepare_workdir
-from otfs_workflow.benchmark.timing import time_once
+from otfs_benchmarks.end_to_end import copy_workflow, job_times, overhead_figures, prepare_workdir
+from otfs_benchmarks.timing import time_once
 from otfs_workflow.io import write_csv
 
 __all__ = ["STAGES", "STAGE_PREFIXES", "overhead_figures", "plot_stages", "run", "stage_of", "stage_table", "target_name"]
@@ -97,7 +97,7 @@ def stage_table(jobs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _jobs(root: Path) -> pd.DataFrame:
-    """:func:`otfs_workflow.benchmark.end_to_end.job_times`, empty where no job has run yet."""
+    """:func:`otfs_benchmarks.end_to_end.job_times`, empty where no job has run yet."""
     if not root.is_dir():
         return pd.DataFrame(columns=["rule", "file", "seconds", "max_rss_mb", "cpu_seconds"])
     return job_times(root)
@@ -220,7 +220,7 @@ def plot_stages(stages: pd.DataFrame, before: pd.DataFrame | None, path, target:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m otfs_workflow.benchmark.main_job", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m otfs_benchmarks.main_job", description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", default="/tmp/otfs-main-job")
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--out", default="results/benchmarks")

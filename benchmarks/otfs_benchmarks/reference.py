@@ -1,6 +1,6 @@
 """The straightforward implementations, written the paper's way.
 
-These are the yardsticks of :mod:`otfs_workflow.benchmark`: each computes what a
+These are the yardsticks of :mod:`otfs_benchmarks`: each computes what a
 method of the library computes, the way the paper's released code (or a user
 of POT and scikit-learn) would write it, with dense matrices and library
 classes. The library's implementations must give the same results, to

@@ -13,7 +13,7 @@ the fit over the whole range, so the slope between the last two points is
 reported too. In ``n_t``, the
 exact OT of Algorithm 1 between 200 and ``n_t`` samples dominates.
 
-``python -m otfs_workflow.benchmark.scaling --out results/benchmarks`` writes
+``python -m otfs_benchmarks.scaling --out results/benchmarks`` writes
 ``scaling.csv`` and ``scaling.{pdf,png}``.
 """
 
@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 
 from otfs.rankers import rank_features
-from otfs_workflow.benchmark.cases import office_like
-from otfs_workflow.benchmark.harness import Case
-from otfs_workflow.benchmark.timing import time_cases
+from otfs_benchmarks.cases import office_like
+from otfs_benchmarks.harness import Case
+from otfs_benchmarks.timing import time_cases
 from otfs_workflow.io import write_csv
 
 __all__ = ["D_VALUES", "NT_VALUES", "fit_slope", "measure_points", "point_case", "plot_scaling", "run_scaling"]
@@ -122,7 +122,7 @@ def plot_scaling(df: pd.DataFrame, path) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m otfs_workflow.benchmark.scaling", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m otfs_benchmarks.scaling", description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="results/benchmarks")
     parser.add_argument("--d", type=int, nargs="*", default=list(D_VALUES), help="values of d")
     parser.add_argument("--nt", type=int, nargs="*", default=list(NT_VALUES), help="values of n_t")
