@@ -508,3 +508,21 @@ def test_goals_of_the_main_job_state_each_target_the_overhead_and_the_families_b
     assert "598 of 600 jobs timed" in over["note"] and "outside the jobs' processes 145 s" in over["note"]
     fam = rows["the data families' grid"]
     assert fam["measured"].startswith("35.0 min") and not fam["met"]  # 4,200 s over 2 cores
+
+
+@pytest.mark.subprocess
+def test_the_documented_benchmark_commands_name_modules_and_options_that_exist():
+    # docs/performance.md's `python -m otfs_benchmarks...` lines: each module runs from the installed suite
+    # (`--help`: the runs themselves take minutes to an hour) and takes every option the line names, its
+    # comment's included
+    block = re.search(r"```bash\n(make bench.*?)\n```", (REPO / "docs" / "performance.md").read_text(encoding="utf-8"),
+                      re.S).group(1)
+    lines = [line for line in block.splitlines() if " -m otfs_benchmarks" in line]
+    assert len(lines) == 6, block
+    for line in lines:
+        module = re.search(r" -m (\S+)", line).group(1)
+        proc = subprocess.run([sys.executable, "-m", module, "--help"], cwd=REPO, capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0 and "usage:" in proc.stdout, (module, proc.stderr)
+        for option in re.findall(r"--[a-z][\w-]*", line):
+            assert option in proc.stdout, (module, option)
