@@ -32,8 +32,9 @@ sys.path[:0] = [os.path.join(workflow.basedir, d) for d in ("src", "workflow/lib
 from otfs_workflow.config import load_yaml  # noqa: E402
 
 # Every job runs this checkout's library (src/otfs), pipeline package
-# (workflow/lib/otfs_workflow) and benchmark suite (benchmarks/otfs_benchmarks): the scripts (which Snakemake copies before running
-# them) and the jobs of a cluster inherit this, so no script edits sys.path.
+# (workflow/lib/otfs_workflow) and benchmark suite (benchmarks/otfs_benchmarks):
+# the scripts (which Snakemake copies before running them) and the jobs of a
+# cluster inherit this, so no script edits sys.path.
 # Plug-in packages on an existing PYTHONPATH stay after them.
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p

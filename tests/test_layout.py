@@ -197,8 +197,10 @@ def test_the_pipeline_modules_share_no_private_name_and_the_stages_no_cycle():
                 if private:
                     problems.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.module} {private}")
             # the pipeline package never imports the benchmark suite (which imports it)
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if (
-                isinstance(node, ast.ImportFrom)) else []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             if "otfs_workflow" in path.parts and any(n.split(".")[0] == "otfs_benchmarks" for n in names):
                 problems.append(f"{path.relative_to(REPO)}:{node.lineno}: imports the benchmark suite")
     assert not problems, "\n".join(problems)

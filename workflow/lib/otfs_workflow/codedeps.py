@@ -53,7 +53,7 @@ __all__ = ["MANIFEST_DIR", "PACKAGE_DIRS", "SCOPED_REGISTRIES", "code_manifest_t
 
 
 def _package_dirs(package_dir) -> tuple[Path, ...]:
-    """One package folder or several, resolved: ``src/otfs`` and ``workflow/lib/otfs_workflow`` for the pipeline."""
+    """One package folder or several, resolved: :data:`PACKAGE_DIRS` for the pipeline."""
     dirs = [package_dir] if isinstance(package_dir, (str, os.PathLike)) else list(package_dir)
     return tuple(Path(d).resolve() for d in dirs)
 
