@@ -4,6 +4,7 @@ names, and every block of code and every command of docs/your-dataset.md (the co
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -178,6 +179,24 @@ def test_the_recommendation_pages_example_runs_as_written(tmp_path):
     assert ranker in ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
     assert int(k) in (1, 3, 6, 13) and len(re.findall(r"'([^']+)'", out[0])) == int(k)
     assert "IW:score" in out[1] and "chosen" in out[1]
+
+
+@pytest.mark.subprocess
+def test_learning_a_policy_on_your_own_tasks_runs_as_written(tmp_path):
+    # docs/recommend.md's last Python block: a policy learned on three families of labelled tasks, by the nested
+    # leave one family out; its regrets are points of accuracy lost, none below 0, and the simplest rule in
+    # hindsight loses no more than any fixed policy
+    require_module("skada", "skada")
+    out = _run_python(code_blocks("docs/recommend.md", "python")[2], tmp_path).stdout.splitlines()
+    name, procedure = out[0].split(" ", 1)
+    assert procedure in ("all-features", "best fixed", "switch", "least regret") or procedure.startswith("fixed:")
+    regret = ast.literal_eval(out[1])
+    assert {"recommendation", "always OT", "always source-ANOVA", "all features", "best fixed policy"} <= set(regret)
+    assert min(regret.values()) >= 0
+    fixed = [v for k, v in regret.items() if k.startswith("fixed:") or k == "all-features"]
+    assert regret["best fixed policy"] == min(fixed)
+    ranker, k = out[2].split()
+    assert ranker in ("ot", "source-anova", "random") and 1 <= int(k) <= 64
 
 
 @pytest.mark.pipeline

@@ -542,7 +542,7 @@ def test_the_target_probabilities_kept_for_the_ensemble_are_the_classifiers_own(
 
 
 def test_probabilities_survive_a_tsv_cell_and_a_bad_cell_is_named():
-    from otfs_workflow.stages.model_selection import decode_proba, encode_proba
+    from otfs.k_selection import decode_proba, encode_proba
 
     knn = np.array([[0.2, 0.8], [0.0, 1.0], [0.6, 0.4]])  # a 5-NN's probabilities: kept exactly
     assert np.array_equal(decode_proba(encode_proba(knn)), knn)
@@ -557,7 +557,7 @@ def test_probabilities_survive_a_tsv_cell_and_a_bad_cell_is_named():
 def test_the_ensemble_of_a_task_counts_the_point_of_all_features_once():
     """with_ensemble_scores on a task's candidates: the all-features row of every ranker is one model, so the
     scores equal EnsV's on the distinct candidates; rows without probabilities are an error naming the task."""
-    from otfs_workflow.stages.model_selection import encode_proba, with_ensemble_scores
+    from otfs.k_selection import encode_proba, with_ensemble_scores
 
     rng = np.random.default_rng(1)
     distinct = [rng.dirichlet(np.ones(3), size=6) for _ in range(3)]  # ot k=1, source-anova k=1, all d=2

@@ -1,4 +1,5 @@
-"""The recommendation's meta-evaluation (otfs_workflow.stages.recommend) on made-up rows of the choice of k.
+"""The recommendation's meta-evaluation (otfs.k_selection's policy learning and otfs_workflow.stages.recommend)
+on made-up rows of the choice of k.
 
 Leave one family out is checked where it could leak (a family's own rows never reach its policy), the regrets
 against hand computations, the statistics against SciPy's and statsmodels' own calls.
@@ -12,6 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from otfs.k_selection import PolicyRuns, fixed_policy_names, learn_policy, switch_policy
+from otfs.k_selection._policy_learning import _switch_accuracy
 from otfs_workflow.io import read_parquet, write_parquet
 from otfs_workflow.stages import recommend
 
@@ -130,13 +133,13 @@ def test_a_gate_is_learned_where_the_families_split_by_their_shift(tmp_path):
     # on every family together the gate on the share of unshifted features beats every single policy
     long = _rows({"A": "ot", "B": "source-anova", "C": "source-anova"})
     long["IW:score"] = -long["accuracy"]
-    runs = recommend.Runs.from_long(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
-    learned = recommend.learn(runs, np.ones(len(runs.runs), dtype=bool), gate_margin=0.25)
+    runs = PolicyRuns.from_long(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
+    learned = learn_policy(runs, np.ones(len(runs.runs), dtype=bool), gate_margin=0.25)
     assert learned["policy"]["kind"] == "gate" and learned["train_regret"] < 1.5
     assert learned["policy"]["below"]["ranker"] == "source-anova" and learned["policy"]["above"]["ranker"] == "ot"
     assert 0.25 < learned["policy"]["threshold"] <= 0.625
     # a margin larger than the gain keeps the best single policy
-    single = recommend.learn(runs, np.ones(len(runs.runs), dtype=bool), gate_margin=100)
+    single = learn_policy(runs, np.ones(len(runs.runs), dtype=bool), gate_margin=100)
     assert single["policy"]["kind"] != "gate"
 
 
@@ -157,9 +160,9 @@ def test_the_statistics_are_scipys_and_statsmodels():
 def test_rows_of_a_missing_ranker_or_an_unknown_feature_set_are_errors():
     long = _rows({"A": "ot", "B": "ot"})
     with pytest.raises(ValueError, match="belong to no family"):
-        recommend.Runs.from_long(long, {"A": "A"}, RANKERS, SCORERS, DATA)
+        PolicyRuns.from_long(long, {"A": "A"}, RANKERS, SCORERS, DATA)
     with pytest.raises(ValueError, match=r"rows of the rankers \['ot'\], the candidates are \['ot', 'source-anova'\]"):
-        recommend.Runs.from_long(long[long["ranker"] == "ot"].assign(), {"A": "A", "B": "B"}, RANKERS, SCORERS, DATA)
+        PolicyRuns.from_long(long[long["ranker"] == "ot"].assign(), {"A": "A", "B": "B"}, RANKERS, SCORERS, DATA)
 
 
 def _tables(long):
@@ -178,14 +181,14 @@ def test_the_evaluations_switch_is_the_librarys():
     long = _rows({"A": "ot", "B": "source-anova", "C": "ot"})
     long["IW:score"] = rng.random(len(long))
     long["circular:score"] = rng.random(len(long))
-    runs = recommend.Runs.from_long(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
+    runs = PolicyRuns.from_long(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
     tables = dict(_tables(long))
     keys = list(zip(runs.runs["feature_set"], runs.runs["pair"], runs.runs["adapter"], runs.runs["iteration"]))
-    for default in recommend.fixed_names(runs, "circular"):
+    for default in fixed_policy_names(runs, "circular"):
         for rule in SCORERS:
             for margin in (0.0, 0.1, 0.3, 2.0):
-                acc = recommend._switch_accuracy(runs, default, rule, margin)
-                policy = recommend.switch_policy(runs, default, rule, margin)
+                acc = _switch_accuracy(runs, default, rule, margin)
+                policy = switch_policy(runs, default, rule, margin)
                 expect = [tables[k]["accuracy"].iloc[choose_candidate(tables[k], policy)] for k in keys]
                 np.testing.assert_array_equal(acc, expect)
 
@@ -338,8 +341,7 @@ def test_the_second_classifier_judges_the_same_procedure(tmp_path):
 def test_ensv_is_scored_across_every_candidate_of_a_run(tmp_path):
     """EnsV in the evaluation: its score is computed from the rows' target probabilities over all (ranker, k) of
     a run (the all-features point once), as the library's rule computes it; rows without them are an error."""
-    from otfs.k_selection import get_rule
-    from otfs_workflow.stages.model_selection import decode_proba, encode_proba
+    from otfs.k_selection import decode_proba, encode_proba, get_rule
 
     long = _rows({"A": "ot", "B": "source-anova", "C": "source-anova"})
     rng = np.random.default_rng(5)
@@ -347,7 +349,7 @@ def test_ensv_is_scored_across_every_candidate_of_a_run(tmp_path):
     every = long["n_features"] == 8
     first_every = long[every].groupby(["feature_set", "pair", "iteration"])["target_proba"].transform("first")
     long.loc[every, "target_proba"] = first_every  # the all-features point: one model for both rankers
-    runs = recommend.Runs.from_long(long, {f: f for f in "ABC"}, RANKERS, ["IW", "EnsV"], DATA)
+    runs = PolicyRuns.from_long(long, {f: f for f in "ABC"}, RANKERS, ["IW", "EnsV"], DATA)
     run = long[(long["feature_set"] == "B") & (long["pair"] == "s1-t1") & (long["iteration"] == 1)]
     run = run.sort_values(["ranker", "n_features"], key=lambda c: c.map({"ot": 0, "source-anova": 1}) if c.name ==
                           "ranker" else c)
@@ -359,7 +361,7 @@ def test_ensv_is_scored_across_every_candidate_of_a_run(tmp_path):
     pick = runs.names.index("scorer:EnsV") if "scorer:EnsV" in runs.names else None
     assert pick is not None and picked[pick] == expected.max()
     with pytest.raises(ValueError, match=r"B/s0-t0, adapter NA, iteration 0: the ensemble rule\(s\) \['EnsV'\]"):
-        recommend.Runs.from_long(long.assign(target_proba=np.where(long["feature_set"] == "B", None, long["target_proba"])),
+        PolicyRuns.from_long(long.assign(target_proba=np.where(long["feature_set"] == "B", None, long["target_proba"])),
                        {f: f for f in "ABC"}, RANKERS, ["IW", "EnsV"], DATA)
 
 
@@ -415,3 +417,21 @@ def test_row_permutations_leave_the_recommendations_inputs_as_they_are(tmp_path,
     assert "toy/src-tgt (0 of 4)" in "\n".join(recommend._stability_lines(unstable, {}))
     with pytest.raises(ValueError, match="permutations: a positive number"):
         recommend.task_stability("toy", "src-tgt", *recommend.task_domains(caches, "src-tgt"), 0)
+
+
+def test_a_selectors_candidates_table_is_read_as_the_pipelines_rows():
+    """The library's learner reads a selector's ``candidates_`` (its ``k`` for ``n_features``) as it reads the
+    choice of k's rows; a row set without a column the menu reads is an error naming it."""
+    long = _rows({"A": "ot", "B": "source-anova", "C": "ot"})
+    runs = PolicyRuns.from_long(long, {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
+    as_k = PolicyRuns.from_long(long.rename(columns={"n_features": "k"}), {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
+    np.testing.assert_array_equal(runs.accuracy, as_k.accuracy)
+    pd.testing.assert_frame_equal(runs.runs, as_k.runs)
+    with pytest.raises(ValueError, match=r"lack the columns \['circular:score'\]"):
+        PolicyRuns.from_long(long.drop(columns="circular:score"), {f: f for f in "ABC"}, RANKERS, SCORERS, DATA)
+    from otfs.k_selection import evaluate_policies
+
+    with pytest.raises(ValueError, match="gate_margin: a number of points >= 0 or None, got -1"):
+        evaluate_policies(runs, RANKERS, gate_margin=-1)
+    with pytest.raises(ValueError, match="fixed_k_rule: 'DEV' is not a rule of the rows"):
+        evaluate_policies(runs, RANKERS, fixed_k_rule="DEV")

@@ -17,10 +17,19 @@ from ._base import (
     choose_k as choose_k,
 )
 from ._base import (
+    decode_proba as decode_proba,
+)
+from ._base import (
+    encode_proba as encode_proba,
+)
+from ._base import (
     get_rule as get_rule,
 )
 from ._base import (
     score_adapted as score_adapted,
+)
+from ._base import (
+    with_ensemble_scores as with_ensemble_scores,
 )
 from ._label_free import (
     ALL_FEATURES as ALL_FEATURES,
@@ -45,4 +54,37 @@ from ._label_free import (
 )
 from ._label_free import (
     resolve_grid as resolve_grid,
+)
+from ._policy_learning import (
+    PolicyRuns as PolicyRuns,
+)
+from ._policy_learning import (
+    candidate_runs as candidate_runs,
+)
+from ._policy_learning import (
+    evaluate_policies as evaluate_policies,
+)
+from ._policy_learning import (
+    fixed_policy_names as fixed_policy_names,
+)
+from ._policy_learning import (
+    learn_policy as learn_policy,
+)
+from ._policy_learning import (
+    learn_switch as learn_switch,
+)
+from ._policy_learning import (
+    leave_one_family_out as leave_one_family_out,
+)
+from ._policy_learning import (
+    nested_family_out as nested_family_out,
+)
+from ._policy_learning import (
+    policy_menu as policy_menu,
+)
+from ._policy_learning import (
+    policy_procedures as policy_procedures,
+)
+from ._policy_learning import (
+    switch_policy as switch_policy,
 )

@@ -52,11 +52,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from otfs.registry import Registry
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DataRule",
@@ -66,11 +70,14 @@ __all__ = [
     "ScorerRule",
     "SelectionRule",
     "choose_k",
+    "decode_proba",
     "distinct_models",
+    "encode_proba",
     "ensemble_scores",
     "get_rule",
     "score_adapted",
     "ValidationSplit",
+    "with_ensemble_scores",
 ]
 
 #: Registered selection rules by name (entry-point group ``otfs.k_selection``).
@@ -460,3 +467,57 @@ class ProbabilityScorer:
         classes = (last.get_estimator() if hasattr(last, "get_estimator") else last).classes_
         value, self.last_info = self.compute(ps, np.asarray(y)[source], classes, pt)
         return value
+
+
+#: The levels of :func:`encode_proba`'s quantisation: 255 = 3 x 5 x 17, so the probabilities of a uniform k-NN
+#: with k in (1, 3, 5, 15, 17) (multiples of 1 / k) are kept exactly.
+PROBA_LEVELS = 255
+
+
+def encode_proba(proba) -> str:
+    """A (samples, classes) array of probabilities in [0, 1] as one TSV cell: ``"u8:<samples>x<classes>:"``
+    followed by the base64 of the probabilities quantised to :data:`PROBA_LEVELS` levels (one byte each)."""
+    import base64
+
+    proba = np.asarray(proba, dtype=float)
+    if proba.ndim != 2 or not np.all((proba >= 0) & (proba <= 1)):
+        raise ValueError(f"target_proba: a 2-D array of probabilities in [0, 1], got shape {proba.shape}")
+    q = np.rint(proba * PROBA_LEVELS).astype(np.uint8)
+    return f"u8:{proba.shape[0]}x{proba.shape[1]}:" + base64.b64encode(q.tobytes()).decode("ascii")
+
+
+def decode_proba(cell: str, where: str = "target_proba") -> np.ndarray:
+    """The probabilities of an :func:`encode_proba` cell; an error naming ``where`` for a malformed one."""
+    import base64
+
+    try:
+        kind, shape, data = str(cell).split(":", 2)
+        n, c = (int(v) for v in shape.split("x"))
+        q = np.frombuffer(base64.b64decode(data, validate=True), dtype=np.uint8)
+        if kind != "u8" or q.size != n * c:
+            raise ValueError(f"{q.size} values for {n} x {c}")
+    except ValueError as err:
+        raise ValueError(f"{where}: not a cell of encode_proba ('u8:<n>x<classes>:<base64>'): {err}") from None
+    return q.reshape(n, c) / PROBA_LEVELS
+
+
+def with_ensemble_scores(table: pd.DataFrame, rules: Mapping, where: str = "candidates") -> pd.DataFrame:
+    """``table`` (one row per candidate) with the columns ``<rule>:score`` and ``<rule>:warnings`` of each
+    ensemble rule of ``rules`` (name to a built rule) computed from its ``target_proba`` cells: the ensemble
+    is the table's distinct models (the point of all ``d`` features counts once). A table without the
+    probabilities is an error naming ``where``."""
+    ens = {n: r for n, r in rules.items() if getattr(r, "ensemble", False)}
+    if not ens:
+        return table
+    if "target_proba" not in table.columns or table["target_proba"].isna().any():
+        raise ValueError(f"{where}: the ensemble rule(s) {sorted(ens)} need every candidate's target_proba, which "
+                         "these choice-of-k rows lack (rows of an older version of the rules: build them again)")
+    proba = [decode_proba(c, where) for c in table["target_proba"]]
+    if len({p.shape for p in proba}) != 1:
+        raise ValueError(f"{where}: the candidates' target probabilities are of different shapes "
+                         f"{sorted({p.shape for p in proba})}: not the same validation splits")
+    members = distinct_models(table["k" if "k" in table.columns else "n_features"], table["d"])
+    table = table.copy()
+    for name, rec in ensemble_scores(ens, proba, members).items():
+        table[f"{name}:score"], table[f"{name}:warnings"] = rec["score"], rec["warnings"]
+    return table

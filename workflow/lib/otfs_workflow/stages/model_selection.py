@@ -9,7 +9,8 @@ Two steps (:mod:`otfs.k_selection._base` explains the rules):
   data rule's choice; one TSV row per (adapter, iteration, number of
   features). An ensemble rule (EnsV) scores a candidate against the others:
   its rows keep the scorers' classifier's target probabilities
-  (``target_proba``, :func:`encode_proba`), and :func:`with_ensemble_scores`
+  (``target_proba``, :func:`otfs.k_selection.encode_proba`), and
+  :func:`otfs.k_selection.with_ensemble_scores`
   computes its column where the candidates are gathered (a run's grid in
   :func:`choices`; every (ranker, k) of a task in the recommendation);
 - :func:`report`, one job: each rule's k* per (dataset, pair, ranker,
@@ -30,8 +31,7 @@ import pandas as pd
 from otfs_workflow.io import atomic_path, read_json, read_tsv, write_csv, write_json, write_text, write_tsv
 from otfs_workflow.protocol import derive_seed, read_iterations, resolve_feature_counts
 
-__all__ = ["choices", "data_choices", "decode_proba", "encode_proba", "report", "run_pair", "run_pair_all_features",
-           "summarise", "with_ensemble_scores"]
+__all__ = ["choices", "data_choices", "report", "run_pair", "run_pair_all_features", "summarise"]
 
 #: The keys of one run: a (dataset, pair, ranker, adapter, iteration).
 RUN = ["feature_set", "pair", "ranker", "adapter", "iteration"]
@@ -179,62 +179,6 @@ def run_pair_all_features(caches: Mapping[str, str], feature_set: str, pair: str
     return df
 
 
-#: The levels of :func:`encode_proba`'s quantisation: 255 = 3 x 5 x 17, so the probabilities of a uniform k-NN
-#: with k in (1, 3, 5, 15, 17) (multiples of 1 / k) are kept exactly.
-PROBA_LEVELS = 255
-
-
-def encode_proba(proba) -> str:
-    """A (samples, classes) array of probabilities in [0, 1] as one TSV cell: ``"u8:<samples>x<classes>:"``
-    followed by the base64 of the probabilities quantised to :data:`PROBA_LEVELS` levels (one byte each)."""
-    import base64
-
-    proba = np.asarray(proba, dtype=float)
-    if proba.ndim != 2 or not np.all((proba >= 0) & (proba <= 1)):
-        raise ValueError(f"target_proba: a 2-D array of probabilities in [0, 1], got shape {proba.shape}")
-    q = np.rint(proba * PROBA_LEVELS).astype(np.uint8)
-    return f"u8:{proba.shape[0]}x{proba.shape[1]}:" + base64.b64encode(q.tobytes()).decode("ascii")
-
-
-def decode_proba(cell: str, where: str = "target_proba") -> np.ndarray:
-    """The probabilities of an :func:`encode_proba` cell; an error naming ``where`` for a malformed one."""
-    import base64
-
-    try:
-        kind, shape, data = str(cell).split(":", 2)
-        n, c = (int(v) for v in shape.split("x"))
-        q = np.frombuffer(base64.b64decode(data, validate=True), dtype=np.uint8)
-        if kind != "u8" or q.size != n * c:
-            raise ValueError(f"{q.size} values for {n} x {c}")
-    except ValueError as err:
-        raise ValueError(f"{where}: not a cell of encode_proba ('u8:<n>x<classes>:<base64>'): {err}") from None
-    return q.reshape(n, c) / PROBA_LEVELS
-
-
-def with_ensemble_scores(table: pd.DataFrame, rules: Mapping, where: str = "candidates") -> pd.DataFrame:
-    """``table`` (one row per candidate) with the columns ``<rule>:score`` and ``<rule>:warnings`` of each
-    ensemble rule of ``rules`` (name to a built rule) computed from its ``target_proba`` cells: the ensemble
-    is the table's distinct models (the point of all ``d`` features counts once). A table without the
-    probabilities is an error naming ``where``."""
-    from otfs.k_selection._base import distinct_models, ensemble_scores
-
-    ens = {n: r for n, r in rules.items() if getattr(r, "ensemble", False)}
-    if not ens:
-        return table
-    if "target_proba" not in table.columns or table["target_proba"].isna().any():
-        raise ValueError(f"{where}: the ensemble rule(s) {sorted(ens)} need every candidate's target_proba, which "
-                         "these choice-of-k rows lack (rows of an older version of the rules: build them again)")
-    proba = [decode_proba(c, where) for c in table["target_proba"]]
-    if len({p.shape for p in proba}) != 1:
-        raise ValueError(f"{where}: the candidates' target probabilities are of different shapes "
-                         f"{sorted({p.shape for p in proba})}: not the same validation splits")
-    members = distinct_models(table["k" if "k" in table.columns else "n_features"], table["d"])
-    table = table.copy()
-    for name, rec in ensemble_scores(ens, proba, members).items():
-        table[f"{name}:score"], table[f"{name}:warnings"] = rec["score"], rec["warnings"]
-    return table
-
-
 def _digest(subset) -> str:
     import hashlib
 
@@ -276,7 +220,7 @@ class _Scoring:
         ``second``: the curves' scores of the second classifier on the same adapted samples (rule
         run_family_pair), taken instead of fitting it again."""
         from otfs.classification import one_nn_accuracies, second_classifier_scores
-        from otfs.k_selection._base import score_adapted
+        from otfs.k_selection._base import encode_proba, score_adapted
         from otfs_workflow.stages.classification import SECOND_COLUMNS
 
         if kept is None:
@@ -365,7 +309,7 @@ def choices(long: pd.DataFrame, rules: Mapping[str, Mapping | None]) -> pd.DataF
     ``reads_target_labels``. An ensemble rule's ensemble is the run's grid
     (the ranker's numbers of features).
     """
-    from otfs.k_selection import choose_k, get_rule
+    from otfs.k_selection import choose_k, get_rule, with_ensemble_scores
 
     built = {name: get_rule(name, **(params or {})) for name, params in rules.items()}
     missing = [n for n in ("oracle", "all-features") if n not in built]

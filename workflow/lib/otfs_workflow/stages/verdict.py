@@ -412,7 +412,7 @@ def _glance(rows: pd.DataFrame, k: pd.DataFrame, families: Sequence[str], mains:
 def _recommend_lines(tasks: pd.DataFrame, families: Sequence[str]) -> list[str]:
     """The label-free recommendation's row per family: its mean regret, family left out, beside the fixed
     policies' (``results/recommend/evaluation.md`` has the tests)."""
-    from otfs_workflow.stages.recommend import BASELINES, BEST_FIXED, RECOMMENDATION
+    from otfs.k_selection._policy_learning import BASELINES, BEST_FIXED, RECOMMENDATION
 
     cols = [RECOMMENDATION, *BASELINES, *([BEST_FIXED] if BEST_FIXED in tasks else [])]
     out = ["## Label-free recommendation", "",
