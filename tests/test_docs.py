@@ -179,6 +179,9 @@ def test_the_recommendation_pages_example_runs_as_written(tmp_path):
     assert ranker in ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
     assert int(k) in (1, 3, 6, 13) and len(re.findall(r"'([^']+)'", out[0])) == int(k)
     assert "IW:score" in out[1] and "chosen" in out[1]
+    from otfs.k_selection._label_free import read_policy_file, shipped_policy_file
+
+    assert out[-1] in read_policy_file(shipped_policy_file())["learned"]["NA"]["by_family"]
 
 
 @pytest.mark.subprocess

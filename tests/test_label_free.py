@@ -297,3 +297,30 @@ def test_the_runner_up_of_a_fixed_policy_is_the_other_rankers_best_at_its_rule()
     others = others[others["k"] < Xs.shape[1]] if sel.k_ == Xs.shape[1] else others
     best = others.iloc[choose_candidate(others, {"kind": "scorer", "rule": "circular"})]
     assert (sel.runner_up_["ranker"], sel.runner_up_["k"]) == ("source-anova", int(best["k"]))
+
+
+def test_how_sure_reads_the_shipped_policys_regret_on_the_family_most_like_the_data():
+    # the fitted domains' profile by hand (continuous values: each feature's most common value occurs once per
+    # domain), the nearest family of the shipped file by the documented distance, and the same mapping inside
+    # recommendation()
+    from otfs.k_selection._label_free import read_policy_file, shipped_policy_file
+
+    Xs, ys, Xt = _domains(seed=2)
+    sel = LabelFreeFeatureSelector(rankers=["source-anova", "ks", "random"], n_features_grid=["d/2"],
+                                   random_state=0).fit(Xs, ys, X_target=Xt)
+    assert sel.profile_ == {"d": 6, "n": 160, "sparsity": pytest.approx(12 / (160 * 6))}
+    sure = sel.how_sure()
+    learned = read_policy_file(shipped_policy_file())["learned"]["NA"]
+    assert sure["nested_regret"] == learned["nested_regret"] and sure["profile"] == sel.profile_
+    dist = {f: abs(np.log10(6 / r["d"])) + abs(np.log10(160 / r["n"])) + abs(12 / 960 - r["sparsity"])
+            for f, r in learned["by_family"].items() if {"d", "n", "sparsity"} <= set(r)}
+    assert sure["similar_family"]["family"] == min(dist, key=dist.get)
+    assert sure["all_features"] == (sel.k_ == 6)
+    if not sure["all_features"] and sel.ranker_ != "random":
+        chosen = sel.candidates_[sel.candidates_["chosen"]].iloc[0]
+        random_best = sel.candidates_.loc[sel.candidates_["ranker"] == "random", "circular:score"].max()
+        assert sure["random_ties_or_beats"] == (random_best >= chosen["circular:score"])
+    assert sel.recommendation()["how_sure"] == sure
+    # another policy than the shipped one: no nested regret to quote
+    assert "nested_regret" not in LabelFreeFeatureSelector(rankers=["ks", "random"], policy="IW", n_features_grid=["d/2"],
+                                                           random_state=0).fit(Xs, ys, X_target=Xt).how_sure()

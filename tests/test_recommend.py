@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from otfs.k_selection import PolicyRuns, fixed_policy_names, learn_policy, switch_policy
+from otfs.k_selection import PolicyRuns, data_profile, fixed_policy_names, learn_policy, most_similar_family, switch_policy
 from otfs.k_selection._policy_learning import _switch_accuracy
 from otfs_workflow.io import read_parquet, write_parquet
 from otfs_workflow.stages import recommend
@@ -373,23 +373,23 @@ def test_a_pair_page_names_the_family_most_like_it(tmp_path):
     (tmp_path / "toy").mkdir()
     caches, (Xs, _, Xt, _) = toy_caches(tmp_path / "toy", seed=0)  # data/cache/<feature set>/<domain>.h5
     prof = recommend.pair_profile(*recommend.task_domains(caches, "src-tgt"))
-    assert prof == recommend.data_profile([Xs, Xt]) | {"sparsity": pytest.approx(
-        (recommend.data_profile([Xs])["sparsity"] * len(Xs) + recommend.data_profile([Xt])["sparsity"] * len(Xt))
+    assert prof == data_profile([Xs, Xt]) | {"sparsity": pytest.approx(
+        (data_profile([Xs])["sparsity"] * len(Xs) + data_profile([Xt])["sparsity"] * len(Xt))
         / (len(Xs) + len(Xt)))}
     with pytest.raises(ValueError, match=r"no cache of the domains \['x'\] of pair src-x"):
         recommend.task_domains(caches, "src-x")
     X = np.array([[0.0, 1.0], [0.0, 2.0], [3.0, 2.0], [0.0, 2.0]])
     # feature 0: three zeros of four; feature 1: three 2s of four: 6 of 8 values at their feature's mode
-    assert recommend.data_profile([X]) == {"d": 2, "n": 4, "sparsity": 0.75}
+    assert data_profile([X]) == {"d": 2, "n": 4, "sparsity": 0.75}
     z = (X - X.mean(axis=0)) / X.std(axis=0)  # a z-score moves the zeros, keeps them equal
-    assert recommend.data_profile([z])["sparsity"] == 0.75
+    assert data_profile([z])["sparsity"] == 0.75
     by_family = {"text": {"d": 5000, "n": 4000, "sparsity": 0.99, "nested_regret": 3.0, "tasks": 12},
                  "wine": {"d": 11, "n": 6000, "sparsity": 0.05, "nested_regret": 1.0, "tasks": 2},
                  "heart": {"d": 13, "n": 300, "sparsity": 0.3, "nested_regret": 9.0, "tasks": 12},
                  "bare": {"tasks": 1, "nested_regret": 0.0}}  # no profile: never the nearest
-    assert recommend.most_similar_family({"d": 13, "n": 178, "sparsity": 0.1}, by_family)[0] == "heart"
-    assert recommend.most_similar_family({"d": 4000, "n": 3000, "sparsity": 0.9}, by_family)[0] == "text"
-    assert recommend.most_similar_family({"d": 4, "n": 4, "sparsity": 0.0}, {"bare": by_family["bare"]}) is None
+    assert most_similar_family({"d": 13, "n": 178, "sparsity": 0.1}, by_family)[0] == "heart"
+    assert most_similar_family({"d": 4000, "n": 3000, "sparsity": 0.9}, by_family)[0] == "text"
+    assert most_similar_family({"d": 4, "n": 4, "sparsity": 0.0}, {"bare": by_family["bare"]}) is None
 
 
 def test_row_permutations_leave_the_recommendations_inputs_as_they_are(tmp_path, monkeypatch):

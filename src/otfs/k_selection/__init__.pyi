@@ -44,10 +44,16 @@ from ._label_free import (
     choose_candidate as choose_candidate,
 )
 from ._label_free import (
+    data_profile as data_profile,
+)
+from ._label_free import (
     fixed_policy as fixed_policy,
 )
 from ._label_free import (
     learned_policy as learned_policy,
+)
+from ._label_free import (
+    most_similar_family as most_similar_family,
 )
 from ._label_free import (
     read_policy_file as read_policy_file,

@@ -84,9 +84,8 @@ from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["ALL_FEATURES", "DEFAULT_GRID", "DEFAULT_RANKERS", "LabelFreeFeatureSelector", "MEASURES",
            "POLICY_KINDS", "SCORER_RULES", "DATA_RULES", "check_policy", "choose_candidate", "describe_policy",
-           "fixed_policy",
-           "canonical_row_order", "learned_policy", "policy_rules", "read_policy_file", "resolve_grid",
-           "shipped_policy_file"]
+           "fixed_policy", "canonical_row_order", "data_profile", "learned_policy", "most_similar_family",
+           "policy_rules", "read_policy_file", "resolve_grid", "shipped_policy_file"]
 
 #: The benchmark's rankers (config ``model_selection.rankers``): the candidates by default.
 DEFAULT_RANKERS = ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
@@ -364,6 +363,39 @@ def _score_column(table: pd.DataFrame, rule: str) -> str:
     return col
 
 
+def data_profile(arrays: Sequence[np.ndarray]) -> dict:
+    """What two domains' data (or any arrays of the same features) are like, for finding the benchmark's family
+    most like them: ``d``, ``n`` (the samples of all the arrays) and ``sparsity``, the share of values equal to
+    their feature's most common value in their array (the zeros of word counts; unchanged by a per-feature
+    z-score, which moves the zeros but keeps them equal).
+
+    >>> data_profile([np.array([[0, 1], [0, 2]]), np.array([[0, 3], [5, 3]])])
+    {'d': 2, 'n': 4, 'sparsity': 0.75}
+    """
+    arrays = [np.asarray(X) for X in arrays]
+    n = sum(X.shape[0] for X in arrays)
+    at_mode = 0
+    for X in arrays:
+        for j in range(X.shape[1]):
+            at_mode += int(np.unique(X[:, j], return_counts=True)[1].max()) if X.shape[0] else 0
+    return {"d": int(arrays[0].shape[1]), "n": int(n), "sparsity": at_mode / max(n * arrays[0].shape[1], 1)}
+
+
+def most_similar_family(profile: Mapping, by_family: Mapping) -> tuple[str, dict] | None:
+    """The family of ``by_family`` (the policy file's) nearest to a :func:`data_profile`: the least
+    ``|log10 d - log10 d'| + |log10 n - log10 n'| + |sparsity - sparsity'|``; None where no family has a profile."""
+    best, where = None, None
+    for family, rec in by_family.items():
+        if not all(k in rec for k in ("d", "n", "sparsity")):
+            continue
+        dist = (abs(np.log10(profile["d"]) - np.log10(rec["d"])) + abs(np.log10(profile["n"]) - np.log10(rec["n"]))
+                + abs(profile["sparsity"] - rec["sparsity"]))
+        if best is None or dist < best:
+            best, where = dist, family
+    return None if where is None else (where, dict(by_family[where]))
+
+
+
 class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
     """Choose a feature ranker and a number of features on a labelled source and an unlabelled target.
 
@@ -425,6 +457,9 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
     candidate_orders_ : dict of str to ndarray
         Every candidate ranker's feature order (its ``order_``), by name: the kept features of any
         candidate (ranker, k) are ``candidate_orders_[ranker][:k]``.
+    profile_ : dict
+        The fitted domains' :func:`data_profile` (``d``, ``n``, ``sparsity``): what :meth:`how_sure` compares
+        with the benchmark's families.
     runner_up_ : dict
         The best candidate of another ranker under the same policy's ordering, where one exists
         (``ranker``, ``k``), with what separates it from the choice.
@@ -560,6 +595,7 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         self.ranker_, self.k_ = str(table["ranker"].iloc[pick]), int(table["k"].iloc[pick])
         self.runner_up_ = self._runner_up(table, policy)
         self.candidate_orders_ = {name: np.asarray(est.order_).copy() for name, est in fitted.items()}
+        self.profile_ = data_profile([Xs, Xt])
         self.ranker_estimator_ = fitted[self.ranker_]
         est = self.ranker_estimator_
         self.scores_, self.order_, self.ranking_ = est.scores_, est.order_, est.ranking_
@@ -693,16 +729,56 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
                 warnings.warn(f"LabelFreeFeatureSelector: every candidate scores {np.nanmax(s):.6g} under {rule!r}: "
                               "it separates none", DegenerateResultWarning, stacklevel=3)
 
+    def how_sure(self, profile: Mapping | None = None) -> dict:
+        """How far to trust the choice, as a JSON-ready mapping: where the policy is the shipped one, its nested
+        regret (points lost on benchmark families it never saw), pooled and, as ``similar_family``, on the
+        benchmark family nearest to the data's :func:`data_profile` (``profile``; default the fitted domains',
+        :attr:`profile_`); ATC's estimate of the chosen candidate's target accuracy beside its source validation
+        accuracy; whether every feature is kept; and whether a random order's best candidate scores as well
+        as the choice under the policy's scorers (``random_ties_or_beats``)."""
+        check_is_fitted(self, "support_")
+        profile = self.profile_ if profile is None else profile
+        out: dict = {}
+        if isinstance(self.policy, str) and self.policy == "learned":
+            shipped = read_policy_file(shipped_policy_file())
+            adapter = self.adapter if isinstance(self.adapter, str) else None
+            learned = shipped.get("learned", {}).get(
+                adapter if adapter in shipped["policies"] else shipped["default_adapter"], {})
+            out["nested_regret"] = learned.get("nested_regret")
+            out["policy_learned_on"] = (self.policy_provenance_ or {}).get("learned_on")
+            out["profile"] = dict(profile)
+            similar = most_similar_family(profile, learned.get("by_family", {}))
+            if similar is not None:
+                out["similar_family"] = {"family": similar[0], **similar[1]}
+        table = self.candidates_
+        chosen = table[table["chosen"]].iloc[0]
+        if "ATC:score" in chosen:
+            out["atc_target_accuracy"] = float(chosen["ATC:score"])
+            out["source_validation_accuracy"] = float(chosen.get("ATC:source_accuracy", float("nan")))
+        out["all_features"] = bool(self.k_ == self.measures_["d"])
+        if out["all_features"]:
+            pass  # every feature is kept: no ranking plays a part, a random order's included
+        elif "random" in set(table["ranker"]) and self.ranker_ != "random":
+            rules = sorted(r for r in policy_rules(self.policy_) if r not in DATA_RULES and f"{r}:score" in table)
+            rand = table[table["ranker"] == "random"]
+            if rules:
+                best_random = {r: float(rand[f"{r}:score"].max()) for r in rules}
+                out["random_ties_or_beats"] = bool(all(best_random[r] >= float(chosen[f"{r}:score"]) for r in rules))
+        elif self.ranker_ == "random":
+            out["random_ties_or_beats"] = True
+        return out
+
     def recommendation(self) -> dict:
         """What was chosen, as a JSON-ready mapping: the ranker, k, the kept features (by name where ``X`` had
-        names, else by index), the runner-up, the measures, the policy and every candidate's scores."""
+        names, else by index), the runner-up, the measures, the policy, how sure (:meth:`how_sure`) and every
+        candidate's scores."""
         check_is_fitted(self, "support_")
         names = getattr(self, "feature_names_in_", None)
         kept = self.order_[:self.k_] if self.k_ < self.n_features_in_ else np.arange(self.n_features_in_)
         return {"ranker": self.ranker_, "k": self.k_, "d": int(self.n_features_in_),
                 "features": [str(names[i]) for i in kept] if names is not None else [int(i) for i in kept],
                 "runner_up": self.runner_up_, "measures": self.measures_, "policy": self.policy_,
-                "policy_provenance": self.policy_provenance_,
+                "policy_provenance": self.policy_provenance_, "how_sure": self.how_sure(),
                 "candidates": json.loads(self.candidates_.to_json(orient="records"))}
 
 

@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from otfs.k_selection import PolicyRuns, candidate_runs, evaluate_policies
+from otfs.k_selection import PolicyRuns, candidate_runs, data_profile, evaluate_policies
 from otfs.k_selection._policy_learning import BASELINES, BEST_FIXED, RECOMMENDATION
 from otfs_workflow.formatting import decimals, p_value
 from otfs_workflow.io import write_csv, write_json, write_text
@@ -310,19 +310,6 @@ def evaluate(summaries: Sequence[pd.DataFrame], families: Mapping[str, str], ran
             "signals": signals}
 
 
-def data_profile(arrays: Sequence[np.ndarray]) -> dict:
-    """What a pair's data are like, for finding the family most like it: ``d``, ``n`` (the samples of both
-    domains) and ``sparsity``, the share of values equal to their feature's most common value in their domain
-    (the zeros of word counts; unchanged by a per-feature z-score, which moves the zeros but keeps them equal)."""
-    arrays = [np.asarray(X) for X in arrays]
-    n = sum(X.shape[0] for X in arrays)
-    at_mode = 0
-    for X in arrays:
-        for j in range(X.shape[1]):
-            at_mode += int(np.unique(X[:, j], return_counts=True)[1].max()) if X.shape[0] else 0
-    return {"d": int(arrays[0].shape[1]), "n": int(n), "sparsity": at_mode / max(n * arrays[0].shape[1], 1)}
-
-
 def task_domains(caches: Mapping[str, str], pair: str) -> tuple:
     """A pair's source and target (``.X``, ``.y``) from its domains' caches (``caches``: domain to path)."""
     from otfs_workflow.data.cache import read_domains
@@ -354,20 +341,6 @@ def _by_family(tasks: pd.DataFrame, profiles: Mapping) -> dict:
             rec.update({key: float(np.median([p[key] for p in prof])) for key in ("d", "n", "sparsity")})
         out[str(family)] = rec
     return out
-
-
-def most_similar_family(profile: Mapping, by_family: Mapping) -> tuple[str, dict] | None:
-    """The family of ``by_family`` (the policy file's) nearest to a pair's :func:`data_profile`: the least
-    ``|log10 d - log10 d'| + |log10 n - log10 n'| + |sparsity - sparsity'|``; None where no family has a profile."""
-    best, where = None, None
-    for family, rec in by_family.items():
-        if not all(k in rec for k in ("d", "n", "sparsity")):
-            continue
-        dist = (abs(np.log10(profile["d"]) - np.log10(rec["d"])) + abs(np.log10(profile["n"]) - np.log10(rec["n"]))
-                + abs(profile["sparsity"] - rec["sparsity"]))
-        if best is None or dist < best:
-            best, where = dist, family
-    return None if where is None else (where, dict(by_family[where]))
 
 
 def _compact_provenance(provenance: Mapping) -> dict:
@@ -582,7 +555,7 @@ def run_pair(caches: Mapping[str, str], feature_set: str, pair: str, per_class, 
            "target_samples": int(tgt.X.shape[0]), **selector.recommendation(),
            "draws": {"n": draws, "wins": counts[winner], "agreement": counts[winner] / draws,
                      "choices": [{"iteration": it, "ranker": r, "k": k} for it, (r, k) in enumerate(choices)]},
-           "how_sure": _how_sure(selector, params, data_profile([src.X, tgt.X])), "evaluated": bool(evaluated)}
+           "how_sure": selector.how_sure(data_profile([src.X, tgt.X])), "evaluated": bool(evaluated)}
     write_json(outputs["json"], rec, sealed=False)
     write_text(outputs["md"], pair_markdown(rec))
     _pair_figure(selector.candidates_, rec, outputs)
@@ -622,50 +595,6 @@ def task_stability(fs: str, pair: str, src, tgt, permutations: int) -> dict:
         same += all(np.array_equal(g, r) for g, r in zip(got, reference, strict=True))
     return {"feature_set": fs, "pair": pair, "permutations": permutations, "same_answer": same,
             "permutation_share": same / permutations}
-
-
-def _how_sure(selector, params: Mapping, profile: Mapping | None = None) -> dict:
-    """What the user should know of the choice's reliability: the shipped policy's nested regret where the
-    policy is the shipped one, ATC's estimate of the chosen candidate's target accuracy beside its source
-    validation accuracy, and whether any ranker beats a random order under the policy."""
-    out: dict = {}
-    provenance = getattr(selector, "policy_provenance_", {}) or {}
-    if params.get("policy", "learned") == "learned":
-        from otfs.k_selection._label_free import read_policy_file, shipped_policy_file
-
-        shipped = read_policy_file(shipped_policy_file())
-        adapter = params.get("adapter", "NA")
-        learned = shipped.get("learned", {}).get(adapter if adapter in shipped["policies"] else shipped["default_adapter"], {})
-        out["nested_regret"] = learned.get("nested_regret")
-        out["policy_learned_on"] = provenance.get("learned_on")
-        if profile is not None:
-            out["profile"] = dict(profile)
-            similar = most_similar_family(profile, learned.get("by_family", {}))
-            if similar is not None:
-                out["similar_family"] = {"family": similar[0], **similar[1]}
-    chosen = selector.candidates_[selector.candidates_["chosen"]].iloc[0]
-    if "ATC:score" in chosen:
-        out["atc_target_accuracy"] = float(chosen["ATC:score"])
-        out["source_validation_accuracy"] = float(chosen.get("ATC:source_accuracy", float("nan")))
-    table = selector.candidates_
-    out["all_features"] = bool(selector.k_ == selector.measures_["d"])
-    if out["all_features"]:
-        pass  # every feature is kept: no ranking plays a part, a random order's included
-    elif "random" in set(table["ranker"]) and selector.ranker_ != "random":
-        rules = sorted(r for r in _policy_score_rules(selector.policy_) if f"{r}:score" in table)
-        rand = table[table["ranker"] == "random"]
-        if rules:
-            best_random = {r: float(rand[f"{r}:score"].max()) for r in rules}
-            out["random_ties_or_beats"] = bool(all(best_random[r] >= float(chosen[f"{r}:score"]) for r in rules))
-    elif selector.ranker_ == "random":
-        out["random_ties_or_beats"] = True
-    return out
-
-
-def _policy_score_rules(policy: Mapping) -> set[str]:
-    from otfs.k_selection._label_free import DATA_RULES, policy_rules
-
-    return {r for r in policy_rules(policy) if r not in DATA_RULES}
 
 
 def pair_markdown(rec: Mapping) -> str:
