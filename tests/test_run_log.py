@@ -34,6 +34,10 @@ def test_the_estimate_is_the_larger_of_the_job_time_over_the_cores_and_the_criti
     assert estimate(jobs, 1, costs)["job_s"] == pytest.approx(10 + 2 + 4 + 4 * 4)
     with pytest.raises(ValueError, match="cores: at least 1, got 0"):
         estimate(jobs, 0, costs)
+    # a target rule runs nothing: it costs nothing, never the median of the measured jobs
+    target = [*jobs, PlannedJob(7, "all", deps=[2], runs=False)]
+    assert estimate(target, 64, costs)["critical_path_s"] == pytest.approx(16)
+    assert estimate(target, 64, costs)["unmeasured"] == {"table": 1}
     # the start-of-run lines name the cores and the critical path, and a machine with fewer cores than asked for
     lines = plan_lines(jobs, 16, costs, machine_cores=2)
     assert "on 16 core(s) about" in lines[1] and "(critical path " in lines[1]
@@ -201,9 +205,9 @@ def test_the_data_notes_keep_the_conditions_of_their_targets_jobs(tmp_path, capl
 class _Job:
     """A stand-in for a Snakemake job: hashable by identity, as Snakemake's are."""
 
-    def __init__(self, rule, benchmark=None, threads=1, wildcards=None, log=()):
+    def __init__(self, rule, benchmark=None, threads=1, wildcards=None, log=(), is_norun=False):
         self.rule, self.benchmark, self.threads = SimpleNamespace(name=rule), benchmark, threads
-        self.wildcards_dict, self.log = dict(wildcards or {}), list(log)
+        self.wildcards_dict, self.log, self.is_norun = dict(wildcards or {}), list(log), is_norun
 
     def __str__(self):
         return f"{self.rule.name}{self.wildcards_dict}"
@@ -236,15 +240,19 @@ def test_a_runs_start_and_end_lines_from_snakemakes_dag(tmp_path, monkeypatch):
     classify = _Job("classify", "logs/benchmarks/classify/surf/a-b.tsv", threads=2,
                     wildcards={"feature_set": "surf"}, log=["logs/classification/surf/a-b.log"])
     notes = _Job("data_notes", wildcards={"target_set": "available"})
-    deps = {classify: {rank: None}, notes: {classify: None}}
-    workflow = _workflow([rank, classify, notes], deps, configfiles=[tmp_path / "config" / "test.yaml"])
+    target = _Job("available", is_norun=True)  # a target rule: it runs nothing
+    deps = {classify: {rank: None}, notes: {classify: None}, target: {notes: None}}
+    workflow = _workflow([rank, classify, notes, target], deps, configfiles=[tmp_path / "config" / "test.yaml"])
     run = run_log.Run(costs, tmp_path)
     lines = run.start(workflow, [("surf", "note: surf's"), ("wine", "note: wine's"), (None, "note: every run's")])
     assert lines[:2] == ["note: surf's", "note: every run's"]  # wine is used by no job of the run
-    assert lines[2] == "otfs: 3 jobs to run (1 classify, 1 data_notes, 1 rank_features)."
+    assert lines[2] == "otfs: 4 jobs to run (1 available, 1 classify, 1 data_notes, 1 rank_features)."
     assert "on 2 core(s)" in lines[3] and "from the job costs measured in job_costs.tsv" in lines[3]
     assert run.benchmarks == {0: str(rank.benchmark), 1: str(classify.benchmark)}
-    assert [j.deps for j in run.plan] == [[], [0], [1]] and run.plan[1].threads == 2
+    assert [j.deps for j in run.plan] == [[], [0], [1], [2]] and run.plan[1].threads == 2
+    assert [j.runs for j in run.plan] == [True, True, True, False]
+    # data_notes, never measured, costs the median of the measured jobs (30, 6 -> 18); the target nothing
+    assert run_log.estimate(run.plan, 64, run.costs)["critical_path_s"] == pytest.approx(30 + 6 + 18)
     scope = json.loads((tmp_path / "logs" / "data_notes" / "available.jobs.json").read_text())
     assert scope == sorted([*rank.log, *classify.log])
     failed = _workflow([rank, classify, notes], deps, failed=[classify], configfiles=[tmp_path / "config" / "test.yaml"])

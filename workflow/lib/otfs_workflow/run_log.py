@@ -124,16 +124,20 @@ def read_costs(path: str | os.PathLike) -> dict[tuple[str, str], float]:
 
 @dataclass
 class PlannedJob:
-    """One job of the plan: its id, rule, cost key (:func:`benchmark_key`), threads and the ids it waits for."""
+    """One job of the plan: its id, rule, cost key (:func:`benchmark_key`), threads, the ids it waits for, and
+    whether it runs anything (``runs=False``: a target rule, which only gathers its inputs)."""
 
     id: int
     rule: str
     key: str = "*"
     threads: int = 1
     deps: Sequence[int] = field(default_factory=tuple)
+    runs: bool = True
 
 
 def _cost(costs: Mapping[tuple[str, str], float], job: PlannedJob) -> float | None:
+    if not job.runs:
+        return 0.0
     return costs.get((job.rule, job.key), costs.get((job.rule, "*")))
 
 
@@ -142,7 +146,8 @@ def estimate(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, s
     """The job time of ``jobs`` and the wall time it takes on ``cores``.
 
     A job's cost is its rule's measured median wall time for its key (else
-    over the rule's keys); a job of a rule never measured costs the median
+    over the rule's keys), nothing for a job that runs nothing (a target rule); a job of a rule never measured
+    costs the median
     of the measured jobs of this plan (counted in ``unmeasured``); ``measured`` (job id -> seconds, the job's
     own benchmark record) takes precedence. Job time
     is in core-seconds (wall time x threads, a job's threads capped at
@@ -155,7 +160,7 @@ def estimate(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, s
     measured = measured or {}
 
     found = {j.id: measured[j.id] if j.id in measured else _cost(costs, j) for j in jobs}
-    known = [c for c in found.values() if c is not None]
+    known = [found[j.id] for j in jobs if j.runs and found[j.id] is not None]
     fallback = statistics.median(known) if known else 1.0
     unmeasured = defaultdict(int)
     for j in jobs:
@@ -543,7 +548,8 @@ class Run:
             if bench:
                 self.benchmarks[ids[job]] = bench
             planned.append(PlannedJob(ids[job], job.rule.name, benchmark_key(job.rule.name, bench),
-                                      int(job.threads or 1), [ids[d] for d in dag.dependencies.get(job, {}) if d in ids]))
+                                      int(job.threads or 1), [ids[d] for d in dag.dependencies.get(job, {}) if d in ids],
+                                      not job.is_norun))
         return planned
 
     def start(self, workflow, notes: Iterable[tuple[str | None, str]] = ()) -> list[str]:
