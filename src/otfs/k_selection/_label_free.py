@@ -51,11 +51,14 @@ The policies (:func:`choose_candidate`), each a mapping with a ``kind``:
 Ties go to the most features, then to the earlier ranker of ``rankers``.
 
 The default, ``policy="learned"``, is the policy that the pipeline's
-meta-evaluation (target ``recommend_evaluation``) chose on the benchmark's
+meta-evaluation (target ``recommend_evaluation``, by
+:func:`~otfs.k_selection.evaluate_policies`) chose on the benchmark's
 rows, for the adapter given, shipped with its provenance in
 ``otfs/k_selection/label_free_policy.json`` (:func:`learned_policy`); how well it
 does on every task of the benchmark, family by family left out, is in the
-file it names (``results/recommend/evaluation.md``).
+file it names (``results/recommend/evaluation.md``), and
+:meth:`LabelFreeFeatureSelector.how_sure` quotes it for the family nearest to
+the data.
 
 References
 ----------
