@@ -579,3 +579,31 @@ def test_the_rule_files_declare_and_the_planning_module_computes():
     for name in re.findall(r'"(\w+)"', experiments):
         assert re.search(rf"^rule {name}:", (REPO / "workflow" / "rules" / f"{name}.smk").read_text(), re.M), name
     assert not list((REPO / "workflow" / "rules").glob("*_common.smk"))
+
+
+def test_an_image_domain_is_present_where_each_of_its_images_is_in_a_searched_folder(shipped, tmp_path, monkeypatch):
+    # a manifest of two domains' images: a domain counts as present where every one of its files is in the local
+    # folder or a mirror (the other domain's files play no part), and absent where one file is in none or the
+    # manifest lists no image of it
+    monkeypatch.chdir(tmp_path)
+    files = {"images/a/cat/1.jpg": "1", "images/a/dog/2.jpg": "2", "images/b/cat/3.jpg": "3"}
+    manifest = tmp_path / "images.tsv"
+    manifest.write_text("# class_names: cat,dog\npath\tgit_blob_sha1\n"
+                        + "".join(f"{p}\t{'0' * 40}\n" for p in files))
+    mirror = tmp_path / "mirror"
+    for rel in ["images/a/cat/1.jpg", "images/b/cat/3.jpg"]:
+        (mirror / rel).parent.mkdir(parents=True, exist_ok=True)
+        (mirror / rel).write_text("x")
+    (tmp_path / "local" / "images" / "a" / "dog").mkdir(parents=True)
+    (tmp_path / "local" / "images" / "a" / "dog" / "2.jpg").write_text("x")
+    monkeypatch.setenv("OTFS_TEST_IMAGES", str(mirror))
+    config = copy.deepcopy(shipped)
+    config["datasets"]["pics"] = {**config["datasets"]["office-caltech"], "image_manifest": str(manifest),
+                                  "local_dir": str(tmp_path / "local"), "mirror_env": "OTFS_TEST_IMAGES",
+                                  "mirrors": [], "domains": ["a", "b", "c"]}
+    plan = Plan(config)
+    assert plan._images_present_now("pics", "a") and plan._images_present_now("pics", "b")
+    assert not plan._images_present_now("pics", "c")  # no image of it in the manifest
+    (mirror / "images" / "b" / "cat" / "3.jpg").unlink()
+    assert not Plan(config)._images_present_now("pics", "b")
+    assert Plan(config)._images_present_now("pics", "a")

@@ -17,6 +17,7 @@ after the first imports none of the methods.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -52,6 +53,16 @@ def _compute(question: str, args: Any, compute: Callable[[], Any]) -> Any:
 def images_dir(dataset: str, domain: str) -> str:
     """The acquired images of one domain."""
     return f"data/raw/{dataset}/images/{domain}"
+
+
+def _paths_by_domain(paths: Iterable[str]) -> dict[str, list[str]]:
+    """Image paths ``images/<domain>/<class>/<file>`` by domain (other paths left out)."""
+    out: dict[str, list[str]] = {}
+    for path in paths:
+        parts = path.split("/")
+        if len(parts) == 4 and parts[0] == "images":
+            out.setdefault(parts[1], []).append(path)
+    return out
 
 
 def rule_name_part(name: str) -> str:
@@ -491,19 +502,22 @@ class Plan:
 
     def _images_present_now(self, dataset, domain):
         """Whether every image of a domain is in the acquired folder or a searched folder."""
-        from otfs_workflow.data.images import domain_images
         from otfs_workflow.data.manifest import read_manifest
         from otfs_workflow.stages.acquisition import sources_for
 
         if Path(images_dir(dataset, domain)).is_dir():
             return True
         ds = self.config["datasets"][dataset]
-        folders = [f for _, f in sources_for(dataset, ds, None).folders()]
+        folders = [str(f) for _, f in sources_for(dataset, ds, None).folders()]
         try:
-            records = domain_images(read_manifest(ds["image_manifest"]), domain)
+            manifest = read_manifest(ds["image_manifest"])
         except ValueError:
             return False
-        return all(any((f / r.entry.path).is_file() for f in folders) for r in records)
+        # the manifest's images/<domain>/<class>/<file> paths by domain, grouped once; the jobs that read the
+        # images check the rest (otfs_workflow.data.images.domain_images)
+        by_domain = self._once(("image_paths", dataset), lambda: _paths_by_domain(manifest.entries))
+        paths = by_domain.get(domain, [])
+        return bool(paths) and all(any(os.path.isfile(os.path.join(f, p)) for f in folders) for p in paths)
 
     def _present(self, feature_set, domain):
         """Whether a domain's input is local: the acquired copy or a searched folder."""
