@@ -299,3 +299,18 @@ def test_the_shared_tests_are_scipys_and_statsmodels():
     assert wilcoxon_p(diff) == wilcoxon(diff, zero_method="wilcox").pvalue and wilcoxon_p(np.zeros(4)) == 1.0
     p = np.array([0.01, 0.04, 0.03])
     assert holm(p).tolist() == multipletests(p, method="holm")[1].tolist() and holm([]).size == 0
+
+
+def test_holms_correction_equals_statsmodels():
+    # the reports' Holm correction against statsmodels' multipletests, value for value: random p-values, ties,
+    # p-values that the correction takes above 1, a NaN, one test and none
+    from statsmodels.stats.multitest import multipletests
+
+    from otfs_workflow.stats import holm
+
+    rng = np.random.default_rng(0)
+    cases = [rng.random(n) for n in (1, 2, 7, 40)] + [rng.random(30) ** 6, np.array([0.01, 0.04, 0.04, 0.3, 0.3]),
+                                                     np.array([0.5, 0.9, 0.2]), np.array([0.01, np.nan, 0.02])]
+    for p in cases:
+        np.testing.assert_array_equal(holm(p), multipletests(p, method="holm")[1])
+    assert holm([]).size == 0
