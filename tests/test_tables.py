@@ -1,5 +1,7 @@
 """Building the paper's tables from aggregates, and comparing with published numbers."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -81,3 +83,46 @@ def test_empty_collections_write_headers(tmp_path):
     assert (tmp_path / "long.tsv").read_text().startswith("feature_set\tpair")
     tables.summary([], {"csv": tmp_path / "s.csv", "md": tmp_path / "s.md"})
     assert "# Published versus reproduced" in (tmp_path / "s.md").read_text()
+
+
+def test_an_aggregates_provenance_reads_each_cache_once_and_again_when_it_changes(tmp_path, monkeypatch):
+    # every (ranker, adapter) of a batch job records the same caches: their SHA-256 and raw files are read once
+    # in the process, equal to what provenance_record and read_cache give, and read again once a cache changes
+    import os
+
+    from otfs_workflow.data import cache as cache_module
+    from otfs_workflow.protocol import COLUMNS
+    from otfs_workflow.provenance import file_sha256
+    from otfs_workflow.stages import aggregation
+
+    from .conftest import toy_caches
+
+    caches, _ = toy_caches(tmp_path, seed=0)
+    table = tmp_path / "run.tsv"
+    pd.DataFrame([dict(zip(COLUMNS, ["toy", "src-tgt", "src", "tgt", 0, "ot", "NA", "g", "Descending", 2, 50.0,
+                                     0.1]))]).to_csv(table, sep="\t", index=False)
+    from otfs_workflow import provenance as provenance_module
+
+    monkeypatch.setattr(provenance_module, "git_commit", lambda *a: "test")  # no git process
+    reads = []
+    real = cache_module.read_cache
+    monkeypatch.setattr(aggregation, "read_cache", lambda path, *a: reads.append(str(path)) or real(path, *a))
+
+    def provenance(i):
+        outputs = {k: str(tmp_path / f"{i}.{k}") for k in ("long", "per_pair", "summary", "provenance")}
+        aggregation.run([str(table)], list(caches.values()), outputs, {"i": i}, {})
+        return json.loads(open(outputs["provenance"]).read())
+
+    first, second = provenance(0), provenance(1)
+    assert sorted(reads) == sorted(caches.values())  # once each, for both runs
+    expected = {p: file_sha256(p) for p in caches.values()}
+    assert first["inputs"] == second["inputs"] == expected
+    assert first["raw_files"] == {d: {"path": "", "git_blob_sha1": ""} for d in caches}
+    cache_module.write_cache(caches["src"], feature_set="toy", dataset="toy",
+                             domains={"src": cache_module.DomainData("src", np.arange(36.0).reshape(3, 12), np.array([1, 2, 3]),
+                                                                     source_path="raw/src.csv")},
+                             class_names=["a", "b", "c"], preprocessing=[])
+    os.utime(caches["src"], ns=(1, 1))  # another state of the file, whatever the clock's resolution
+    third = provenance(2)
+    assert third["inputs"][caches["src"]] == file_sha256(caches["src"]) != first["inputs"][caches["src"]]
+    assert third["raw_files"]["src"]["path"] == "raw/src.csv"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -10,7 +12,7 @@ from otfs_workflow.aggregation import COLUMNS, mean_over_pairs, per_pair_summary
 from otfs_workflow.data.cache import read_cache
 from otfs_workflow.io import read_tsv, write_json, write_tsv
 from otfs_workflow.protocol import METRIC_COLUMNS
-from otfs_workflow.provenance import provenance_record
+from otfs_workflow.provenance import file_sha256, provenance_record
 
 
 def run(run_tables: Sequence[str], caches: Sequence[str], outputs: Mapping[str, str], params: Mapping,
@@ -41,16 +43,33 @@ def run(run_tables: Sequence[str], caches: Sequence[str], outputs: Mapping[str, 
     write_tsv(per_pair_summary(long), outputs["per_pair"])
     write_tsv(mean_over_pairs(long), outputs["summary"])
 
-    record = provenance_record(inputs=caches, params=dict(params), config=dict(config))
+    record = provenance_record(params=dict(params), config=dict(config))
+    recorded = [(path, *_cache_provenance(path)) for path in caches]
+    record["inputs"] = {str(path): sha for path, sha, _ in recorded}
     record["raw_files"] = {}
-    for path in caches:
-        for name, dom in read_cache(path).domains.items():
-            record["raw_files"][name] = {
-                "path": dom.source_path, "git_blob_sha1": dom.source_git_blob_sha1
-            }
+    for _, _, raw_files in recorded:
+        record["raw_files"].update(raw_files)
     record["runs"] = {"tables": len(run_tables), "rows": int(len(long))}
     write_json(outputs["provenance"], record)
     return long
+
+
+def _cache_provenance(path) -> tuple[str, dict]:
+    """A feature cache's SHA-256 and its domains' raw files (path and git blob SHA-1), read once per state of
+    the file (its size and modification time) in a process: a batch job aggregates every (ranker, adapter) of a
+    feature set from the same caches. A missing cache is :func:`read_cache`'s error."""
+    path = Path(path)
+    if not path.is_file():
+        read_cache(path)
+    st = path.stat()
+    return _cache_provenance_at(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _cache_provenance_at(path: str, size: int, mtime_ns: int) -> tuple[str, dict]:
+    raw = {name: {"path": dom.source_path, "git_blob_sha1": dom.source_git_blob_sha1}
+           for name, dom in read_cache(path).domains.items()}
+    return file_sha256(path), raw
 
 
 def collect(tables: Sequence[str], output) -> pd.DataFrame:
