@@ -17,7 +17,7 @@ with job(sm.log[0], sm.threads, "verdict", code=sm.input.code):
                                    params={"families": families, "reference": sm.params.reference,
                                            "relevance": sm.params.relevance, "alpha": sm.params.alpha},
                                    config=sm.config)
-    provenance["versions"].update(package_versions(("statsmodels", "pyarrow")))
+    provenance["versions"].update(package_versions(("pyarrow",)))
     verdict.run(
         leaderboards=dict(sm.params.leaderboards),
         k_selection=by_family(sm.input.k_selection, 1),

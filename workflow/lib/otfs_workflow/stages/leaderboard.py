@@ -25,7 +25,7 @@ the Descending order at each number of features (the grid's fractions of
   over all of them: the mean difference, its wins, ties and losses over the
   tasks and over the (pair, iteration) runs, and Wilcoxon's signed-rank
   test over the tasks (SciPy), Holm-corrected over the other rankers of
-  that reference (statsmodels);
+  that reference (Holm's correction, :func:`otfs_workflow.stats.holm`);
 - a ranker x adapter heatmap of nAUC per dataset.
 """
 
@@ -138,7 +138,7 @@ def versus_reference(scores: pd.DataFrame, reference: str, runs: pd.DataFrame | 
     minus other), the tasks where the reference is more accurate, equal or
     less accurate, and the two-sided Wilcoxon signed-rank p-value over the
     tasks (SciPy; zero differences dropped; 1 where every difference is 0),
-    Holm-corrected over the other rankers (``p_holm``, statsmodels).
+    Holm-corrected over the other rankers (``p_holm``, :func:`otfs_workflow.stats.holm`).
     ``runs``, with the same columns, gives the wins, ties and losses over
     the individual runs too (one row per (pair, iteration)); their tests are
     not done, as the runs of one pair share its target samples.
