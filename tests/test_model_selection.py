@@ -577,10 +577,10 @@ def test_the_ensemble_of_a_task_counts_the_point_of_all_features_once():
 def test_candidate_rankers_the_shipped_policy_reads_are_checked_before_any_job():
     """recommend.rankers without a ranker the shipped policy reads is a configuration error naming the key, the
     ranker and the way out; another policy, or the ranker added, is accepted."""
-    from otfs.k_selection._label_free import _policy_rankers, learned_policy
+    from otfs.k_selection._label_free import learned_policy, policy_rankers
     from otfs_workflow.config import ConfigError, load_yaml, validate_config
 
-    needed = sorted(_policy_rankers(learned_policy("NA")[0]))
+    needed = sorted(policy_rankers(learned_policy("NA")[0]))
     cfg = load_yaml(REPO / "config.yaml")
     others = [r for r in ("ot", "ks", "mmd") if r not in needed][:2]
     cfg["recommend"] = {"rankers": others, "evaluation": {"reference": others[0], "relevance": others[1]}}

@@ -88,7 +88,7 @@ from sklearn.utils.validation import check_is_fitted
 __all__ = ["ALL_FEATURES", "DEFAULT_GRID", "DEFAULT_RANKERS", "LabelFreeFeatureSelector", "MEASURES",
            "POLICY_KINDS", "SCORER_RULES", "DATA_RULES", "check_policy", "choose_candidate", "describe_policy",
            "fixed_policy", "canonical_row_order", "data_profile", "learned_policy", "most_similar_family",
-           "policy_rules", "read_policy_file", "resolve_grid", "shipped_policy_file"]
+           "policy_rankers", "policy_rules", "read_policy_file", "resolve_grid", "shipped_policy_file"]
 
 #: The benchmark's rankers (config ``model_selection.rankers``): the candidates by default.
 DEFAULT_RANKERS = ("ot", "wasserstein1d", "ks", "mmd", "domain-auc", "source-anova", "random")
@@ -546,7 +546,7 @@ class LabelFreeFeatureSelector(SelectorMixin, BaseEstimator):
         policy, self.policy_provenance_ = self._resolve_policy()
         seed = self._seed()
         rankers = self._build_rankers(seed)
-        missing = sorted(_policy_rankers(policy) - set(rankers))
+        missing = sorted(policy_rankers(policy) - set(rankers))
         if missing:
             shipped = " (the shipped policy)" if self.policy == "learned" else ""
             raise ValueError(f"policy{shipped}: {describe_policy(policy)} reads the ranker(s) {missing}, which are not among "
@@ -801,14 +801,14 @@ def _for_other_rankers(policy: Mapping, table: pd.DataFrame) -> dict:
     return dict(policy)
 
 
-def _policy_rankers(policy: Mapping) -> set[str]:
+def policy_rankers(policy: Mapping) -> set[str]:
     """The rankers a policy names (fixed policies and ``rankers`` restrictions), at any depth."""
     out = set(policy.get("rankers") or ())
     if policy.get("kind") == "fixed":
         out.add(policy["ranker"])
     for key in ("below", "above", "default", "challenger"):
         if isinstance(policy.get(key), Mapping):
-            out |= _policy_rankers(policy[key])
+            out |= policy_rankers(policy[key])
     return out
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "make_split",
     "max_components",
     "register_reducer",
+    "split_candidates",
 ]
 
 #: Registered dimension-reduction methods: name -> factory(p, n_classes, seed, **params)
@@ -136,7 +137,7 @@ def _fit_transform(method, p, data_train, y_train, others, n_classes, seed, para
     return (*out, reducer) if return_reducer else out
 
 
-def _candidates(params: Mapping | None) -> tuple[dict, list[dict]]:
+def split_candidates(params: Mapping | None) -> tuple[dict, list[dict]]:
     """Split a method's parameters into the fixed ones and the ``candidates`` cross-validated with p and k."""
     params = dict(params or {})
     candidates = params.pop("candidates", None) or [{}]
@@ -177,7 +178,7 @@ def evaluate_split(data: SplitData, method: str, *, p_grid: Sequence[int], k_gri
     smaller ``p``, then the smaller ``k``.
     """
     REDUCERS.check([method])
-    params, candidates = _candidates(params)
+    params, candidates = split_candidates(params)
     start = time.perf_counter()
     d = data.X_train.shape[1]
     top = max_components(method, d, data.n_classes)
@@ -208,7 +209,7 @@ def knn_error_curve(data: SplitData, method: str, p: int, ks: Sequence[int],
     """
     top = max_components(method, data.X_train.shape[1], data.n_classes)
     p_used = min(int(p), top)
-    params, candidates = _candidates(params)
+    params, candidates = split_candidates(params)
     start = time.perf_counter()
     c = 0
     if len(candidates) > 1:

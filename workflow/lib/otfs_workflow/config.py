@@ -389,12 +389,12 @@ def _recommend_problems(config: Mapping, source: str) -> list[str]:
     if policy == "learned" and not any(r not in FEATURE_RANKERS for r in rankers):
         import warnings
 
-        from otfs.k_selection._label_free import _policy_rankers, describe_policy, learned_policy
+        from otfs.k_selection._label_free import describe_policy, learned_policy, policy_rankers
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an adapter without a learned policy: the default adapter's, warned later
             shipped, _ = learned_policy(cfg.get("adapter", "NA"))
-        missing = sorted(_policy_rankers(shipped) - set(rankers))
+        missing = sorted(policy_rankers(shipped) - set(rankers))
         if missing:
             problems.append(f"{where}.rankers: the shipped policy ({describe_policy(shipped)}) reads the ranker(s) "
                             f"{missing}, which are not among the candidate rankers {list(rankers)}; add them, or set "
@@ -506,7 +506,7 @@ def _reducer_problems(cfg: Mapping, source: str) -> list[str]:
     validating its parameters, so a typo stops the run before any job."""
     from functools import partial
 
-    from otfs.reducers._base import REDUCERS, _candidates
+    from otfs.reducers._base import REDUCERS, split_candidates
 
     sets = [(f"wda.methods.{m}", m, p) for m, p in cfg["methods"].items()]
     sets += [(f"wda.ablation.variants.{name}.params", spec.get("method", "WDA"), spec.get("params"))
@@ -514,7 +514,7 @@ def _reducer_problems(cfg: Mapping, source: str) -> list[str]:
     problems = []
     for where, method, params in sets:
         try:
-            fixed, candidates = _candidates(params)
+            fixed, candidates = split_candidates(params)
         except ValueError as exc:
             problems.append(f"{source}: {where}.candidates: {exc}")
             continue
