@@ -245,6 +245,51 @@ def test_benchmark_files_map_to_their_rules(workflow_rules):
             assert rule in workflow_rules
 
 
+def _documented_command(page: str, start: str) -> str:
+    """The one line of ``docs/<page>`` that starts the command ``start``, as written there (a code block's line or
+    an inline code span)."""
+    found = [m.strip("`") for line in (REPO / "docs" / page).read_text(encoding="utf-8").splitlines()
+             for m in re.findall(rf"`?({re.escape(start)}[^`]*)`?", line.strip())]
+    assert len(found) == 1, (page, start, found)
+    return found[0]
+
+
+@pytest.mark.subprocess
+def test_the_documented_resource_and_cost_commands_run_as_written(tmp_path):
+    import shlex
+
+    from otfs_workflow.run_log import read_costs
+
+    header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    for rel, s, rss in (("rank_features/surf/ot/a-b.tsv", 4.0, 300.0), ("rank_features/surf/ks/a-b.tsv", 2.0, 200.0),
+                        ("rank_features/mnist/ot/a-b.tsv", 9.0, 500.0), ("make_table2/available.tsv", 1.5, 100.0)):
+        path = tmp_path / "logs" / "benchmarks" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(header + f"{s}\t0:00:0{int(s)}\t{rss}\t0\t0\t0\t0\t0\t50\t{s / 2}\n")
+    (tmp_path / "workflow" / "resources").mkdir(parents=True)
+
+    def run(command: str, cwd=tmp_path) -> subprocess.CompletedProcess:
+        argv = shlex.split(command)
+        assert argv[0] == "python"
+        return subprocess.run([sys.executable, *argv[1:]], cwd=cwd, capture_output=True, text=True)
+
+    resources = run(_documented_command("cluster.md", "python -m otfs_workflow.cluster resources"))
+    assert resources.returncode == 0, resources.stderr
+    assert "set-resources:" in resources.stdout and "  rank_features: {runtime: 2, mem_mb: 1024}" in resources.stdout
+
+    costs = run(_documented_command("usage.md", "python -m otfs_workflow.cluster costs"))
+    assert costs.returncode == 0, costs.stderr
+    assert "3 kinds of job, 4 jobs, 16 s of job time" in costs.stdout
+    table = tmp_path / "workflow" / "resources" / "job_costs.tsv"
+    assert table.read_text().startswith("# where and when this ran\n")
+    assert read_costs(table) == {("rank_features", "surf"): 3.0, ("rank_features", "mnist"): 9.0,
+                                 ("make_table2", "*"): 1.5, ("rank_features", "*"): 3.0}
+    (tmp_path / "empty").mkdir()
+    nothing = run("python -m otfs_workflow.cluster costs empty --out empty/job_costs.tsv")
+    assert nothing.returncode == 2 and "empty: no benchmark files" in nothing.stderr
+    assert not (tmp_path / "empty" / "job_costs.tsv").exists()
+
+
 def test_recommend_adds_margins():
     measured = pd.DataFrame({"jobs": [3, 2], "max_s": [10.0, 200.0], "max_rss_mb": [300.0, 2000.0],
                              "cpu_ratio": [1.0, 1.0]}, index=["rank_features", "classify"])

@@ -1,6 +1,6 @@
 """Cluster execution: how many jobs a run submits, and what each rule needs.
 
-Two questions a user asks before sending the grid to a cluster, answered
+What a user asks before sending the grid to a cluster, answered
 from the workflow itself:
 
 * :func:`count_submissions` reads the events of a Snakemake dry run (the
@@ -17,6 +17,10 @@ from the workflow itself:
   memory measured, and the ``runtime`` / ``mem_mb`` a profile should ask
   for (:func:`recommend`). ``python -m otfs_workflow.cluster resources`` prints them
   as a ``set-resources:`` block.
+* ``python -m otfs_workflow.cluster costs`` writes the same records as the job
+  costs a run's start estimates its plan and duration from
+  (:func:`otfs_workflow.run_log.collect_costs`): measured on your own machine
+  or cluster, the estimate speaks of it.
 """
 
 from __future__ import annotations
@@ -220,15 +224,31 @@ def main(argv=None) -> int:
     jobs.add_argument("--forceall", action="store_true", help="count every job, as from a fresh clone")
     res = sub.add_parser("resources", help="per-rule measurements and the requests they imply")
     res.add_argument("root", nargs="?", default="logs/benchmarks")
+    costs = sub.add_parser("costs", help="the job costs a run's start estimates its plan from, measured in a run")
+    costs.add_argument("root", nargs="?", default="logs/benchmarks")
+    costs.add_argument("--out", type=Path, required=True,
+                       help="the table to write (workflow/resources/job_costs.tsv is the one a run reads)")
+    costs.add_argument("--note", action="append", default=[], help="a header line: what ran, where, when")
     args = parser.parse_args(argv)
+
+    if args.command == "costs":
+        from otfs_workflow.run_log import collect_costs, write_costs
+
+        rows = collect_costs(args.root)
+        if not rows:
+            parser.error(f"{args.root}: no benchmark files (run the pipeline first)")
+        write_costs(rows, args.out, header=args.note)
+        jobs, total = sum(r["jobs"] for r in rows), sum(r["total_s"] for r in rows)
+        print(f"{args.out}: {len(rows)} kinds of job, {jobs} jobs, {total:,.0f} s of job time")
+        return 0
 
     if args.command == "resources":
         table = recommend(rule_resources(args.root))
         with pd.option_context("display.width", 120, "display.max_rows", 200):
             print(table.round(2).to_string())
         print("\nset-resources:")
-        for rule, row in table.iterrows():
-            print(f"  {rule}: {{runtime: {row.runtime}, mem_mb: {row.mem_mb}}}")
+        for rule, runtime, mem_mb in zip(table.index, table["runtime"], table["mem_mb"]):  # integers, as profiles set
+            print(f"  {rule}: {{runtime: {int(runtime)}, mem_mb: {int(mem_mb)}}}")
         return 0
 
     extra = [*(["--configfile", *args.configfile] if args.configfile else []),
