@@ -69,7 +69,7 @@ def test_costs_are_collected_from_benchmark_files_by_rule_and_key(tmp_path):
 
 def test_the_shipped_job_costs_are_read():
     costs = run_log.read_costs(REPO / "workflow" / "resources" / "job_costs.tsv")
-    assert ("run_family_pair", "amazon5000") in costs and all(v >= 0 for v in costs.values())
+    assert ("run_family_pair_part6of7", "amazon5000") in costs and all(v >= 0 for v in costs.values())
 
 
 def _records(n_rankers=14, n_pairs=12):
