@@ -67,10 +67,13 @@ def test_dry_run_of_all_plans_the_paper_grid(tmp_path):
         assert jobs[f"classify_pairs_{fs}"] == n_leaderboard, fs
     assert jobs["classify_leaderboard_all_features"] == 26  # the point of all features: once per pair
     assert jobs["make_leaderboard"] == jobs["shift_recovery_run"] == 1
-    # the label-free choice of k: one job per (feature set, ranker) of the leaderboard's grid, for all its pairs
+    # the label-free choice of k: one job per (feature set, ranker) of the leaderboard's grid, for all its pairs,
+    # or for each share of them (model_selection.pairs_per_job: SURF's and EfficientNet-Lite0's 12 in two)
     assert "score_model_selection" not in jobs and jobs["make_model_selection"] == 1
-    for fs in ("surf", "EfficientNetLite0", "USPSMNIST"):
-        assert jobs[f"score_pairs_{fs}"] == 7, fs
+    for fs in ("surf", "EfficientNetLite0"):
+        assert f"score_pairs_{fs}" not in jobs, fs
+        assert jobs[f"score_pairs_{fs}_part1of2"] == jobs[f"score_pairs_{fs}_part2of2"] == 7, fs
+    assert jobs["score_pairs_USPSMNIST"] == 7
     assert jobs["score_model_selection_all_features"] == 26  # its point of all features: once per pair
     # the related methods' experiments are part of `all`
     for rule in ("make_wda_table1", "make_wda_ablation", "plot_wda_figure2", "make_wda_office",

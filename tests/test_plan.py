@@ -321,6 +321,40 @@ def test_rankers_per_job_names_a_configured_feature_set():
         validated({**config, "shift": {"rankers_per_job": {"amazon5000": 0}}})
 
 
+def test_a_feature_sets_choice_of_k_scores_are_split_by_pairs_per_job(shipped, monkeypatch):
+    pairs = {"surf": [f"s{i}" for i in range(12)], "EfficientNetLite0": [f"e{i}" for i in range(12)],
+             "USPSMNIST": ["usps-mnist", "mnist-usps"]}
+    plan = Plan(shipped)
+    monkeypatch.setattr(plan, "batched_pairs", lambda fs: pairs.get(fs, []))
+    rules = {f"score_pairs_{fs}{part}": share for fs, part, share in plan.score_pair_rules()}
+    # the shipped split: SURF's and EfficientNet-Lite0's 12 pairs in two jobs of 6, USPS <-> MNIST's 2 in one
+    assert shipped["model_selection"]["pairs_per_job"] == {"surf": 6, "EfficientNetLite0": 6}
+    assert sorted(rules) == ["score_pairs_EfficientNetLite0_part1of2", "score_pairs_EfficientNetLite0_part2of2",
+                             "score_pairs_USPSMNIST", "score_pairs_surf_part1of2", "score_pairs_surf_part2of2"]
+    assert rules["score_pairs_surf_part1of2"] == pairs["surf"][:6] and rules["score_pairs_surf_part2of2"] == pairs[
+        "surf"][6:]
+    assert rules["score_pairs_USPSMNIST"] == pairs["USPSMNIST"]
+    # at most so many pairs a job, as even as they divide, every pair in one job; a feature set not named: one
+    config = copy.deepcopy(shipped)
+    config["model_selection"]["pairs_per_job"] = {"surf": 5}
+    plan = Plan(config)
+    monkeypatch.setattr(plan, "batched_pairs", lambda fs: pairs.get(fs, []))
+    shares = plan.pair_shares("surf")
+    assert [part for part, _ in shares] == ["_part1of3", "_part2of3", "_part3of3"]
+    assert [len(share) for _, share in shares] == [4, 4, 4]
+    assert [p for _, share in shares for p in share] == pairs["surf"]
+    assert plan.pair_shares("EfficientNetLite0") == [("", pairs["EfficientNetLite0"])]
+
+
+def test_pairs_per_job_names_a_configured_feature_set():
+    config = load_yaml(REPO / "config.yaml")
+    ms = config["model_selection"]
+    with pytest.raises(ConfigError, match=r"model_selection\.pairs_per_job\.surff: unknown feature set"):
+        validated({**config, "model_selection": {**ms, "pairs_per_job": {"surff": 6}}})
+    with pytest.raises(ConfigError, match=r"model_selection\.pairs_per_job\.surf: 0 is less than the minimum of 1"):
+        validated({**config, "model_selection": {**ms, "pairs_per_job": {"surf": 0}}})
+
+
 def test_the_data_families_inputs_and_targets(shipped, tmp_path, monkeypatch):
     # every family's domains present (a stand-in for the files), the regression family's file not yet
     monkeypatch.chdir(tmp_path)

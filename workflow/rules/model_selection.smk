@@ -81,14 +81,15 @@ rule score_model_selection:
 
 
 # The label-free scores of one ranker on every pair of a feature set with data
-# (batched_pairs), one job per (feature set, ranker): what score_model_selection writes
-# for each pair, by the same code with the same parameters. Why: such a job took 12.3 s
-# for one pair (median, 2026-11-27), 2.3 s of it the imports, and the default choice of k had
-# 182. Traded: a pair that gains its data later reruns its feature set's scores of every
-# ranker; a pair asked for outside those is score_model_selection's.
-for _fs in batched_feature_sets("model_selection"):
-    _pairs = batched_pairs(_fs)
-    _rule = f"score_pairs_{rule_name_part(_fs)}"
+# (batched_pairs), one job per (feature set, ranker), or per (feature set, ranker, share of
+# the pairs) where config `model_selection.pairs_per_job` names the feature set
+# (otfs_workflow.plan.Plan.pair_shares): what score_model_selection writes for each pair, by
+# the same code with the same parameters. Why: such a job took 12.3 s for one pair (median,
+# 2026-11-27), 2.3 s of it the imports, and the default choice of k had 182. Traded: a pair
+# that gains its data later reruns its feature set's scores of every ranker; a pair asked for
+# outside those is score_model_selection's.
+for _fs, _part, _pairs in P.score_pair_rules():
+    _rule = f"score_pairs_{rule_name_part(_fs)}{_part}"
 
     rule:
         name:
@@ -112,7 +113,7 @@ for _fs in batched_feature_sets("model_selection"):
                 pair=_pairs,
             ),
         log:
-            "logs/model_selection/{feature_set}/{ranker}/{grid}/pairs.log",
+            f"logs/model_selection/{{feature_set}}/{{ranker}}/{{grid}}/pairs{_part}.log",
         benchmark:
             f"logs/benchmarks/{_rule}/{{feature_set}}/{{ranker}}/{{grid}}.tsv"
         wildcard_constraints:
@@ -122,7 +123,8 @@ for _fs in batched_feature_sets("model_selection"):
         conda:
             "../../envs/otfs.yaml"
         threads: 1
-        # Measured for one pair (score_model_selection): at most 105 s and 384 MB.
+        # Measured for one pair (score_model_selection): at most 105 s and 384 MB; the jobs'
+        # medians by feature set: workflow/resources/job_costs.tsv.
         resources:
             mem_mb=1024,
             runtime=30,

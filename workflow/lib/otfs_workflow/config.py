@@ -420,6 +420,8 @@ def _model_selection_problems(config: Mapping, source: str) -> list[str]:
     cfg, where = config["model_selection"], f"{source}: model_selection"
     problems = [f"{where}.feature_sets: unknown feature set {fs!r} (known: {sorted(config['feature_sets'])})"
                 for fs in cfg["feature_sets"] if fs not in config["feature_sets"]]
+    problems += [f"{where}.pairs_per_job.{fs}: unknown feature set; configured: {sorted(config['feature_sets'])}"
+                 for fs in cfg.get("pairs_per_job") or {} if fs not in config["feature_sets"]]
     grid = config["grids"].get(cfg["grid"])
     if grid is None:
         problems.append(f"{where}.grid: unknown grid {cfg['grid']!r}; grids: {sorted(config['grids'])}")

@@ -104,8 +104,8 @@ def reporter(folder: str, category: str, caption_prefix: str = "", subcategory: 
 
 
 def ranker_shares(rankers, per_job: int) -> list[tuple[str, ...]]:
-    """``rankers``, in their order, in the fewest contiguous shares of at most ``per_job`` each, as even as they
-    divide (the first ones one longer where they do not, as :func:`numpy.array_split` splits)."""
+    """``rankers`` (or pairs), in their order, in the fewest contiguous shares of at most ``per_job`` each, as even
+    as they divide (the first ones one longer where they do not, as :func:`numpy.array_split` splits)."""
     rankers = tuple(rankers)
     if isinstance(per_job, bool) or not isinstance(per_job, int) or per_job < 1:
         raise ValueError(f"per_job must be a positive integer, got {per_job!r}")
@@ -819,6 +819,23 @@ class Plan:
         if feature_set in self.shift_data_feature_sets():
             return []
         return self._once(("batched_pairs", feature_set), lambda: self.available_pairs(feature_set))
+
+    def pair_shares(self, feature_set: str) -> list[tuple[str, list[str]]]:
+        """``[(part, pairs)]``: the :meth:`batched_pairs` of ``feature_set`` whose choice-of-k scores one job of a
+        ranker computes (rules score_pairs_<feature set><part>), in the fewest contiguous shares of at most
+        config ``model_selection.pairs_per_job[feature_set]`` pairs (all in one where it names none); ``part`` is
+        ``""`` for one share, else ``"_part<i>of<n>"``."""
+        pairs = self.batched_pairs(feature_set)
+        per_job = (self.config["model_selection"].get("pairs_per_job") or {}).get(feature_set)
+        shares = ranker_shares(pairs, per_job) if per_job and pairs else [tuple(pairs)]
+        return [("" if len(shares) == 1 else f"_part{i}of{len(shares)}", list(share))
+                for i, share in enumerate(shares, 1)]
+
+    def score_pair_rules(self) -> list[tuple[str, str, list[str]]]:
+        """``[(feature_set, part, pairs)]``: one rule score_pairs_<feature set><part> each (:meth:`pair_shares` of
+        every :meth:`batched_feature_sets` of model selection)."""
+        return [(fs, part, pairs) for fs in self.batched_feature_sets("model_selection")
+                for part, pairs in self.pair_shares(fs)]
 
     def batched_feature_sets(self, section: str) -> list[str]:
         """The feature sets of config ``section`` (`leaderboard`, `model_selection`) that have pairs to batch."""
