@@ -16,7 +16,7 @@ from otfs._checks import check_random_state
 from otfs._ot.emd import emd, sqeuclidean, uniform
 from otfs_workflow.io import write_rows_tsv, write_tsv
 
-from .conftest import toy_caches
+from .conftest import REPO, toy_caches
 
 HEAVY = ("ot", "sklearn", "scipy", "pandas")
 
@@ -172,7 +172,6 @@ def test_a_job_imports_the_plug_ins_its_manifest_names_only_when_it_looks_one_up
     a CORAL job imports its plug-in file and no other adapter's. Both pass the job's code-input check."""
     from otfs_workflow.codedeps import scoped_manifest
 
-    from .conftest import REPO
 
     caches, _ = toy_caches(tmp_path, seed=3)
     from otfs_workflow.stages import ranking
@@ -207,7 +206,6 @@ def test_a_wda_job_imports_pymanopt_without_its_optional_backends(tmp_path):
 
     from otfs_workflow.codedeps import scoped_manifest
 
-    from .conftest import REPO
 
     packages = [REPO / "src" / "otfs", REPO / "workflow" / "lib" / "otfs_workflow"]
     wda = scoped_manifest(REPO / "workflow" / "scripts" / "wda.py", packages, {}, folder=tmp_path / "code")
@@ -319,3 +317,23 @@ def test_the_cost_normalisation_is_pots_bit_for_bit(norm):
         assert ours.dtype == pots.dtype and np.array_equal(ours, pots), (norm, shape)
     with pytest.raises(ValueError, match="Norm l2 is not a valid option"):
         normalise_cost(np.ones((2, 2)), "l2")
+
+
+@pytest.mark.subprocess
+def test_the_parse_modules_load_no_json_schema_validator_until_a_configuration_is_checked():
+    """A parse whose configuration was checked before (its answer kept, otfs_workflow.plan_cache) imports the
+    planning modules and validates nothing, so they import no JSON Schema validator; checking one still does."""
+    out = _run(f"""
+        import sys
+        import yaml
+        import otfs_workflow.config, otfs_workflow.plan, otfs_workflow.plan_cache, otfs_workflow.run_log
+        print("jsonschema" in sys.modules)
+        from otfs_workflow.config import ConfigError, validate_config
+        config = yaml.safe_load(open({str(REPO / "config.yaml")!r}))
+        config["protocol"]["iterations"] = "many"
+        try:
+            validate_config(config, {str(REPO / "workflow" / "schemas" / "config.schema.yaml")!r})
+        except ConfigError as err:
+            print("protocol.iterations" in str(err), "jsonschema" in sys.modules)
+    """).splitlines()
+    assert out == ["False", "True True"], out

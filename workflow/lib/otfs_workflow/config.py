@@ -14,12 +14,15 @@ import difflib
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jsonschema
 import yaml
 
 from otfs_workflow.data.acquisition import mirror_dirs  # noqa: F401  (its home: jobs import it without the registries)
 from otfs_workflow.protocol import make_pairs, parse_pair
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["ConfigError", "experiment_schemas",
            "MAX_CONFIG_VALUES", "check_config_size", "check_feature_counts", "load_yaml", "mirror_dirs",
@@ -206,6 +209,8 @@ def validate_config(config: dict, schema_path: str | os.PathLike, source: str = 
     keys = key_problems(config, source)
     failure = "" if keys else _snakemake_validate(config, schema_path, sections, source)
     if failure is not None:  # every error, each named
+        import jsonschema  # here: a parse whose configuration was checked before imports none of it
+
         schema = {**schema, "properties": {**schema.get("properties", {}),
                                            **{s: load_yaml(p) for s, p in sections.items()}}}
         try:
