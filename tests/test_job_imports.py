@@ -172,7 +172,6 @@ def test_a_job_imports_the_plug_ins_its_manifest_names_only_when_it_looks_one_up
     a CORAL job imports its plug-in file and no other adapter's. Both pass the job's code-input check."""
     from otfs_workflow.codedeps import scoped_manifest
 
-
     caches, _ = toy_caches(tmp_path, seed=3)
     from otfs_workflow.stages import ranking
 
@@ -205,7 +204,6 @@ def test_a_wda_job_imports_pymanopt_without_its_optional_backends(tmp_path):
     import importlib.util
 
     from otfs_workflow.codedeps import scoped_manifest
-
 
     packages = [REPO / "src" / "otfs", REPO / "workflow" / "lib" / "otfs_workflow"]
     wda = scoped_manifest(REPO / "workflow" / "scripts" / "wda.py", packages, {}, folder=tmp_path / "code")
