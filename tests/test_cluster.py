@@ -140,6 +140,16 @@ EVENTS = [
 ]
 
 
+def test_local_rules_reads_indented_and_included_directives(tmp_path):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "Snakefile").write_text('include: "rules/a.smk"\n\nlocalrules: top, other\n')
+    (tmp_path / "rules" / "a.smk").write_text(
+        "if FLAG:\n\n    localrules:\n        inner,\n        # a comment\n        second,\n\n"
+        "    ruleorder: inner > not_local\n\nlocalrules:\n    plain,\n\nrule not_local_either:\n"
+        "    output: 'x'\n")
+    assert local_rules(tmp_path / "Snakefile") == {"top", "other", "inner", "second", "plain"}
+
+
 def test_count_submissions_reads_groups_local_and_target_rules():
     counts = count_submissions(EVENTS, {"acquire"})
     # acquire is local and table2 runs nothing; 2 group jobs + build_cache + plot_figure5
@@ -154,7 +164,9 @@ def test_local_rules_fetch_data_or_summarise(workflow_rules):
     # the Snakefile's own and those of the included experiment files (each declares its summaries)
     assert {"acquire", "acquire_images", "aggregate", "make_table2", "plot_figure7", "acquire_uci", "make_wda_table1",
             "make_semfs_table", "plot_boosting_figure", "make_invariance_table", "make_table4",
-            "plot_figure4"} <= local <= workflow_rules
+            "plot_figure4", "recommend_task", "recommend_evaluation",
+            # declared inside an `if` block (shift.smk), indented
+            "aggregate_family"} <= local <= workflow_rules
     # nothing that computes the grid runs locally, and no local rule is grouped (groups override localrules)
     assert not local & {"rank_features", "classify", "classify_leaderboard_adapters", "run_family_pair", "build_cache",
                         "extract_features", "clinical_rank", "clinical_classify", "clinical_data",

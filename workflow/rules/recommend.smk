@@ -162,7 +162,10 @@ rule recommend_evaluation:
 
 
 # --- targets -------------------------------------------------------------------
+# Summaries of finished rows, seconds each (a task 2-9 s and at most 604 MB, 2026-12-06): run by
+# Snakemake itself on a cluster, like the aggregations, not submitted one by one.
 localrules:
+    recommend_task,
     recommend_evaluation,
 
 

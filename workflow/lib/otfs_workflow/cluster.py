@@ -58,7 +58,8 @@ def dry_run_events(args: list[str], cwd: Path, env: dict | None = None) -> list[
 
 def local_rules(snakefile, _seen=None) -> set[str]:
     """Rule names listed in the ``localrules:`` directives of a Snakefile and of the files it includes
-    (each experiment's ``.smk`` declares its own), followed recursively."""
+    (each experiment's ``.smk`` declares its own), followed recursively; a directive may be indented (inside
+    an ``if`` block), its names on the lines indented further."""
     path = Path(snakefile).resolve()
     seen = set() if _seen is None else _seen
     if path in seen:
@@ -66,8 +67,8 @@ def local_rules(snakefile, _seen=None) -> set[str]:
     seen.add(path)
     text = path.read_text()
     names: set[str] = set()
-    for m in re.finditer(r"^localrules:\s*((?:[^\n]*\n)(?:[ \t]+[^\n]*\n)*)", text, flags=re.M):
-        names.update(n for n in re.split(r"[\s,]+", m.group(1)) if n and not n.startswith("#"))
+    for m in re.finditer(r"^([ \t]*)localrules:[ \t]*([^\n]*\n(?:\1[ \t]+[^\n]*\n)*)", text, flags=re.M):
+        names.update(n for n in re.split(r"[\s,]+", re.sub(r"#[^\n]*", "", m.group(2))) if n)
     for m in re.finditer(r"^include:\s*[\"']([^\"']+)[\"']", text, flags=re.M):
         names |= local_rules(path.parent / m.group(1), seen)
     return names
