@@ -46,6 +46,11 @@ def test_the_estimate_is_the_larger_of_the_job_time_over_the_cores_and_the_criti
     assert any("this machine has 2 core(s), fewer than the 16 asked for" in line for line in lines)
     assert not any("this machine has" in line for line in plan_lines(jobs, 2, costs, machine_cores=2))
     assert not any("this machine has" in line for line in plan_lines(jobs, 16, costs, machine_cores=None))
+    # on a cluster: so many cluster jobs at once, and a word on what the estimate leaves out
+    cluster = plan_lines(jobs, 200, costs, cluster=True)
+    assert "on a cluster, 200 jobs at once about 16 s (critical path 16 s)" in cluster[1]
+    assert any("run one after another in their cluster job" in line for line in cluster)
+    assert not any("cluster" in line for line in lines)
 
 
 def test_costs_are_collected_from_benchmark_files_by_rule_and_key(tmp_path):
@@ -213,7 +218,7 @@ class _Job:
         return f"{self.rule.name}{self.wildcards_dict}"
 
 
-def _workflow(jobs, dependencies, cores=2, failed=(), configfiles=()):
+def _workflow(jobs, dependencies, cores=2, failed=(), configfiles=(), nodes=None, local_exec=True):
     def bfs(deps, job):  # the job, then every job it depends on
         seen, todo = [], [job]
         while todo:
@@ -225,7 +230,7 @@ def _workflow(jobs, dependencies, cores=2, failed=(), configfiles=()):
 
     dag = SimpleNamespace(jobs=jobs, needrun_jobs=lambda: jobs, dependencies=dependencies, bfs=bfs,
                           targetrules=[SimpleNamespace(name="available")], targetfiles=[])
-    return SimpleNamespace(dag=dag, resource_settings=SimpleNamespace(cores=cores), local_exec=True,
+    return SimpleNamespace(dag=dag, resource_settings=SimpleNamespace(cores=cores, nodes=nodes), local_exec=local_exec,
                            scheduler=SimpleNamespace(failed=list(failed), finished_jobs=len(jobs) - len(failed)),
                            overwrite_configfiles=list(configfiles))
 
@@ -248,6 +253,10 @@ def test_a_runs_start_and_end_lines_from_snakemakes_dag(tmp_path, monkeypatch):
     assert lines[:2] == ["note: surf's", "note: every run's"]  # wine is used by no job of the run
     assert lines[2] == "otfs: 4 jobs to run (1 available, 1 classify, 1 data_notes, 1 rank_features)."
     assert "on 2 core(s)" in lines[3] and "from the job costs measured in job_costs.tsv" in lines[3]
+    # on a cluster (the slurm profile: one core per cluster job, --jobs 200 at once), the cluster jobs at once
+    cluster = run_log.Run(costs, tmp_path).start(
+        _workflow([rank, classify, notes, target], deps, cores=1, nodes=200, local_exec=False))
+    assert "on a cluster, 200 jobs at once" in cluster[1] and "core(s)" not in cluster[1], cluster
     assert run.benchmarks == {0: str(rank.benchmark), 1: str(classify.benchmark)}
     assert [j.deps for j in run.plan] == [[], [0], [1], [2]] and run.plan[1].threads == 2
     assert [j.runs for j in run.plan] == [True, True, True, False]

@@ -238,10 +238,11 @@ def measured_lines(jobs: Sequence[PlannedJob], benchmarks: Mapping[int, str], co
 
 
 def plan_lines(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str, str], float],
-               costs_source: str = "", machine_cores: int | None = None) -> list[str]:
+               costs_source: str = "", machine_cores: int | None = None, cluster: bool = False) -> list[str]:
     """The plan, as the main process prints it at the start: jobs by kind, job time, estimated wall time.
     ``machine_cores``: the cores of the machine the jobs run on (None: a cluster's, not this one's), named where
-    fewer than ``cores``."""
+    fewer than ``cores``. ``cluster``: the jobs go to a cluster, ``cores`` of them at once (``--jobs``); the jobs
+    that a profile groups run one after another inside their cluster job, which the estimate does not count."""
     if not jobs:
         return []
     est = estimate(jobs, cores, costs)
@@ -252,9 +253,13 @@ def plan_lines(jobs: Sequence[PlannedJob], cores: int, costs: Mapping[tuple[str,
     shown = ", ".join(f"{n} {rule}" for rule, n in kinds[:6]) + (f", {len(kinds) - 6} more kinds" if len(kinds) > 6
                                                                else "")
     lines = [f"otfs: {len(jobs)} jobs to run ({shown}).",
-             f"otfs: about {format_duration(est['job_s'])} of job time; on {cores} core(s) about "
-             f"{format_duration(est['wall_s'])} (critical path {format_duration(est['critical_path_s'])})"
+             f"otfs: about {format_duration(est['job_s'])} of job time; "
+             + (f"on a cluster, {cores} jobs at once" if cluster else f"on {cores} core(s)")
+             + f" about {format_duration(est['wall_s'])} (critical path {format_duration(est['critical_path_s'])})"
              + (f", from the job costs measured in {costs_source}" if costs_source else "") + "."]
+    if cluster:
+        lines.append("otfs: jobs that the profile groups run one after another in their cluster job, and each waits "
+                     "in the queue: the cluster takes longer than this.")
     longest = sorted(est["critical_path"], key=lambda step: -step[2])[:3]
     if longest:
         lines.append("otfs: the critical path's longest jobs: " + ", ".join(
@@ -535,7 +540,9 @@ class Run:
 
     @staticmethod
     def cores(workflow) -> int:
-        cores = workflow.resource_settings.cores
+        """The jobs that run at once: the cores (``--cores``), or on a cluster the cluster jobs (``--jobs``)."""
+        settings = workflow.resource_settings
+        cores = settings.cores if workflow.local_exec else settings.nodes
         return int(cores) if isinstance(cores, int) and cores > 0 else os.cpu_count() or 1
 
     def _planned_jobs(self, dag) -> list[PlannedJob]:
@@ -571,7 +578,8 @@ class Run:
         except ValueError:
             costs_name = str(self.costs_path)
         return lines + plan_lines(self.plan, self.cores(workflow), self.costs, costs_name,
-                                  machine_cores=os.cpu_count() if workflow.local_exec else None)
+                                  machine_cores=os.cpu_count() if workflow.local_exec else None,
+                                  cluster=not workflow.local_exec)
 
     def end(self, workflow, ok: bool) -> list[str]:
         """The run's last lines: its measured job time (:func:`measured_lines`), its conditions counted (written in
