@@ -119,7 +119,8 @@ for _rule, _job in FAMILY_PAIR_RULES.items():
         # (rankers_per_job 2) 37, 33, 30, 42, 26, 61 (rulsif, hsic-lasso) and 30 s, after 10 s
         # and 8 s for the points of all features. WiFi t1-t3 (with OT3): 51 and 57 s in two
         # (rankers_per_job 7). A 20 Newsgroups pair in one job, two jobs on 2 cores
-        # (2026-12-07): 64-72 s; 67-82 s in two (rankers_per_job 7) with its points of all features.
+        # (2026-12-07): 64-72 s; 85-90 s in two (rankers_per_job 7) with its two jobs of the
+        # points of all features.
         resources:
             mem_mb=2304,
             runtime=33,
