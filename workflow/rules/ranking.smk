@@ -34,11 +34,12 @@ rule rank_features:
 # pair_batched_rankings (the leaderboard's and model selection's, which no paper target
 # reads), on the pairs that have data (the `available` scope, as their readers): the
 # same file per pair as rank_features, by the same code with the same parameters. Why:
-# such a ranking took 2.5 s of code a pair on 5 iterations, and its job 5.6 s (stop
-# 49: the 364 ranking jobs of `leaderboard` and `model_selection` spent 927 s in their
-# code of 2,041 s; 802 s were the import of scikit-learn). Traded: a pair that gains
-# its data later reruns its feature set's rankings of these rankers, and a pair asked
-# for outside that scope is rank_features'.
+# such a ranking took 2.5 s of code a pair on 5 iterations, and its job 5.6 s (one job
+# a pair, 2026-11-27, dfe29ae, 2-core machine: the 364 ranking jobs of `leaderboard`
+# and `model_selection` spent 927 s in their code of 2,041 s; 802 s were the import of
+# scikit-learn; CHANGELOG). Traded: a pair that gains its data later reruns its feature
+# set's rankings of these rankers, and a pair asked for outside that scope is
+# rank_features'.
 for _fs, _rankers in pair_batched_rankings().items():
     _pairs = batched_pairs(_fs)
     _rule = f"rank_pairs_{rule_name_part(_fs)}"
