@@ -349,6 +349,34 @@ def test_a_run_timed_once_is_timed_by_pytest_benchmark_in_order_and_its_error_ra
     assert err.value.returncode == 3
 
 
+@pytest.mark.subprocess  # runs processes, timed by their CPU
+def test_rounds_are_timed_by_the_cpu_of_the_processes_they_run(tmp_path):
+    from otfs_benchmarks.timing import OncePlugin, time_rounds
+
+    calls = []
+
+    def run(code):
+        def f():
+            calls.append(code)
+            subprocess.run([sys.executable, "-c", code], check=True)
+            return len(calls)
+        return f
+
+    busy = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4:\n    pass"
+    idle = "import time\ntime.sleep(0.4)"
+    got = time_rounds({"busy": run(busy), "idle": run(idle)}, rounds=2, warmup_rounds=1, workdir=tmp_path,
+                      timer="otfs_benchmarks.timing.children_cpu_time", json_path=tmp_path / "t.json")
+    assert calls == [busy] * 3 + [idle] * 3  # one untimed round, then two, in the order given
+    assert got["busy"]["rounds"] == got["idle"]["rounds"] == 2 and got["busy"]["output"] == 3
+    assert got["busy"]["min"] >= 0.35  # the process's CPU time ...
+    assert got["idle"]["max"] < 0.3  # ... not the wall clock: a process that sleeps uses almost none
+    assert got["busy"]["min"] <= got["busy"]["seconds"] <= got["busy"]["max"]
+    record = json.loads((tmp_path / "t.json").read_text())
+    assert {b["options"]["timer"] for b in record["benchmarks"]} == {"children_cpu_time"}  # the clock it was given
+    with pytest.raises(ValueError, match="rounds must be >= 1 and warmup_rounds >= 0; got 0 and 1"):
+        OncePlugin({}, rounds=0, warmup_rounds=1)
+
+
 def test_plain_protocol_equals_the_library_on_real_surf(mirror):
     # The straightforward protocol (POT's ot.da classes, a fresh 1-NN per point)
     # and the library give the same accuracies on a real pair and iteration.
@@ -526,3 +554,44 @@ def test_the_documented_benchmark_commands_name_modules_and_options_that_exist()
         assert proc.returncode == 0 and "usage:" in proc.stdout, (module, proc.stderr)
         for option in re.findall(r"--[a-z][\w-]*", line):
             assert option in proc.stdout, (module, option)
+
+
+def test_the_command_lines_run_the_workflow_of_this_checkout(monkeypatch, tmp_path):
+    # python -m otfs_benchmarks.end_to_end and .main_job copy the workflow of the checkout the package lies in,
+    # the scheduler's toy workflow imports the pipeline package from it, and the authors' run has its folders on
+    # its path: all of them this repository's, not a folder above it
+    import otfs_benchmarks
+    from otfs_benchmarks import end_to_end, main_job, scheduler
+
+    assert otfs_benchmarks.checkout() == REPO.resolve()
+    assert scheduler.SRC == REPO.resolve() / "workflow" / "lib"
+    assert f"sys.path.insert(0, {str(REPO.resolve() / 'workflow' / 'lib')!r})" in (
+        scheduler.toy_workflow(tmp_path / "toy", 2, 0.0).read_text())
+    path = end_to_end._authors_env()["PYTHONPATH"].split(os.pathsep)
+    assert path[:2] == [str(REPO.resolve() / "src"), str(REPO.resolve() / "workflow" / "lib")]
+    assert all(Path(p).is_dir() for p in path[:2])
+    seen = {}
+
+    class Reached(Exception):
+        """The command got as far as running the benchmark, with ``seen`` holding the workflow it was given."""
+
+    def reached(name):
+        def run(repo, *args, **kwargs):
+            seen[name] = repo
+            raise Reached
+        return run
+
+    monkeypatch.setattr(end_to_end, "check_mirror", lambda mirror: Path(mirror))
+    monkeypatch.setattr(end_to_end, "compare", reached("end_to_end"))
+    monkeypatch.setattr(main_job, "run", reached("main_job"))
+    with pytest.raises(Reached):
+        end_to_end.main(["--mirror", str(tmp_path), "--workdir", str(tmp_path / "w"), "--out", str(tmp_path / "o")])
+    with pytest.raises(Reached):
+        main_job.main(["--workdir", str(tmp_path / "m"), "--out", str(tmp_path / "o"), "available"])
+    assert seen == {"end_to_end": REPO.resolve(), "main_job": REPO.resolve()}
+    for repo in seen.values():
+        assert (repo / "Snakefile").is_file() and (repo / "workflow" / "lib" / "otfs_workflow").is_dir()
+    # a copy of the package outside a checkout says so
+    monkeypatch.setattr(otfs_benchmarks, "REPO", tmp_path)
+    with pytest.raises(RuntimeError, match=rf"{tmp_path}, which is not a checkout of the workflow"):
+        otfs_benchmarks.checkout()

@@ -564,12 +564,20 @@ def test_bench_targets_on_the_test_configuration(built_run_copy):
     assert e2e["accuracies"] == 12 * 3 * 17 and e2e["max_accuracy_difference"] <= 1e-6
     # every job of the nested pipeline wrote its times (OTFS_JOB_TIMES reaches the jobs through Snakemake)
     assert e2e["jobs_timed"] == e2e["jobs"] > 0 and 0 < e2e["overhead_s"] < e2e["job_s"]
+    # its dry runs of figure7 (one timed round each here): the fresh copy's plans jobs, the built one's and the
+    # one-rule workflow's none
+    assert e2e["dry_run_rounds"] == 1 and e2e["dry_run_fresh_jobs"] > 0
+    assert e2e["dry_run_built_jobs"] == e2e["dry_run_floor_jobs"] == 0
+    assert all(e2e[f"dry_run_{name}_cpu_s"] > 0 for name in ("fresh", "built", "floor"))
     t3 = pd.read_csv(out / "table3_4096.csv")
     assert (t3["job"] == "classify").sum() == 60 and (t3["job"] == "rank").sum() == 12
     goals = pd.read_csv(out / "goals.csv")
-    # the benchmarks' rows, and 10 more: end to end (2), the ranking and NA-classification jobs' medians, Table 3,
-    # the scaling study, memory, and the main job's targets (3, not run here: no overhead or families rows)
-    assert len(goals) == len(bench) + 10 and goals["goal"].str.contains("end to end").any()
+    # the benchmarks' rows, and 12 more: end to end (2), the dry runs (2), the ranking and NA-classification jobs'
+    # medians, Table 3, the scaling study, memory, and the main job's targets (3, not run here: no overhead or
+    # families rows)
+    assert len(goals) == len(bench) + 12 and goals["goal"].str.contains("end to end").any()
+    dry = goals[goals["goal"].str.startswith("dry run of figure7")]
+    assert len(dry) == 2 and dry["note"].str.contains("a one-rule workflow whose job has params").all()
     assert goals["goal"].str.contains("median wall time of a ranking job").any()
     assert (out / "end_to_end_jobs.csv").is_file() and not pd.isna(e2e["median_classify_s"])
     assert "goals met" in (out / "goals.md").read_text()

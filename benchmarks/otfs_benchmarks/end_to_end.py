@@ -22,12 +22,21 @@ ratios, the largest accuracy difference against the plain script, and the
 median wall time of the pipeline's selection, ranking and NA-classification
 jobs (from their Snakemake benchmark files); ``end_to_end_jobs.csv`` holds
 every job's record.
+
+Beside them, the CPU time of ``snakemake -n figure7``, a second run and after,
+by pytest-benchmark with the children's CPU clock (:func:`dry_run_figures`):
+in the fresh copy before the build (the default configuration, its jobs
+still to plan), in the same copy once Figure 7 for SURF is built (nothing
+to plan), and, the floor both stand on, a workflow of one rule whose job has
+a ``params:`` entry and whose output is present (Snakemake's import, its
+plug-ins and its check of a job's parameters, without this workflow).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,19 +48,16 @@ import scipy.io
 
 from otfs.preprocessing import row_sum_normalize, zscore
 from otfs.rankers import feature_orders
-from otfs_benchmarks import reference
-from otfs_benchmarks.timing import time_once
+from otfs_benchmarks import checkout, reference
+from otfs_benchmarks.timing import time_once, time_rounds
 from otfs_workflow.io import write_csv
 from otfs_workflow.protocol import derive_seed, draw_source_subset, feature_counts, make_pairs
 
-__all__ = ["MARKER", "check_mirror", "job_times", "overhead_figures", "plain_figure7", "prepare_workdir",
-           "run_pipeline"]
+__all__ = ["MARKER", "check_mirror", "dry_run_figures", "job_times", "overhead_figures", "plain_figure7",
+           "prepare_workdir", "run_pipeline"]
 
 DOMAINS = ("amazon", "caltech10", "dslr", "webcam")
 #: What a fresh copy of the workflow needs (everything but data and results).
-#: The checkout holding this package (benchmarks/otfs_benchmarks/ is four levels down).
-REPO_OF_PACKAGE = Path(__file__).resolve().parents[4]
-
 WORKFLOW_FILES = ["Snakefile", "config.yaml", "config", "envs", "profiles", "workflow", "src", "benchmarks", "data/manifests",
                   "data/paper", "data/attributes", "data/benchmarks"]
 
@@ -135,13 +141,16 @@ def prepare_workdir(workdir) -> Path:
     return workdir
 
 
-def run_pipeline(repo, workdir, mirror, cores=2, iterations=19) -> tuple[float, pd.DataFrame]:
-    """Copy the workflow to ``workdir``, build Figure 7 for SURF from nothing; return (seconds, results)."""
+def run_pipeline(repo, workdir, mirror, cores=2, iterations=19,
+                 dry_run_rounds: int = 0) -> tuple[float, pd.DataFrame, dict]:
+    """Copy the workflow to ``workdir``, build Figure 7 for SURF from nothing; return (seconds, results, the
+    dry runs' figures of :func:`dry_run_figures` over ``dry_run_rounds`` rounds, empty where 0)."""
     repo = Path(repo)
     mirror = check_mirror(mirror)
     workdir = prepare_workdir(workdir)
     copy_workflow(repo, workdir)
-    (workdir / "config" / "figure7_surf.yaml").write_text(
+    config = workdir / "config" / "figure7_surf.yaml"
+    config.write_text(
         f"protocol:\n  iterations: {int(iterations)}\ntargets:\n  figure7:\n    feature_sets: [surf]\n"
     )
     from otfs_workflow.stages import JOB_TIMES_ENV
@@ -149,11 +158,80 @@ def run_pipeline(repo, workdir, mirror, cores=2, iterations=19) -> tuple[float, 
     # every job appends its times there (otfs_workflow.stages.job): the jobs' overhead, in compare
     env = {**os.environ, "OTFS_DATA_MIRROR": str(mirror), JOB_TIMES_ENV: str(workdir / JOB_TIMES_FILE)}
     env.pop("PYTHONPATH", None)
+    dry = {}
+    if dry_run_rounds:  # before anything is built: the default configuration's Figure 7, every job to plan
+        dry |= _time_dry_runs({"fresh": lambda: _dry_run(workdir, env)}, dry_run_rounds, workdir / "timing")
     seconds = time_once({"pipeline": lambda: _run_snakemake(workdir, cores, env)},
                         workdir=workdir / "timing")["pipeline"]["seconds"]
+    if dry_run_rounds:
+        floor = _floor_workflow(workdir / "floor", env)
+        dry |= _time_dry_runs({"built": lambda: _dry_run(workdir, env, "--configfile", str(config)),
+                               "floor": lambda: _dry_run(floor, env, target="floor")},
+                              dry_run_rounds, workdir / "timing")
     frames = [pd.read_csv(p, sep="\t", keep_default_na=False)
               for p in sorted((workdir / "results" / "runs" / "surf" / "classification").rglob("*.tsv"))]
-    return seconds, pd.concat(frames, ignore_index=True)
+    return seconds, pd.concat(frames, ignore_index=True), dry
+
+
+#: A workflow of one rule whose job has a ``params:`` entry: the floor of a dry run (Snakemake's import and
+#: plug-ins, and its check of a job's parameters, which imports pandas where it is installed).
+FLOOR_SNAKEFILE = """\
+rule floor:
+    output:
+        "floor.txt",
+    params:
+        value=1,
+    shell:
+        "echo {params.value} > {output}"
+"""
+
+
+def _floor_workflow(folder: Path, env) -> Path:
+    """:data:`FLOOR_SNAKEFILE` in ``folder``, its output built (a dry run then has nothing to plan)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "Snakefile").write_text(FLOOR_SNAKEFILE)
+    with open(folder / "build.log", "w") as log:
+        subprocess.run([sys.executable, "-m", "snakemake", "--directory", str(folder), "--snakefile",
+                        str(folder / "Snakefile"), "--cores", "1", "floor"],
+                       check=True, env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT)
+    return folder
+
+
+def _dry_run(folder: Path, env, *args: str, target: str = "figure7") -> int:
+    """``snakemake -n <target>`` in ``folder``; the number of jobs it plans (0: nothing to be done)."""
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--directory", str(folder), "--snakefile",
+                           str(folder / "Snakefile"), *args, "--cores", "2", "-n", target],
+                          env=env, cwd=folder, capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"snakemake -n {target} {' '.join(args)} in {folder} failed ({proc.returncode}): "
+                           f"{(proc.stdout + proc.stderr).strip()[-2000:]}")
+    total = re.search(r"^total\s+(\d+)\s*$", proc.stdout, re.MULTILINE)
+    return int(total.group(1)) if total else 0
+
+
+def _time_dry_runs(runs, rounds: int, timing_dir: Path) -> dict:
+    """Each of ``runs`` timed by its process's CPU over ``rounds`` rounds after one untimed run (the one that
+    keeps the plan's answers: a second run and after); ``dry_run_<name>_cpu_s`` (median), ``_min_s``,
+    ``_max_s`` and ``_jobs`` for each."""
+    measured = time_rounds(runs, rounds=rounds, workdir=timing_dir, warmup_rounds=1,
+                           timer="otfs_benchmarks.timing.children_cpu_time")
+    out = {"dry_run_rounds": rounds}
+    for name, m in measured.items():
+        out |= {f"dry_run_{name}_cpu_s": m["seconds"], f"dry_run_{name}_cpu_min_s": m["min"],
+                f"dry_run_{name}_cpu_max_s": m["max"], f"dry_run_{name}_jobs": m["output"]}
+    return out
+
+
+def dry_run_figures(row) -> str:
+    """The dry runs of ``row`` (a row of ``end_to_end.csv``) in one line, or "" where none were timed."""
+    if not pd.notna(row.get("dry_run_built_cpu_s", np.nan)):
+        return ""
+    return (f"dry run of figure7, CPU over {int(row['dry_run_rounds'])} runs (median, range): fresh copy "
+            f"{row['dry_run_fresh_cpu_s']:.2f} s ({row['dry_run_fresh_cpu_min_s']:.2f}-"
+            f"{row['dry_run_fresh_cpu_max_s']:.2f}, {int(row['dry_run_fresh_jobs'])} jobs to plan), built "
+            f"{row['dry_run_built_cpu_s']:.2f} s ({row['dry_run_built_cpu_min_s']:.2f}-"
+            f"{row['dry_run_built_cpu_max_s']:.2f}); a one-rule workflow {row['dry_run_floor_cpu_s']:.2f} s "
+            f"({row['dry_run_floor_cpu_min_s']:.2f}-{row['dry_run_floor_cpu_max_s']:.2f})")
 
 
 def _run_snakemake(workdir, cores, env):
@@ -166,11 +244,15 @@ def _run_snakemake(workdir, cores, env):
         )
 
 
-def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print, authors: bool = True) -> dict:
-    """Time the pipeline and the plain script, compare their accuracies, write ``end_to_end.csv``."""
+def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print, authors: bool = True,
+            dry_run_rounds: int = 0) -> dict:
+    """Time the pipeline and the plain script, compare their accuracies, write ``end_to_end.csv``; with
+    ``dry_run_rounds``, time the dry runs too (:func:`run_pipeline`)."""
     mirror = check_mirror(mirror)  # before anything is touched; resolved: the nested pipeline runs elsewhere
-    pipe_s, pipe = run_pipeline(repo, workdir, mirror, cores, iterations)
+    pipe_s, pipe, dry = run_pipeline(repo, workdir, mirror, cores, iterations, dry_run_rounds=dry_run_rounds)
     log(f"pipeline (snakemake --cores {cores} figure7, SURF, cold cache): {pipe_s:.1f} s")
+    if dry:
+        log(dry_run_figures(dry))
     # One BLAS thread, as every pipeline job: the exact OT of Algorithm 1 has
     # tied optimal couplings, and the cost matrix's round-off, which depends on
     # the BLAS thread count, picks among them (see docs/protocol.md).
@@ -186,7 +268,7 @@ def compare(repo, workdir, mirror, out, cores=2, iterations=19, log=print, autho
     diff = float(np.abs(merged["accuracy_plain"] - merged["accuracy_pipeline"]).max())
     row = {"case": "Figure 7, SURF, cold cache", "iterations": iterations, "cores": cores,
            "pipeline_s": pipe_s, "plain_script_s": plain_s, "ratio": plain_s / pipe_s,
-           "accuracies": len(merged), "max_accuracy_difference": diff}
+           "accuracies": len(merged), "max_accuracy_difference": diff, **dry}
     log(f"{len(merged)} accuracies compared; largest difference {diff:g} points; ratio {row['ratio']:.1f}x")
     if authors:
         ref = run_authors(Path(mirror) / "surf", iterations, Path(workdir) / "timing")
@@ -255,7 +337,7 @@ def _authors_env() -> dict:
     from otfs_workflow.stages import POT_OPTIONAL_BACKENDS
 
     return {**os.environ, **dict.fromkeys(POT_OPTIONAL_BACKENDS, "1"),
-            "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_OF_PACKAGE / "src"), str(REPO_OF_PACKAGE / "workflow" / "lib"),
+            "PYTHONPATH": os.pathsep.join(p for p in (str(checkout() / "src"), str(checkout() / "workflow" / "lib"),
                                                         os.environ.get("PYTHONPATH")) if p)}
 
 
@@ -286,16 +368,19 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, default=19)
     parser.add_argument("--out", default="results/benchmarks")
     parser.add_argument("--no-authors", action="store_true", help="do not time the authors' protocol")
+    parser.add_argument("--dry-run-rounds", type=int, default=5,
+                        help="timed rounds of each dry run of figure7 (0: none)")
     args = parser.parse_args(argv)
+    if args.dry_run_rounds < 0:
+        parser.error(f"--dry-run-rounds must be 0 or more; got {args.dry_run_rounds}")
     if not args.mirror:
         raise SystemExit("--mirror (or OTFS_DATA_MIRROR) must name the office-caltech data folder")
     try:
         check_mirror(args.mirror)
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
-    repo = Path(__file__).resolve().parents[4]
-    row = compare(repo, args.workdir, args.mirror, args.out, args.cores, args.iterations,
-                  authors=not args.no_authors)
+    row = compare(checkout(), args.workdir, args.mirror, args.out, args.cores, args.iterations,
+                  authors=not args.no_authors, dry_run_rounds=args.dry_run_rounds)
     return 0 if row["max_accuracy_difference"] <= TOLERANCE else 1
 
 

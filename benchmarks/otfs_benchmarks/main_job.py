@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from otfs_benchmarks import checkout
 from otfs_benchmarks.end_to_end import copy_workflow, job_times, overhead_figures, prepare_workdir
 from otfs_benchmarks.timing import time_once
 from otfs_workflow.io import write_csv
@@ -228,7 +229,7 @@ def main(argv=None) -> int:
     parser.add_argument("targets", nargs="*", default=["available", "leaderboard+model_selection", "related"],
                         help="targets run in order; a+b: one Snakemake call for both")
     args = parser.parse_args(argv)
-    repo = Path(__file__).resolve().parents[4]
+    repo = checkout()
     targets = [t.split("+") if "+" in t else t for t in args.targets]
     runs, stages = run(repo, args.workdir, targets, cores=args.cores)
     out = Path(args.out)

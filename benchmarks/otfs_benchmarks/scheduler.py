@@ -21,10 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from otfs_benchmarks import REPO
+
 __all__ = ["run", "toy_workflow"]
 
 #: The folder holding the pipeline package (workflow/lib/), put on the toy workflow's path.
-SRC = Path(__file__).resolve().parents[2]
+SRC = REPO / "workflow" / "lib"
 
 
 def toy_workflow(folder, n_jobs: int, sleep_s: float) -> Path:

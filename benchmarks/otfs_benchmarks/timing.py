@@ -19,7 +19,10 @@ pytest-benchmark writes its own JSON (``--benchmark-json``), which its
 :func:`time_once` times runs of minutes that change what they run on (a pipeline
 built from nothing, the authors' script, Table 3 at d = 4,096) the same way, each
 over one round without a warm-up (:class:`OncePlugin`): a second round would time
-another thing (a pipeline with nothing left to do).
+another thing (a pipeline with nothing left to do). :func:`time_rounds` times runs
+that can be repeated (a dry run) over several rounds after a warm-up, by any clock
+pytest-benchmark is given (``--benchmark-timer``), such as :func:`children_cpu_time`,
+the CPU time of the processes a run started.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["CasePlugin", "OncePlugin", "time_cases", "time_once"]
+__all__ = ["CasePlugin", "OncePlugin", "children_cpu_time", "time_cases", "time_once", "time_rounds"]
 
 
 def _traced_call(f, data):
@@ -120,13 +123,25 @@ class CasePlugin(_TimingPlugin):
                                           "peak_mb": peak}
 
 
+def children_cpu_time() -> float:
+    """The CPU seconds (user and system) of this process's children that have ended and been waited for
+    (:func:`os.times`): as pytest-benchmark's clock, a call that runs a process to its end is timed by that
+    process's CPU time, as ``/usr/bin/time`` reports it, not by the wall clock."""
+    t = os.times()
+    return t.children_user + t.children_system
+
+
 class OncePlugin(_TimingPlugin):
     """The pytest plug-in of a session that times each of ``runs`` (``{name: f}``, ``f()`` returning the run's
-    output) over one round, in their order; ``measured`` gets ``{name: {"output", "seconds"}}``, ``error`` the
-    exception a run raised."""
+    output) over ``rounds`` rounds after ``warmup_rounds`` untimed ones (one and none by default), in their order;
+    ``measured`` gets ``{name: {"output", "seconds", "min", "max", "rounds"}}`` (``seconds`` the median, ``output``
+    the last round's), ``error`` the exception a run raised."""
 
-    def __init__(self, runs):
+    def __init__(self, runs, rounds: int = 1, warmup_rounds: int = 0):
+        if rounds < 1 or warmup_rounds < 0:
+            raise ValueError(f"rounds must be >= 1 and warmup_rounds >= 0; got {rounds} and {warmup_rounds}")
         self.runs = dict(runs)
+        self.rounds, self.warmup_rounds = int(rounds), int(warmup_rounds)
         self.measured = {}
 
     def missing(self) -> list[str]:
@@ -139,18 +154,21 @@ class OncePlugin(_TimingPlugin):
     def run(self, benchmark, name):
         benchmark.group = name
         try:
-            out = benchmark.pedantic(self.runs[name], rounds=1, iterations=1, warmup_rounds=0)
+            out = benchmark.pedantic(self.runs[name], rounds=self.rounds, iterations=1,
+                                     warmup_rounds=self.warmup_rounds)
         except BaseException as exc:
             self.error = exc
             raise
-        self.measured[name] = {"output": out, "seconds": benchmark.stats.stats.median}
+        stats = benchmark.stats.stats
+        self.measured[name] = {"output": out, "seconds": stats.median, "min": stats.min, "max": stats.max,
+                               "rounds": stats.rounds}
 
 
 def test_implementation(benchmark, timed_item, timing_plugin):
     timing_plugin.run(benchmark, timed_item)
 
 
-def _session(plugin, json_path, workdir) -> None:
+def _session(plugin, json_path, workdir, timer: str | None = None) -> None:
     """A pytest session of this module's test, parametrized by ``plugin``. The exception a timed call raised is
     raised again, as it was; a failed session or a call not measured otherwise is a RuntimeError naming them."""
     if importlib.util.find_spec("pytest_benchmark") is None:
@@ -165,6 +183,8 @@ def _session(plugin, json_path, workdir) -> None:
             "--benchmark-sort=name", "--benchmark-group-by=group"]
     if json_path is not None:
         args.append(f"--benchmark-json={json_path}")
+    if timer is not None:
+        args.append(f"--benchmark-timer={timer}")
     # pytest-benchmark times nothing inside a pytest-xdist worker (it reads this variable); a
     # session started from one (the suite's own tests) is a session of its own
     worker = os.environ.pop("PYTEST_XDIST_WORKER", None)
@@ -204,4 +224,18 @@ def time_once(runs, *, workdir, json_path=None) -> dict:
     """
     plugin = OncePlugin(runs)
     _session(plugin, json_path, workdir)
+    return plugin.measured
+
+
+def time_rounds(runs, *, rounds: int, workdir, warmup_rounds: int = 1, timer: str | None = None,
+                json_path=None) -> dict:
+    """Time each of ``runs`` (``{name: f}``) over ``rounds`` rounds after ``warmup_rounds`` untimed ones, in
+    order, by pytest-benchmark with the clock ``timer`` (a dotted name, such as
+    ``"otfs_benchmarks.timing.children_cpu_time"``; pytest-benchmark's own by default); return
+    ``{name: {"output", "seconds", "min", "max", "rounds"}}``, ``seconds`` the median.
+
+    As :func:`time_once`, but for runs that time the same thing each round.
+    """
+    plugin = OncePlugin(runs, rounds=rounds, warmup_rounds=warmup_rounds)
+    _session(plugin, json_path, workdir, timer=timer)
     return plugin.measured

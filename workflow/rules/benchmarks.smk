@@ -120,6 +120,7 @@ rule end_to_end:
     params:
         iterations=BENCH_CONFIG["end_to_end"]["iterations"],
         authors=BENCH_CONFIG["end_to_end"].get("authors", True),
+        dry_run_rounds=BENCH_CONFIG["end_to_end"]["dry_run_rounds"],
         mirror=lambda w, input: str(Path(input.raw[0]).parents[1]),
         workdir="results/benchmarks/.end_to_end",
     script:
