@@ -24,7 +24,7 @@ jobs (from their Snakemake benchmark files); ``end_to_end_jobs.csv`` holds
 every job's record.
 
 Beside them, the CPU time of ``snakemake -n figure7``, a second run and after,
-by pytest-benchmark with the children's CPU clock (:func:`dry_run_figures`):
+by pytest-benchmark with the children's CPU clock (:func:`_time_dry_runs`):
 in the fresh copy before the build (the default configuration, its jobs
 still to plan), in the same copy once Figure 7 for SURF is built (nothing
 to plan), and, the floor both stand on, a workflow of one rule whose job has
@@ -191,17 +191,15 @@ def _floor_workflow(folder: Path, env) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "Snakefile").write_text(FLOOR_SNAKEFILE)
     with open(folder / "build.log", "w") as log:
-        subprocess.run([sys.executable, "-m", "snakemake", "--directory", str(folder), "--snakefile",
-                        str(folder / "Snakefile"), "--cores", "1", "floor"],
-                       check=True, env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT)
+        subprocess.run(_snakemake(folder, "--cores", "1", "floor"), check=True, env=env, cwd=folder, stdout=log,
+                       stderr=subprocess.STDOUT)
     return folder
 
 
 def _dry_run(folder: Path, env, *args: str, target: str = "figure7") -> int:
     """``snakemake -n <target>`` in ``folder``; the number of jobs it plans (0: nothing to be done)."""
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--directory", str(folder), "--snakefile",
-                           str(folder / "Snakefile"), *args, "--cores", "2", "-n", target],
-                          env=env, cwd=folder, capture_output=True, text=True)
+    proc = subprocess.run(_snakemake(folder, *args, "--cores", "2", "-n", target), env=env, cwd=folder,
+                          capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(f"snakemake -n {target} {' '.join(args)} in {folder} failed ({proc.returncode}): "
                            f"{(proc.stdout + proc.stderr).strip()[-2000:]}")
@@ -224,7 +222,7 @@ def _time_dry_runs(runs, rounds: int, timing_dir: Path) -> dict:
 
 def dry_run_figures(row) -> str:
     """The dry runs of ``row`` (a row of ``end_to_end.csv``) in one line, or "" where none were timed."""
-    if not pd.notna(row.get("dry_run_built_cpu_s", np.nan)):
+    if pd.isna(row.get("dry_run_built_cpu_s", np.nan)):
         return ""
     return (f"dry run of figure7, CPU over {int(row['dry_run_rounds'])} runs (median, range): fresh copy "
             f"{row['dry_run_fresh_cpu_s']:.2f} s ({row['dry_run_fresh_cpu_min_s']:.2f}-"
@@ -234,12 +232,17 @@ def dry_run_figures(row) -> str:
             f"({row['dry_run_floor_cpu_min_s']:.2f}-{row['dry_run_floor_cpu_max_s']:.2f})")
 
 
+def _snakemake(folder: Path, *args: str) -> list[str]:
+    """The command line of this interpreter's Snakemake on the workflow in ``folder``, run there."""
+    return [sys.executable, "-m", "snakemake", "--directory", str(folder), "--snakefile", str(folder / "Snakefile"),
+            *args]
+
+
 def _run_snakemake(workdir, cores, env):
     with open(workdir / "snakemake.log", "w") as log:
         subprocess.run(
-            [sys.executable, "-m", "snakemake", "--directory", str(workdir), "--snakefile",
-             str(workdir / "Snakefile"), "--configfile", str(workdir / "config" / "figure7_surf.yaml"),
-             "--cores", str(cores), "figure7"],
+            _snakemake(workdir, "--configfile", str(workdir / "config" / "figure7_surf.yaml"), "--cores", str(cores),
+                       "figure7"),
             check=True, env=env, cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
         )
 
@@ -336,8 +339,9 @@ def _authors_env() -> dict:
     """
     from otfs_workflow.stages import POT_OPTIONAL_BACKENDS
 
+    repo = checkout()
     return {**os.environ, **dict.fromkeys(POT_OPTIONAL_BACKENDS, "1"),
-            "PYTHONPATH": os.pathsep.join(p for p in (str(checkout() / "src"), str(checkout() / "workflow" / "lib"),
+            "PYTHONPATH": os.pathsep.join(p for p in (str(repo / "src"), str(repo / "workflow" / "lib"),
                                                         os.environ.get("PYTHONPATH")) if p)}
 
 
